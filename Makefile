@@ -1,0 +1,43 @@
+# fabriclab — see README.md. Every target that runs code sets up first if needed.
+VENV     ?= .venv
+PY       := $(VENV)/bin/python
+STAMP    := $(VENV)/.fabriclab-setup
+
+TOPO     ?= line:2
+SCENARIO ?= stream
+FC       ?= lossy
+TARGET   ?= auto
+PYTEST_ARGS ?=
+
+.PHONY: setup demo run-topology test bench lint clean cleanup
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml scripts/setup.sh
+	bash scripts/setup.sh
+
+## demo: the default scenario on the embedded switch, with a result table
+demo: setup
+	$(PY) -m fabriclab.cli run --scenario stream --target embedded
+
+## run-topology: any topology / scenario / flow-control mode / switch target
+run-topology: setup
+	$(PY) -m fabriclab.cli run --topo '$(TOPO)' --scenario '$(SCENARIO)' --fc '$(FC)' --target '$(TARGET)'
+
+test: setup
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: setup
+	$(PY) -m bench
+
+lint: setup
+	$(VENV)/bin/ruff check .
+
+## cleanup: remove what an interrupted run left behind (by its ledger: PIDs and interface names)
+cleanup:
+	@if [ -x $(PY) ]; then $(PY) -m fabriclab.cli cleanup; fi
+
+## clean: remove only what the project created
+clean: cleanup
+	rm -rf build results $(VENV) .pytest_cache .ruff_cache *.egg-info
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,37 @@
+"""The ledger removes exactly what a run created, even after the run was killed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from topologies.ledger import Ledger, cleanup_stale
+
+
+def test_teardown_stops_recorded_processes(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    ledger = Ledger.create("run-a", tmp_path)
+    ledger.add_process(proc.pid, "sleeper")
+    assert ledger.teardown() == []
+    assert proc.wait(timeout=5) is not None
+    assert not (tmp_path / "run-a.json").exists()
+
+
+def test_stale_ledger_of_a_killed_run_is_cleaned(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    Ledger.create("killed-run", tmp_path).add_process(proc.pid, "orphan")
+    report = cleanup_stale(tmp_path)
+    assert report == ["killed-run: removed 1 processes, 0 interfaces"]
+    assert proc.wait(timeout=5) is not None
+
+
+def test_a_reused_pid_is_left_alone(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        ledger = Ledger.create("run-b", tmp_path)
+        ledger.processes.append({"pid": proc.pid, "cmdline": "something else", "what": "x"})
+        assert ledger.teardown() == []
+        assert proc.poll() is None, "a process whose command line changed is not ours"
+    finally:
+        proc.kill()
+        proc.wait()

@@ -1,0 +1,1 @@
+"""Fabric descriptions and the Mininet networks built from them."""

@@ -1,0 +1,153 @@
+"""Parametrised fabric generators: `line:N`, `ring:N`, `leafspine:L,S,H`, `fattree:K`.
+
+Every generator returns a `Fabric`. Conventions shared by all of them:
+switches are `s1..sN` (device id = N), hosts `h1..hM`; a host's only port is 0;
+switch ports are numbered from 1 in the order the generator wires them, hosts
+first, then links towards higher tiers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from topologies.description import Fabric, Link, LinkParams, Node, NodeKind
+
+SWITCH_GUID_BASE = 0x0002_C903_0000_0000  # an InfiniBand-like OUI prefix
+HOST_GUID_BASE = 0x0002_C903_0010_0000
+
+
+class TopologyError(ValueError):
+    """An unknown topology name or parameters that do not describe a fabric."""
+
+
+class _Builder:
+    """Mininet-like: add switches, hosts and links; ports are allocated in order."""
+
+    def __init__(self, name: str, params: LinkParams) -> None:
+        self.name = name
+        self.params = params
+        self.nodes: list[Node] = []
+        self.links: list[Link] = []
+        self._next_port: dict[str, int] = {}
+
+    def add_switch(self, tier: int = 0) -> str:
+        n = sum(1 for x in self.nodes if x.kind is NodeKind.SWITCH) + 1
+        name = f"s{n}"
+        self.nodes.append(Node(name, NodeKind.SWITCH, SWITCH_GUID_BASE + n, device_id=n, tier=tier))
+        self._next_port[name] = 1
+        return name
+
+    def add_host(self) -> str:
+        n = sum(1 for x in self.nodes if x.kind is NodeKind.HOST) + 1
+        name = f"h{n}"
+        self.nodes.append(Node(name, NodeKind.HOST, HOST_GUID_BASE + n))
+        self._next_port[name] = 0
+        return name
+
+    def add_link(self, a: str, b: str) -> None:
+        pa, pb = self._next_port[a], self._next_port[b]
+        self._next_port[a] += 1
+        self._next_port[b] += 1
+        self.links.append(Link(a, pa, b, pb, self.params))
+
+    def fabric(self) -> Fabric:
+        return Fabric(self.name, tuple(self.nodes), tuple(self.links))
+
+
+def _ints(name: str, args: str, count: int, minimum: int = 1) -> list[int]:
+    parts = [p for p in args.split(",") if p.strip()] if args else []
+    if len(parts) != count:
+        raise TopologyError(f"{name}: expected {count} integer parameter(s), got {args!r}")
+    try:
+        values = [int(p) for p in parts]
+    except ValueError as exc:
+        raise TopologyError(f"{name}: parameters must be integers, got {args!r}") from exc
+    for v in values:
+        if v < minimum:
+            raise TopologyError(f"{name}: parameters must be >= {minimum}, got {v}")
+    return values
+
+
+def line(n: int, params: LinkParams) -> Fabric:
+    """N switches in a chain, one host on each."""
+    b = _Builder(f"line:{n}", params)
+    switches = [b.add_switch() for _ in range(n)]
+    for s in switches:
+        b.add_link(s, b.add_host())
+    for left, right in zip(switches, switches[1:], strict=False):
+        b.add_link(left, right)
+    return b.fabric()
+
+
+def ring(n: int, params: LinkParams) -> Fabric:
+    """N switches in a ring, one host on each: the classic cyclic-dependency fabric."""
+    if n < 3:
+        raise TopologyError(f"ring:{n}: a ring needs at least 3 switches")
+    b = _Builder(f"ring:{n}", params)
+    switches = [b.add_switch() for _ in range(n)]
+    for s in switches:
+        b.add_link(s, b.add_host())
+    for i, s in enumerate(switches):
+        b.add_link(s, switches[(i + 1) % n])
+    return b.fabric()
+
+
+def leafspine(leaves: int, spines: int, hosts_per_leaf: int, params: LinkParams) -> Fabric:
+    """Two-tier Clos: every leaf wired to every spine."""
+    b = _Builder(f"leafspine:{leaves},{spines},{hosts_per_leaf}", params)
+    leaf_names = [b.add_switch(tier=0) for _ in range(leaves)]
+    spine_names = [b.add_switch(tier=1) for _ in range(spines)]
+    for leaf in leaf_names:
+        for _ in range(hosts_per_leaf):
+            b.add_link(leaf, b.add_host())
+    for leaf in leaf_names:
+        for spine in spine_names:
+            b.add_link(leaf, spine)
+    return b.fabric()
+
+
+def fattree(k: int, params: LinkParams) -> Fabric:
+    """k-ary three-tier fat tree: k pods of k/2 edge + k/2 aggregation, (k/2)^2 cores."""
+    if k < 2 or k % 2:
+        raise TopologyError(f"fattree:{k}: k must be an even number >= 2")
+    half = k // 2
+    b = _Builder(f"fattree:{k}", params)
+    edges = [[b.add_switch(tier=0) for _ in range(half)] for _ in range(k)]
+    aggs = [[b.add_switch(tier=1) for _ in range(half)] for _ in range(k)]
+    cores = [b.add_switch(tier=2) for _ in range(half * half)]
+    for pod in range(k):
+        for e in edges[pod]:
+            for _ in range(half):
+                b.add_link(e, b.add_host())
+    for pod in range(k):
+        for e in edges[pod]:
+            for a in aggs[pod]:
+                b.add_link(e, a)
+    for pod in range(k):
+        for i, a in enumerate(aggs[pod]):
+            for j in range(half):
+                b.add_link(a, cores[i * half + j])
+    return b.fabric()
+
+
+_GENERATORS: dict[str, tuple[int, Callable[..., Fabric], str]] = {
+    "line": (1, line, "line:N — N switches in a chain, a host on each"),
+    "ring": (1, ring, "ring:N — N switches in a ring, a host on each"),
+    "leafspine": (3, leafspine, "leafspine:LEAVES,SPINES,HOSTS_PER_LEAF — two-tier Clos"),
+    "fattree": (1, fattree, "fattree:K — k-ary three-tier fat tree (K even)"),
+}
+
+
+def available() -> dict[str, str]:
+    """Generator name -> one-line usage."""
+    return {name: usage for name, (_n, _f, usage) in _GENERATORS.items()}
+
+
+def build(spec: str, params: LinkParams | None = None) -> Fabric:
+    """Build a fabric from a name like `fattree:4` or `leafspine:2,2,2`."""
+    kind, _, args = spec.partition(":")
+    if kind not in _GENERATORS:
+        known = ", ".join(sorted(_GENERATORS))
+        raise TopologyError(f"unknown topology {spec!r}: known generators are {known}")
+    count, func, _usage = _GENERATORS[kind]
+    return func(*_ints(kind, args, count), params or LinkParams())

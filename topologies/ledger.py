@@ -1,0 +1,154 @@
+"""A run's ledger: every process and interface an emulation run creates.
+
+Teardown removes exactly what the ledger lists, by PID and by interface name,
+never by process name. The ledger is a file on disk, so a run that was killed
+(SIGKILL, a crashed test) is cleaned up by the next run or by `make cleanup`.
+A recorded PID is only signalled while its command line still matches what was
+recorded, so a PID reused by someone else's process is left alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_DIR = Path(os.environ.get("FABRICLAB_LEDGER_DIR", Path.cwd() / "build" / "ledger"))
+
+
+def _cmdline(pid: int) -> str | None:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    return raw.replace(b"\0", b" ").decode(errors="replace").strip()
+
+
+def _interface_exists(name: str) -> bool:
+    return Path("/sys/class/net", name).exists()
+
+
+def delete_interface(name: str) -> None:
+    """Delete an interface (and its veth peer) by name, if it exists."""
+    if _interface_exists(name):
+        subprocess.run(["ip", "link", "del", name], capture_output=True, check=False)
+
+
+def stop_pid(pid: int, expected_cmdline: str | None = None, timeout: float = 3.0) -> bool:
+    """SIGTERM, then SIGKILL after `timeout`. Returns True if the process is gone."""
+    current = _cmdline(pid)
+    if current is None:
+        return True
+    if expected_cmdline is not None and current != expected_cmdline:
+        return True  # the PID now belongs to someone else: not ours
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return True
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if _reap_or_gone(pid):
+            return True
+        time.sleep(0.02)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return True
+    for _ in range(100):
+        if _reap_or_gone(pid):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def _reap_or_gone(pid: int) -> bool:
+    try:
+        done, _status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return True
+    except ChildProcessError:
+        pass  # not our child: look at /proc instead
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        state = stat.read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state == "Z"
+
+
+@dataclass
+class Ledger:
+    """What one run created. Saved after every change."""
+
+    path: Path
+    processes: list[dict] = field(default_factory=list)  # {"pid", "cmdline", "what"}
+    interfaces: list[str] = field(default_factory=list)
+
+    @classmethod
+    def create(cls, run_id: str, directory: Path | None = None) -> Ledger:
+        directory = Path(directory or DEFAULT_DIR)
+        directory.mkdir(parents=True, exist_ok=True)
+        ledger = cls(directory / f"{run_id}.json")
+        ledger.save()
+        return ledger
+
+    @classmethod
+    def load(cls, path: Path) -> Ledger:
+        data = json.loads(Path(path).read_text())
+        return cls(Path(path), data.get("processes", []), data.get("interfaces", []))
+
+    def save(self) -> None:
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"processes": self.processes, "interfaces": self.interfaces}))
+        os.replace(tmp, self.path)
+
+    def add_process(self, pid: int, what: str) -> None:
+        self.processes.append({"pid": pid, "cmdline": _cmdline(pid), "what": what})
+        self.save()
+
+    def add_interfaces(self, names: list[str]) -> None:
+        self.interfaces.extend(n for n in names if n not in self.interfaces)
+        self.save()
+
+    def teardown(self) -> list[str]:
+        """Stop every recorded process, delete every recorded interface, remove the file.
+
+        Returns what could not be removed (empty when all is gone)."""
+        leftovers: list[str] = []
+        for proc in reversed(self.processes):
+            if not stop_pid(proc["pid"], proc.get("cmdline")):
+                leftovers.append(f"process {proc['pid']} ({proc['what']})")
+        for name in self.interfaces:
+            delete_interface(name)
+            if _interface_exists(name):
+                leftovers.append(f"interface {name}")
+        if not leftovers:
+            self.path.unlink(missing_ok=True)
+        return leftovers
+
+
+def cleanup_stale(directory: Path | None = None) -> list[str]:
+    """Tear down every ledger left in `directory` by runs that did not finish.
+
+    Returns a line per ledger cleaned, for the user."""
+    directory = Path(directory or DEFAULT_DIR)
+    report: list[str] = []
+    if not directory.is_dir():
+        return report
+    for path in sorted(directory.glob("*.json")):
+        try:
+            ledger = Ledger.load(path)
+        except (OSError, ValueError):
+            path.unlink(missing_ok=True)
+            continue
+        leftovers = ledger.teardown()
+        what = f"{len(ledger.processes)} processes, {len(ledger.interfaces)} interfaces"
+        if leftovers:
+            report.append(f"{path.stem}: could not remove {', '.join(leftovers)}")
+        else:
+            report.append(f"{path.stem}: removed {what}")
+    return report

@@ -1,0 +1,210 @@
+"""The Mininet network built from a fabric description.
+
+Hosts are Mininet hosts (network namespaces); each switch is a `P4Switch` node
+whose process (embedded switch or simple_switch_grpc) runs in the root namespace
+on the `sN-ethP` interfaces. Everything created is written to the run's ledger
+so teardown (or the next run) removes exactly that.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+from mininet.link import Link as MininetLink
+from mininet.net import Mininet
+from mininet.node import Host, Switch
+from mininet.topo import Topo
+
+from topologies.description import Fabric, NodeKind
+from topologies.ledger import Ledger, stop_pid
+from topologies.targets import Target, switch_command
+
+
+class NetworkError(RuntimeError):
+    """The emulated network could not be built or a switch did not start."""
+
+
+def free_tcp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def host_mac(index: int) -> str:
+    return f"02:00:00:00:{(index >> 8) & 0xFF:02x}:{index & 0xFF:02x}"
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+class P4Switch(Switch):
+    """A Mininet switch node that runs one P4 switch process and stops it by PID."""
+
+    def __init__(self, name: str, target: Target, device_id: int, grpc_port: int,
+                 log_dir: Path, ledger: Ledger, port_params: dict[int, str] | None = None,
+                 trace: bool = False, start_timeout: float = 10.0, **params) -> None:
+        super().__init__(name, inNamespace=False, **params)
+        self.target = target
+        self.device_id = device_id
+        self.grpc_addr = f"127.0.0.1:{grpc_port}"
+        self.log_file = Path(log_dir) / f"{name}.log"
+        self.ledger = ledger
+        self.port_params = port_params or {}
+        self.trace = trace
+        self.start_timeout = start_timeout
+        self.process: subprocess.Popen | None = None
+
+    def start(self, controllers) -> None:  # noqa: ARG002 - Mininet's signature
+        ports = {self.ports[i]: i.name for i in self.intfList() if i.name != "lo"}
+        for iface in ports.values():
+            _quiet_interface(iface)
+        trace_file = self.log_file.with_suffix(".trace") if self.trace else None
+        cmd = switch_command(self.target, self.device_id, ports, self.grpc_addr,
+                             trace_file, self.port_params)
+        self.log_file.parent.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_file, "wb")  # noqa: SIM115 - kept open for the child's life
+        self.process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL, start_new_session=True)
+        log.close()
+        self.ledger.add_process(self.process.pid, f"switch {self.name}")
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + self.start_timeout
+        channel = grpc.insecure_channel(self.grpc_addr)
+        try:
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    raise NetworkError(
+                        f"switch {self.name} exited with code {self.process.returncode} "
+                        f"while starting; last lines of {self.log_file}:\n{_tail(self.log_file)}")
+                try:
+                    grpc.channel_ready_future(channel).result(timeout=0.2)
+                    return
+                except grpc.FutureTimeoutError:
+                    continue
+            raise NetworkError(
+                f"switch {self.name} did not answer on gRPC {self.grpc_addr} within "
+                f"{self.start_timeout:.0f} s; last lines of {self.log_file}:\n{_tail(self.log_file)}")
+        finally:
+            channel.close()
+
+    def stop(self, deleteIntfs: bool = True) -> None:  # noqa: N803 - Mininet's signature
+        if self.process is not None:
+            stop_pid(self.process.pid)
+            self.process = None
+        super().stop(deleteIntfs)
+
+    def crashed(self) -> int | None:
+        """The exit code if the switch process died, else None."""
+        return None if self.process is None else self.process.poll()
+
+
+def _quiet_interface(iface: str) -> None:
+    """No IPv6 chatter on fabric links: only the frames a scenario sends cross them."""
+    knob = Path(f"/proc/sys/net/ipv6/conf/{iface}/disable_ipv6")
+    if knob.exists():
+        knob.write_text("1\n")
+
+
+class _FabricTopo(Topo):
+    def build(self, fabric: Fabric, switch_opts: dict[str, dict]) -> None:  # noqa: D102
+        for node in fabric.nodes:
+            if node.kind is NodeKind.HOST:
+                index = int(node.name[1:])
+                self.addHost(node.name, mac=host_mac(index), ip=None)
+            else:
+                self.addSwitch(node.name, **switch_opts[node.name])
+        for link in fabric.links:
+            self.addLink(link.a, link.b, port1=link.a_port, port2=link.b_port)
+
+
+@dataclass
+class EmulatedNetwork:
+    """A started Mininet network for one fabric, with its switches' gRPC addresses."""
+
+    fabric: Fabric
+    net: Mininet
+    target: Target
+    grpc_addrs: dict[str, str]
+    device_ids: dict[str, int]
+    ledger: Ledger
+
+    def host(self, name: str) -> Host:
+        return self.net.get(name)
+
+    def switch(self, name: str) -> P4Switch:
+        return self.net.get(name)
+
+    def crashed_switches(self) -> dict[str, int]:
+        out = {}
+        for node in self.fabric.switches:
+            code = self.switch(node.name).crashed()
+            if code is not None:
+                out[node.name] = code
+        return out
+
+    def stop(self) -> list[str]:
+        """Stop Mininet, then anything the ledger still lists. Returns leftovers."""
+        try:
+            self.net.stop()
+        finally:
+            leftovers = self.ledger.teardown()
+        return leftovers
+
+
+def interface_names(fabric: Fabric) -> list[str]:
+    names = []
+    for link in fabric.links:
+        names.append(f"{link.a}-eth{link.a_port}")
+        names.append(f"{link.b}-eth{link.b_port}")
+    return names
+
+
+def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
+                  port_params: dict[str, dict[int, str]] | None = None) -> EmulatedNetwork:
+    """Build and start the network; on any failure everything created is removed."""
+    if os.geteuid() != 0:
+        raise NetworkError("building the emulated network needs root (network namespaces)")
+    clashes = [n for n in interface_names(fabric) if Path("/sys/class/net", n).exists()]
+    if clashes:
+        raise NetworkError(
+            f"interfaces already exist: {', '.join(clashes[:8])}"
+            f"{' ...' if len(clashes) > 8 else ''}. If an interrupted fabriclab run left them, "
+            "`make cleanup` removes them; otherwise another program owns them.")
+    grpc_addrs: dict[str, str] = {}
+    device_ids: dict[str, int] = {}
+    switch_opts: dict[str, dict] = {}
+    for node in fabric.switches:
+        port = free_tcp_port()
+        grpc_addrs[node.name] = f"127.0.0.1:{port}"
+        device_ids[node.name] = node.device_id
+        switch_opts[node.name] = dict(
+            cls=P4Switch, target=target, device_id=node.device_id, grpc_port=port,
+            log_dir=log_dir, ledger=ledger, port_params=(port_params or {}).get(node.name))
+    ledger.add_interfaces(interface_names(fabric))
+    net = Mininet(topo=_FabricTopo(fabric=fabric, switch_opts=switch_opts), controller=None,
+                  link=MininetLink, build=False, autoSetMacs=False, waitConnected=False)
+    emulated = EmulatedNetwork(fabric, net, target, grpc_addrs, device_ids, ledger)
+    try:
+        net.build()
+        for host in net.hosts:
+            ledger.add_process(host.pid, f"mininet host {host.name}")
+            for intf in host.intfList():
+                host.cmd(f"sysctl -qw net.ipv6.conf.{intf.name}.disable_ipv6=1")
+        for sw in net.switches:
+            sw.start([])
+    except BaseException:
+        emulated.stop()
+        raise
+    return emulated
