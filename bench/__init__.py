@@ -1,0 +1,1 @@
+"""fabriclab benchmarks (`make bench`): figures measured side by side in one run."""

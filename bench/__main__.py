@@ -1,0 +1,60 @@
+"""`make bench`: run every benchmark, print a table, write results/bench.json.
+
+bench.json is a flat object of named figures so runs can be compared over time.
+A benchmark that cannot run here (no root, a missing tool) is reported as
+skipped with the reason, and the others still run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# module name -> what it measures; each module has main() -> dict[str, float]
+BENCHMARKS = {
+    "bench.compile_time": "embedded compiler: seconds to compile p4src/*.p4",
+    "bench.switch_pps": "embedded switch vs a bare Python forwarder, packets/s",
+    "bench.idle_switches": "CPU use of idle embedded switches",
+}
+
+
+def main() -> int:
+    figures: dict[str, float | str] = {}
+    for module_name, what in BENCHMARKS.items():
+        print(f"== {module_name}: {what}", flush=True)
+        started = time.monotonic()
+        try:
+            module = importlib.import_module(module_name)
+            result = module.main()
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            figures[f"{module_name.split('.')[-1]}_skipped"] = "not written yet"
+            print("   skipped: not written yet")
+            continue
+        except Exception as exc:  # noqa: BLE001 - one failing benchmark must not hide the rest
+            figures[f"{module_name.split('.')[-1]}_error"] = f"{type(exc).__name__}: {exc}"
+            print(f"   error: {type(exc).__name__}: {exc}")
+            continue
+        figures.update(result)
+        print(f"   ({time.monotonic() - started:.1f} s)")
+    width = max(len(k) for k in figures) if figures else 0
+    print("\n" + "\n".join(f"{k:<{width}}  {v:.4g}" if isinstance(v, float) else f"{k:<{width}}  {v}"
+                           for k, v in figures.items()))
+    out = ROOT / "results" / "bench.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, out)
+    print(f"\nwritten: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

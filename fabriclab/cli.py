@@ -1,0 +1,124 @@
+"""`fabriclab`: run scenarios, list what exists, show reports, clean up.
+
+    fabriclab run [--scenario stream] [--topo line:2] [--fc lossy] [--target auto]
+    fabriclab list
+    fabriclab report RUN_DIR
+    fabriclab cleanup
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from pathlib import Path
+
+from fabriclab import scenario as scenarios
+from fabriclab.status import StatusLine
+from topologies.generators import TopologyError
+from topologies.generators import available as topologies_available
+from topologies.ledger import cleanup_stale
+from topologies.targets import TargetError, resolve
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from fabriclab.runner import IMPLEMENTED_FLOW_CONTROL, fabric_for, run
+    from traffic.analysis import format_table
+
+    scenario = scenarios.load(args.scenario).with_overrides(args.topo, args.fc)
+    fabric_for(scenario)  # a bad topology name fails here, before anything starts
+    if scenario.flow_control not in IMPLEMENTED_FLOW_CONTROL:
+        raise scenarios.ScenarioError(
+            f"flow control {scenario.flow_control.value!r} is not implemented in "
+            f"p4src/fabric.p4 yet; available: "
+            f"{', '.join(m.value for m in IMPLEMENTED_FLOW_CONTROL)}")
+    target = resolve(args.target)
+    print(f"fabriclab: scenario {scenario.name} on {scenario.topology}, "
+          f"flow control {scenario.flow_control.value}, target {target.value}")
+    with StatusLine() as status:
+        result = run(scenario, target, Path(args.results), status)
+    metrics = result.metrics
+    if "flows" in metrics:
+        print(format_table(metrics))
+    for name, check in metrics.get("checks", {}).items():
+        print(f"check {name}: {'ok' if check.get('ok') else 'FAILED'} "
+              f"({', '.join(f'{k}={v}' for k, v in check.items() if k != 'ok')})")
+    if metrics.get("drops_by_reason"):
+        print("switch drops by reason: " + ", ".join(
+            f"{k}={v}" for k, v in sorted(metrics["drops_by_reason"].items())))
+    if metrics.get("error"):
+        print(f"fabriclab: run failed: {metrics['error']}", file=sys.stderr)
+    print(f"verdict: {metrics.get('verdict')}   results: {result.run_dir}")
+    return 0 if result.ok else 1
+
+
+def _cmd_list(_args: argparse.Namespace) -> int:
+    print("scenarios:")
+    for name in scenarios.available():
+        s = scenarios.load(name)
+        print(f"  {name:<28} {s.description}")
+    print("topologies:")
+    for _name, usage in topologies_available().items():
+        print(f"  {usage}")
+    print("flow control: lossy, pfc, credit    targets: embedded, bmv2, auto")
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from traffic.analysis import format_table
+
+    run_dir = Path(args.run_dir)
+    metrics_path = run_dir / "metrics.json"
+    if not metrics_path.exists():
+        print(f"fabriclab: no metrics.json in {run_dir}", file=sys.stderr)
+        return 1
+    metrics = json.loads(metrics_path.read_text())
+    if "flows" in metrics:
+        print(format_table(metrics))
+    print((run_dir / "report.md").read_text() if (run_dir / "report.md").exists() else "")
+    return 0
+
+
+def _cmd_cleanup(_args: argparse.Namespace) -> int:
+    lines = cleanup_stale()
+    for line in lines:
+        print(line)
+    if not lines:
+        print("nothing to clean up")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="fabriclab", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_run = sub.add_parser("run", help="run a scenario")
+    p_run.add_argument("--scenario", default="stream")
+    p_run.add_argument("--topo", help="override the scenario's topology, e.g. fattree:4")
+    p_run.add_argument("--fc", help="override the flow-control mode: lossy, pfc, credit")
+    p_run.add_argument("--target", default="auto", help="embedded, bmv2 or auto")
+    p_run.add_argument("--results", default=str(ROOT / "results"))
+    p_run.set_defaults(func=_cmd_run)
+    sub.add_parser("list", help="scenarios and topologies").set_defaults(func=_cmd_list)
+    p_rep = sub.add_parser("report", help="show a run's results")
+    p_rep.add_argument("run_dir")
+    p_rep.set_defaults(func=_cmd_report)
+    sub.add_parser("cleanup", help="remove what interrupted runs left").set_defaults(
+        func=_cmd_cleanup)
+    args = parser.parse_args(argv)
+    # SIGTERM unwinds like Ctrl-C, so the run's teardown happens.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        return args.func(args)
+    except (scenarios.ScenarioError, TopologyError, TargetError) as exc:
+        print(f"fabriclab: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("fabriclab: interrupted; everything the run created was removed", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,267 @@
+"""Runs one scenario end to end and leaves a complete result directory.
+
+build topology -> start switches -> SM pushes the pipeline, assigns LIDs,
+installs routes -> capture on the receiver -> traffic -> checks -> counters ->
+analysis -> metrics.json + report.md -> teardown of exactly what was created.
+
+A run that fails still writes what it has, with `verdict: "error"` and why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import fabriclab
+from fabriclab.scenario import FlowControl, Scenario
+from fabriclab.status import StatusLine
+from topologies.description import Fabric, LinkParams
+from topologies.generators import build as build_fabric
+from topologies.ledger import Ledger, cleanup_stale
+from topologies.network import EmulatedNetwork, host_mac, start_network
+from topologies.targets import Target, compile_program
+
+ROOT = Path(__file__).resolve().parent.parent
+FABRIC_P4 = ROOT / "p4src" / "fabric.p4"
+UNKNOWN_DLID = 0xBEEF  # inside the unicast range, never assigned by the SM in small fabrics
+CHECK_FLOW_ID = 0xFFFF  # flow id of the frames sent to UNKNOWN_DLID
+IMPLEMENTED_FLOW_CONTROL = (FlowControl.LOSSY,)  # PFC and CREDIT land with issue 5
+
+
+@dataclass
+class RunResult:
+    run_dir: Path
+    metrics: dict
+
+    @property
+    def ok(self) -> bool:
+        return self.metrics.get("verdict") == "pass"
+
+
+def _write_json(path: Path, data) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+    os.replace(tmp, path)
+
+
+def _versions(target: Target) -> dict:
+    def first_line(cmd: list[str]) -> str | None:
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=10, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr) else None
+
+    versions = {"fabriclab": fabriclab.__version__, "python": platform.python_version(),
+                "kernel": platform.release(), "target": target.value,
+                "tcpdump": first_line(["tcpdump", "--version"])}
+    git = first_line(["git", "-C", str(ROOT), "rev-parse", "HEAD"])
+    versions["git_commit"] = git
+    if target is Target.BMV2:
+        versions["p4c"] = first_line(["p4c", "--version"])
+        versions["simple_switch_grpc"] = first_line(["simple_switch_grpc", "--version"])
+    return versions
+
+
+def fabric_for(scenario: Scenario) -> Fabric:
+    link = scenario.link
+    return build_fabric(scenario.topology, LinkParams(link.rate_pps, link.delay_us,
+                                                      link.buffer_pkts))
+
+
+def _port_params(fabric: Fabric) -> dict[str, dict[int, str]]:
+    """Per switch and port, the link properties the switch's port scheduler enforces."""
+    out: dict[str, dict[int, str]] = {}
+    for sw in fabric.switches:
+        ports = {}
+        for link in fabric.links_of(sw.name):
+            port, _peer, _peer_port = link.endpoint(sw.name)
+            p = link.params
+            ports[port] = f"rate_pps={p.rate_pps},delay_us={p.delay_us},depth={p.buffer_pkts}"
+        out[sw.name] = ports
+    return out
+
+
+def run(scenario: Scenario, target: Target, results_root: Path,
+        status: StatusLine | None = None) -> RunResult:
+    status = status or StatusLine()
+    run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{scenario.name}"
+    run_dir = Path(results_root) / run_id
+    suffix = 1
+    while run_dir.exists():
+        suffix += 1
+        run_dir = Path(results_root) / f"{run_id}-{suffix}"
+    run_dir.mkdir(parents=True)
+    _write_json(run_dir / "scenario.json", scenario.as_dict())
+    _write_json(run_dir / "versions.json", _versions(target))
+    metrics: dict = {"scenario": scenario.name, "target": target.value,
+                     "flow_control": scenario.flow_control.value, "verdict": "error"}
+    for line in cleanup_stale():
+        print(f"cleaned up after an interrupted run: {line}", file=sys.stderr)
+    ledger = Ledger.create(run_dir.name)
+    net: EmulatedNetwork | None = None
+    try:
+        status.set_phase("building topology")
+        fabric = fabric_for(scenario)
+        _write_json(run_dir / "topology.json", asdict(fabric))
+        status.set_phase(f"compiling {FABRIC_P4.name} ({target.value})")
+        program = compile_program(target, FABRIC_P4, ROOT / "build" / "p4")
+        status.set_phase(f"starting {len(fabric.switches)} switches and {len(fabric.hosts)} hosts")
+        net = start_network(fabric, target, ledger, run_dir / "logs", _port_params(fabric))
+        metrics.update(_experiment(scenario, fabric, net, program, run_dir, ledger, status))
+    except Exception as exc:  # noqa: BLE001 - a failed run still writes what it has
+        metrics["error"] = f"{type(exc).__name__}: {exc}"
+        if net is not None:
+            crashed = net.crashed_switches()
+            if crashed:
+                metrics["error"] += "; crashed switches: " + ", ".join(
+                    f"{name} (exit {code})" for name, code in crashed.items())
+    finally:
+        status.set_phase("tearing down")
+        leftovers = net.stop() if net is not None else ledger.teardown()
+        if leftovers:
+            metrics.setdefault("problems", []).append("teardown left: " + ", ".join(leftovers))
+        _write_json(run_dir / "metrics.json", metrics)
+        (run_dir / "report.md").write_text(report_markdown(scenario, metrics))
+    return RunResult(run_dir, metrics)
+
+
+def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, program,
+                run_dir: Path, ledger: Ledger, status: StatusLine) -> dict:
+    # Imported here: the controller and traffic talk to switches over the
+    # network; nothing above needs them to build a fabric.
+    from controller.p4runtime_client import SwitchConnection
+    from controller.sm import SubnetManager
+
+    from traffic.analysis import ReceiverTrace, analyze
+    from traffic.capture import Capture
+
+    status.set_phase("subnet manager: pipeline, LIDs, routes")
+    connections = {
+        sw.name: SwitchConnection(sw.name, net.grpc_addrs[sw.name], net.device_ids[sw.name])
+        for sw in fabric.switches
+    }
+    sm = SubnetManager(fabric, connections)
+    try:
+        t0 = time.monotonic()
+        sm.push_pipeline(program.p4info, program.bmv2_json)
+        sm.assign_lids(run_dir / "lids.json")
+        sm.install_routes()
+        sm.write_address_book(run_dir / "address_book.json")
+        sm_seconds = time.monotonic() - t0
+
+        traffic = scenario.traffic
+        src, dst = net.host(traffic.src), net.host(traffic.dst)
+        lids = sm.lids
+        pcap = run_dir / "pcaps" / f"{traffic.dst}.pcap"
+        capture = Capture(f"{traffic.dst}-eth0", pcap, spawn=dst.popen, direction="in")
+        capture.start()
+        ledger.add_process(capture.pid, f"tcpdump on {traffic.dst}")
+        try:
+            status.set_phase(f"traffic: {traffic.frames} frames {traffic.src} -> {traffic.dst}")
+            data_log = run_dir / "senders" / f"{traffic.src}-flow1.csv"
+            sender = _send(src, ledger, data_log, host_mac(int(traffic.src[1:])),
+                           host_mac(int(traffic.dst[1:])), lids[traffic.src], lids[traffic.dst],
+                           flow=1, count=traffic.frames, rate=traffic.rate_pps,
+                           payload=traffic.payload_bytes, timeout=scenario.duration_s)
+            checks = {}
+            check_log = None
+            if scenario.checks.unknown_dlid_frames:
+                status.set_phase("check: frames to an unknown DLID")
+                check_log = run_dir / "senders" / f"{traffic.src}-unknown-dlid.csv"
+                _send(src, ledger, check_log, host_mac(int(traffic.src[1:])),
+                      host_mac(int(traffic.dst[1:])), lids[traffic.src], UNKNOWN_DLID,
+                      flow=CHECK_FLOW_ID, count=scenario.checks.unknown_dlid_frames,
+                      rate=traffic.rate_pps, payload=traffic.payload_bytes, timeout=10)
+            time.sleep(0.3 + 2 * scenario.link.delay_us * len(fabric.switches) / 1e6)
+        finally:
+            stats = capture.stop()
+        status.set_phase("reading counters and analysing")
+        counters = {sw.name: sm.read_drop_counters(sw.name) for sw in fabric.switches}
+        _write_json(run_dir / "counters.json", {
+            sw: {f"port{port}/{reason}": {"packets": p, "bytes": b}
+                 for (port, reason), (p, b) in per.items()}
+            for sw, per in counters.items()})
+        result = analyze([data_log], [ReceiverTrace(pcap, dlid=lids[traffic.dst])], [stats])
+        drops_by_reason: dict[str, int] = {}
+        for per in counters.values():
+            for (_port, reason), (packets, _bytes) in per.items():
+                if packets:
+                    drops_by_reason[reason] = drops_by_reason.get(reason, 0) + packets
+        if check_log is not None:
+            src_switch, src_port = fabric.host_switch(traffic.src)
+            no_route = counters[src_switch].get((src_port, "no_route"), (0, 0))[0]
+            checks["unknown_dlid"] = {
+                "sent": scenario.checks.unknown_dlid_frames,
+                "dropped_no_route": no_route,
+                "switch": src_switch,
+                "ok": no_route == scenario.checks.unknown_dlid_frames,
+            }
+        result.update({
+            "drops_by_reason": drops_by_reason,
+            "unexplained_loss": max(0, result["lost"] - sum(drops_by_reason.get(r, 0) for r in
+                                                            ("tail", "headroom", "hoq_lifetime",
+                                                             "watchdog"))),
+            "checks": checks,
+            "sender": sender,
+            "sm_setup_s": round(sm_seconds, 3),
+            "topology": fabric.name,
+        })
+        result["verdict"] = _verdict(scenario, result)
+        return result
+    finally:
+        sm.close()
+
+
+def _send(host, ledger: Ledger, log: Path, src_mac: str, dst_mac: str, slid: int, dlid: int,
+          flow: int, count: int, rate: float, payload: int, timeout: float) -> dict:
+    """Run one traffic.sender in the host's namespace; its summary as a dict."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "traffic.sender", "--iface", f"{host.name}-eth0",
+           "--src-mac", src_mac, "--dst-mac", dst_mac, "--slid", str(slid), "--dlid", str(dlid),
+           "--flow", str(flow), "--count", str(count), "--rate", str(rate),
+           "--payload", str(payload), "--log", str(log)]
+    proc = host.popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(ROOT))
+    ledger.add_process(proc.pid, f"sender on {host.name}")
+    try:
+        out, err = proc.communicate(timeout=timeout + count / max(rate, 1.0) + 10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise RuntimeError(f"sender on {host.name} did not finish in time") from None
+    if proc.returncode != 0:
+        raise RuntimeError(f"sender on {host.name} failed: {err.decode(errors='replace').strip()}")
+    return json.loads(out.decode().strip().splitlines()[-1])
+
+
+def _verdict(scenario: Scenario, result: dict) -> str:
+    if result.get("partial"):
+        return "partial"
+    checks_ok = all(c.get("ok") for c in result.get("checks", {}).values())
+    lossless_expected = scenario.traffic.rate_pps < scenario.link.rate_pps
+    if not checks_ok or result.get("unexplained_loss"):
+        return "fail"
+    if lossless_expected and result["lost"]:
+        return "fail"
+    return "pass"
+
+
+def report_markdown(scenario: Scenario, metrics: dict) -> str:
+    lines = [f"# {scenario.name}", "", scenario.description, "",
+             f"* topology: `{scenario.topology}`, flow control: `{scenario.flow_control.value}`, "
+             f"target: `{metrics.get('target')}`",
+             f"* verdict: **{metrics.get('verdict')}**"]
+    if metrics.get("error"):
+        lines.append(f"* error: {metrics['error']}")
+    for key in ("sent", "received", "lost", "unexplained_loss", "reordered", "duplicates"):
+        if key in metrics:
+            lines.append(f"* {key}: {metrics[key]}")
+    for name, check in metrics.get("checks", {}).items():
+        lines.append(f"* check {name}: {'ok' if check.get('ok') else 'FAILED'} ({check})")
+    return "\n".join(lines) + "\n"
