@@ -32,6 +32,7 @@ class Node:
     guid: int  # 64-bit globally unique id, as InfiniBand node GUIDs
     device_id: int = 0  # P4Runtime device id (switches)
     tier: int = 0  # 0 = leaf/edge, increasing towards the core (fat trees)
+    label: str = ""  # the name a net-file gave the node, for reports
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Parametrised fabric generators: `line:N`, `ring:N`, `leafspine:L,S,H`, `fattree:K`.
+"""Parametrised fabric generators: `line:N`, `ring:N`, `leafspine:L,S,H`, `fattree:K`,
+`dragonfly:A,P,H`, and `netfile:PATH` (an ibnetdiscover / ibsim net-file).
 
 Every generator returns a `Fabric`. Conventions shared by all of them:
 switches are `s1..sN` (device id = N), hosts `h1..hM`; a host's only port is 0;
@@ -30,25 +31,31 @@ class _Builder:
         self.links: list[Link] = []
         self._next_port: dict[str, int] = {}
 
-    def add_switch(self, tier: int = 0) -> str:
+    def add_switch(self, tier: int = 0, guid: int | None = None, label: str = "") -> str:
         n = sum(1 for x in self.nodes if x.kind is NodeKind.SWITCH) + 1
         name = f"s{n}"
-        self.nodes.append(Node(name, NodeKind.SWITCH, SWITCH_GUID_BASE + n, device_id=n, tier=tier))
+        self.nodes.append(Node(name, NodeKind.SWITCH, guid or SWITCH_GUID_BASE + n,
+                               device_id=n, tier=tier, label=label))
         self._next_port[name] = 1
         return name
 
-    def add_host(self) -> str:
+    def add_host(self, guid: int | None = None, label: str = "") -> str:
         n = sum(1 for x in self.nodes if x.kind is NodeKind.HOST) + 1
         name = f"h{n}"
-        self.nodes.append(Node(name, NodeKind.HOST, HOST_GUID_BASE + n))
+        self.nodes.append(Node(name, NodeKind.HOST, guid or HOST_GUID_BASE + n, label=label))
         self._next_port[name] = 0
         return name
 
-    def add_link(self, a: str, b: str) -> None:
-        pa, pb = self._next_port[a], self._next_port[b]
-        self._next_port[a] += 1
-        self._next_port[b] += 1
-        self.links.append(Link(a, pa, b, pb, self.params))
+    def add_link(self, a: str, b: str, a_port: int | None = None,
+                 b_port: int | None = None) -> None:
+        """Wire a to b; ports default to each node's next free port."""
+        if a_port is None:
+            a_port = self._next_port[a]
+            self._next_port[a] += 1
+        if b_port is None:
+            b_port = self._next_port[b]
+            self._next_port[b] += 1
+        self.links.append(Link(a, a_port, b, b_port, self.params))
 
     def fabric(self) -> Fabric:
         return Fabric(self.name, tuple(self.nodes), tuple(self.links))
@@ -130,24 +137,59 @@ def fattree(k: int, params: LinkParams) -> Fabric:
     return b.fabric()
 
 
+def dragonfly(a: int, p: int, h: int, params: LinkParams) -> Fabric:
+    """Dragonfly with g = a*h + 1 groups of `a` routers (full mesh inside a group),
+    `p` hosts and `h` global links per router, one global link between every two groups."""
+    if a < 1 or h < 1:
+        raise TopologyError(f"dragonfly:{a},{p},{h}: a and h must be >= 1")
+    groups = a * h + 1
+    b = _Builder(f"dragonfly:{a},{p},{h}", params)
+    routers = [[b.add_switch(tier=0) for _ in range(a)] for _ in range(groups)]
+    for group in routers:
+        for r in group:
+            for _ in range(p):
+                b.add_link(r, b.add_host())
+    for group in routers:
+        for i, r in enumerate(group):
+            for r2 in group[i + 1:]:
+                b.add_link(r, r2)
+
+    def gateway(src: int, dst: int) -> str:
+        """The router of group `src` that holds the global link to group `dst`."""
+        return routers[src][((dst - src) % groups - 1) // h]
+
+    for g1 in range(groups):
+        for g2 in range(g1 + 1, groups):
+            b.add_link(gateway(g1, g2), gateway(g2, g1))
+    return b.fabric()
+
+
 _GENERATORS: dict[str, tuple[int, Callable[..., Fabric], str]] = {
     "line": (1, line, "line:N — N switches in a chain, a host on each"),
     "ring": (1, ring, "ring:N — N switches in a ring, a host on each"),
     "leafspine": (3, leafspine, "leafspine:LEAVES,SPINES,HOSTS_PER_LEAF — two-tier Clos"),
     "fattree": (1, fattree, "fattree:K — k-ary three-tier fat tree (K even)"),
+    "dragonfly": (3, dragonfly, "dragonfly:A,P,H — A routers/group, P hosts/router, "
+                                "H global links/router, A*H+1 groups"),
 }
 
 
 def available() -> dict[str, str]:
     """Generator name -> one-line usage."""
-    return {name: usage for name, (_n, _f, usage) in _GENERATORS.items()}
+    usages = {name: usage for name, (_n, _f, usage) in _GENERATORS.items()}
+    usages["netfile"] = "netfile:PATH — an ibnetdiscover or ibsim net-file"
+    return usages
 
 
 def build(spec: str, params: LinkParams | None = None) -> Fabric:
     """Build a fabric from a name like `fattree:4` or `leafspine:2,2,2`."""
     kind, _, args = spec.partition(":")
+    if kind == "netfile":
+        from topologies.netfile import load_netfile
+
+        return load_netfile(args, params or LinkParams())
     if kind not in _GENERATORS:
-        known = ", ".join(sorted(_GENERATORS))
+        known = ", ".join(sorted([*_GENERATORS, "netfile"]))
         raise TopologyError(f"unknown topology {spec!r}: known generators are {known}")
     count, func, _usage = _GENERATORS[kind]
     return func(*_ints(kind, args, count), params or LinkParams())

@@ -77,3 +77,70 @@ def test_ring_closes():
 def test_bad_topology_names_are_explained(spec, message):
     with pytest.raises(TopologyError, match=message):
         build(spec)
+
+
+@pytest.mark.parametrize("a, p, h", [(2, 1, 1), (4, 2, 2)])
+def test_dragonfly_groups_are_meshes_joined_by_one_global_link_each(a, p, h):
+    fabric = build(f"dragonfly:{a},{p},{h}")
+    groups = a * h + 1
+    assert len(fabric.switches) == groups * a
+    assert len(fabric.hosts) == groups * a * p
+    switch_links = [lk for lk in fabric.links if lk.a.startswith("s") and lk.b.startswith("s")]
+    assert len(switch_links) == groups * a * (a - 1) // 2 + groups * (groups - 1) // 2
+    for sw in fabric.switches:
+        assert len(fabric.neighbours(sw.name)) == p + (a - 1) + h
+    _check_invariants(fabric)
+
+
+NETFILE = """\
+# a two-switch fabric as ibnetdiscover prints it
+vendid=0x2c9
+switchguid=0x2c90300000101(2c90300000101)
+Switch  4 "S-0002c90300000101"   # "leaf one" base port 0 lid 3 lmc 0
+[1]     "H-0002c90300000201"[1](2c90300000202)  # "host a" lid 1 4xEDR
+[3]     "S-0002c90300000102"[3]  # "leaf two" lid 4 4xEDR
+
+Switch  4 "S-0002c90300000102"   # "leaf two"
+[2]     "H-0002c90300000203"[1]
+[3]     "S-0002c90300000101"[3]
+
+Ca      2 "H-0002c90300000201"   # "host a"
+[1](2c90300000202)  "S-0002c90300000101"[1]
+
+Hca     1 "H-0002c90300000203"
+[1]     "S-0002c90300000102"[2]
+"""
+
+
+def test_netfile_import_keeps_wiring_and_guids(tmp_path):
+    path = tmp_path / "two.net"
+    path.write_text(NETFILE)
+    fabric = build(f"netfile:{path}")
+    assert [n.label for n in fabric.switches] == ["S-0002c90300000101", "S-0002c90300000102"]
+    assert fabric.node("s1").guid == 0x2C90300000101
+    assert fabric.node("h1").guid == 0x0002C90300000201
+    assert fabric.host_switch("h1") == ("s1", 1)
+    assert fabric.host_switch("h2") == ("s2", 2)
+    assert ("s1", 3, "s2", 3) in [(lk.a, lk.a_port, lk.b, lk.b_port) for lk in fabric.links]
+    assert len(fabric.links) == 3
+
+
+@pytest.mark.parametrize("text, message", [
+    ('Switch 2 "a"\n[1] "b"[1]\n', "'a' port 1 is wired to 'b', which is not declared"),
+    ('Switch 2 "a"\n[5] "b"[1]\nSwitch 2 "b"\n', "port 5 of 'a' is outside 1..2"),
+    ('Switch 2 "a"\n[1] "b"[1]\nSwitch 2 "b"\n[1] "c"[1]\nSwitch 2 "c"\n',
+     "says it reaches 'b'\\[1\\], but line 4"),
+    ('Switch 2 "a"\n[1] oops\n', "x.net:2: expected"),
+    ("nothing here\n", "x.net:1: not a node"),
+    ('Switch 2 "a"\nSwitch 2 "a"\n', "declared twice"),
+])
+def test_malformed_netfiles_name_file_and_line(tmp_path, text, message):
+    path = tmp_path / "x.net"
+    path.write_text(text)
+    with pytest.raises(TopologyError, match=message):
+        build(f"netfile:{path}")
+
+
+def test_missing_netfile_is_explained():
+    with pytest.raises(TopologyError, match="no such file"):
+        build("netfile:/nonexistent/fabric.net")
