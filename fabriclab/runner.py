@@ -21,6 +21,7 @@ from pathlib import Path
 import fabriclab
 from fabriclab.scenario import FlowControl, Scenario
 from fabriclab.status import StatusLine
+from topologies import capacity
 from topologies.description import Fabric, LinkParams
 from topologies.generators import build as build_fabric
 from topologies.ledger import Ledger, cleanup_stale
@@ -110,6 +111,12 @@ def run(scenario: Scenario, target: Target, results_root: Path,
         status.set_phase("building topology")
         fabric = fabric_for(scenario)
         _write_json(run_dir / "topology.json", asdict(fabric))
+        fit = capacity.check(fabric)
+        metrics["capacity"] = fit.as_dict()
+        for warning in fit.warnings:
+            print(f"fabriclab: warning: {warning}", file=sys.stderr)
+        if not fit.fits:
+            raise capacity.CapacityError(fit.warnings[0])
         status.set_phase(f"compiling {FABRIC_P4.name} ({target.value})")
         program = compile_program(target, FABRIC_P4, ROOT / "build" / "p4")
         status.set_phase(f"starting {len(fabric.switches)} switches and {len(fabric.hosts)} hosts")
@@ -138,7 +145,6 @@ def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, progra
     # network; nothing above needs them to build a fabric.
     from controller.p4runtime_client import SwitchConnection
     from controller.sm import SubnetManager
-
     from traffic.analysis import ReceiverTrace, analyze
     from traffic.capture import Capture
 

@@ -1,0 +1,93 @@
+"""Does a fabric fit this machine? Checked before anything starts.
+
+Three budgets, each stated with its numbers:
+* memory: every switch and every host NIC process has a resident size (measured
+  figures from results/bench.json when `make bench` has run, else conservative
+  defaults) and the total must fit in the memory available now;
+* packet processing: every switch port can receive up to its link rate; the sum
+  over all switch ports is the worst-case forwarding load, compared with what the
+  switch processes were measured to forward (bench `switch_pps`) times the cores;
+* processes: one per switch plus one per host (NIC emulator) and capture.
+
+A fabric over the memory budget is refused; over the packet budget it is
+warned about (the run would measure the CPU, not the fabric), and the report
+repeats the warning.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from topologies.description import Fabric
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_SWITCH_RSS_MB = 80.0  # an embedded switch with fabric.p4 loaded
+DEFAULT_HOST_RSS_MB = 45.0  # NIC emulator + tcpdump
+DEFAULT_SWITCH_PPS = 8000.0  # per core, when no benchmark has run
+
+
+class CapacityError(RuntimeError):
+    """The fabric does not fit this machine."""
+
+
+@dataclass(frozen=True)
+class CapacityReport:
+    fits: bool
+    warnings: tuple[str, ...]
+    memory_needed_mb: float
+    memory_available_mb: float
+    worst_case_pps: float
+    capacity_pps: float
+
+    def as_dict(self) -> dict:
+        return {"fits": self.fits, "warnings": list(self.warnings),
+                "memory_needed_mb": round(self.memory_needed_mb, 1),
+                "memory_available_mb": round(self.memory_available_mb, 1),
+                "worst_case_pps": round(self.worst_case_pps, 1),
+                "capacity_pps": round(self.capacity_pps, 1)}
+
+
+def _mem_available_mb() -> float:
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _bench_figures() -> dict:
+    try:
+        return json.loads((ROOT / "results" / "bench.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def check(fabric: Fabric, memory_available_mb: float | None = None,
+          cores: int | None = None, bench: dict | None = None) -> CapacityReport:
+    bench = _bench_figures() if bench is None else bench
+    cores = cores or os.cpu_count() or 1
+    available = _mem_available_mb() if memory_available_mb is None else memory_available_mb
+    switch_mb = float(bench.get("switch_rss_mb", DEFAULT_SWITCH_RSS_MB))
+    needed = len(fabric.switches) * switch_mb + len(fabric.hosts) * DEFAULT_HOST_RSS_MB
+    per_core = float(bench.get("switch_pps", DEFAULT_SWITCH_PPS))
+    capacity = per_core * cores
+    worst = 0.0
+    for sw in fabric.switches:
+        for link in fabric.links_of(sw.name):
+            worst += link.params.rate_pps
+    warnings = []
+    fits = needed <= 0.8 * available
+    if not fits:
+        warnings.append(
+            f"{fabric.name} needs about {needed:.0f} MB ({len(fabric.switches)} switches x "
+            f"{switch_mb:.0f} MB + {len(fabric.hosts)} hosts x {DEFAULT_HOST_RSS_MB:.0f} MB) "
+            f"but only {available:.0f} MB are available")
+    if worst > capacity:
+        warnings.append(
+            f"{fabric.name} at full link rate asks the switches to forward {worst:.0f} packets/s; "
+            f"this machine forwards about {capacity:.0f} ({cores} cores x {per_core:.0f}"
+            f"{' measured' if 'switch_pps' in bench else ' assumed'}): lower [link].rate_pps "
+            "or the traffic will be CPU-bound")
+    return CapacityReport(fits, tuple(warnings), needed, available, worst, capacity)
