@@ -1,0 +1,672 @@
+"""The embedded switch: v1model packet flow around a compiled program.
+
+Packet flow (simple_switch's): parser -> ingress -> [I2E clone, digest,
+resubmit, multicast, drop] -> traffic manager -> egress -> [E2E clone, drop]
+-> deparser -> [recirculate] -> port, or the packet-in handler for the CPU
+port. `process()` runs that flow synchronously with no queue timing (for unit
+and STF tests); `start()` runs it on one data-plane thread that sleeps in
+epoll over the ports' raw sockets and the traffic manager's timers.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+from p4switch import program as P
+from p4switch.externs import Meter
+from p4switch.ports import DeadlineTimer, PcapWriter, PortError, carrier, open_port
+from p4switch.program import Program, ProgramError
+from p4switch.runtime_api import ActionCall, DataplaneError, IndirectTarget, MatchParam, Replica
+from p4switch.traffic_manager import TrafficManager
+
+__all__ = ["Switch", "ProgramError", "PortError", "DataplaneError"]
+
+CARRIER_POLL_S = 0.1
+RX_BATCH = 64
+MAX_SYNC_PASSES = 16  # process(): resubmit/recirculate passes before a packet is dropped
+
+
+class Switch:
+    """One switch instance implementing runtime_api.Dataplane."""
+
+    def __init__(self, ports: dict[int, str], cpu_port: int | None = None, device_id: int = 0,
+                 log_console: bool = False, pcap_dir: str | None = None,
+                 priority_queues: int = 1, log_file: str | None = None,
+                 recirc_interval_us: float = 50.0, recirc_idle_max_us: float = 1000.0):
+        self.ports = dict(ports)
+        self.cpu_port = cpu_port
+        self.device_id = device_id
+        self.priority_queues = priority_queues
+        self.pcap_dir = pcap_dir
+        self.t0 = time.monotonic()
+        self.tm = TrafficManager(priority_queues, recirc_interval_us, recirc_idle_max_us,
+                                 self.t0)
+        self.tm.egress = self._egress_tm
+        self.tm.send = self._send
+        self.tm.reinject = self._reinject_recirc
+        self.program: Program | None = None
+        self.mc_groups: dict[int, list[Replica]] = {}
+        self.clone_sessions: dict[int, tuple[list[Replica], int, int]] = {}
+        self.pipeline_errors = 0
+        self._packet_in: Callable[[bytes], None] | None = None
+        self._digest: Callable[[str, tuple[int, ...]], None] | None = None
+        self._port_status: Callable[[int, bool], None] | None = None
+        self._lock = threading.RLock()
+        self._log_out = None
+        if log_file:
+            self._log_out = open(log_file, "a", buffering=1)
+        elif log_console:
+            self._log_out = sys.stderr
+        self._trace = self._log if self._log_out is not None else None
+        self._socks: dict[int, object] = {}
+        self._pcap_in: dict[int, PcapWriter] = {}
+        self._pcap_out: dict[int, PcapWriter] = {}
+        self._port_up: dict[int, bool] = {p: True for p in self.ports}
+        self._thread: threading.Thread | None = None
+        self._running = False
+        self._inject: deque = deque()
+        self._wake_fd: int | None = None
+        self._sync_out: list | None = None
+        self._resubmits: deque = deque()
+
+    # ---------------------------------------------------------------- logging
+    def _log(self, msg: str) -> None:
+        out = self._log_out
+        if out is not None:
+            ts = time.strftime("%H:%M:%S")
+            out.write(f"[{ts}.{int(time.time() * 1000) % 1000:03d}] [bmv2] [D] "
+                      f"[cxt 0] {msg}\n")
+
+    # ---------------------------------------------------------------- program
+    def load_program(self, bmv2_json: dict) -> None:
+        prog = Program(bmv2_json, trace=self._trace, clock_us=self._now_us)
+        with self._lock:
+            self.tm.flush()
+            self._resubmits.clear()
+            self.program = prog
+            self.tm.set_layout(prog.std)
+            self.mc_groups.clear()
+            self.clone_sessions.clear()
+            s = prog.std
+            self._s_inport = s["ingress_port"]
+            self._s_plen = s["packet_length"]
+            self._s_itype = s["instance_type"]
+            self._s_igts = s["ingress_global_timestamp"]
+            self._s_espec = s["egress_spec"]
+            self._s_eport = s["egress_port"]
+            self._s_mcast = s["mcast_grp"]
+            self._s_rid = s["egress_rid"]
+            self._s_prio = s["priority"]
+
+    def _prog(self) -> Program:
+        if self.program is None:
+            raise DataplaneError("no program loaded")
+        return self.program
+
+    def _now_us(self) -> float:
+        return (time.monotonic() - self.t0) * 1e6
+
+    # ------------------------------------------------------------- packet flow
+    def _new_packet(self, prog: Program, frame: bytes, port: int, now: float) -> list:
+        S = prog.template.copy()
+        S[0] = frame
+        S[self._s_inport] = port
+        S[self._s_plen] = len(frame)
+        S[self._s_igts] = int((now - self.t0) * 1e6)
+        return S
+
+    def _child(self, prog: Program, parent: list, frame: bytes, itype: int, fl: int) -> list:
+        """A new packet instance keeping the field list `fl` of its parent's metadata."""
+        S = prog.template.copy()
+        S[0] = frame
+        S[self._s_inport] = parent[self._s_inport]
+        S[self._s_plen] = len(frame)
+        S[self._s_igts] = parent[self._s_igts]
+        for k in prog.field_lists.get(fl, ()):
+            S[k] = parent[k]
+        S[self._s_itype] = itype
+        return S
+
+    def _ingress(self, prog: Program, S: list, now: float) -> None:
+        """Parser + ingress + what v1model does at the end of ingress."""
+        frame = S[0]
+        trace = self._trace
+        if trace:
+            trace(f"Processing packet received on port {S[self._s_inport]}")
+        try:
+            prog.parse(S, frame)
+            prog.ingress(S)
+        except Exception as e:  # noqa: BLE001 - a packet must never kill the switch
+            self._pipeline_error(e)
+            return
+        if S[P.CLONE] >= 0:
+            self._clone_i2e(prog, S, now)
+        if S[P.DIGESTS]:
+            self._digests(prog, S)
+        if S[P.RESUBMIT]:
+            child = self._child(prog, S, frame, P.INSTANCE_RESUBMIT, S[P.RESUBMIT] - 1)
+            self._resubmits.append(child)
+            return
+        mg = S[self._s_mcast]
+        if mg:
+            S[self._s_itype] = P.INSTANCE_REPLICATION
+            self._multicast(S, mg, now)
+            return
+        spec = S[self._s_espec]
+        if spec == P.DROP_PORT:
+            if trace:
+                trace("Dropping packet at the end of ingress")
+            return
+        S[self._s_itype] = P.INSTANCE_NORMAL
+        if trace:
+            trace(f"Egress port is {spec}")
+        self.tm.enqueue(spec, S, now)
+
+    def _multicast(self, S: list, mg: int, now: float) -> None:
+        replicas = self.mc_groups.get(mg)
+        if not replicas:
+            return
+        for r in replicas:
+            c = S.copy()
+            c[self._s_rid] = r.rid
+            self.tm.enqueue(r.egress_port, c, now)
+
+    def _clone_i2e(self, prog: Program, S: list, now: float) -> None:
+        sid, fl = S[P.CLONE], S[P.CLONE_FL]
+        S[P.CLONE] = -1
+        session = self.clone_sessions.get(sid)
+        if session is None:
+            return
+        replicas, cos, trunc = session
+        # bmv2 re-parses the original frame for an ingress clone.
+        c = self._new_packet(prog, S[0], S[self._s_inport], now)
+        try:
+            prog.parse(c, S[0])
+        except Exception as e:  # noqa: BLE001
+            self._pipeline_error(e)
+            return
+        for k in prog.field_lists.get(fl, ()):
+            c[k] = S[k]
+        c[self._s_itype] = P.INSTANCE_INGRESS_CLONE
+        self._send_clone(c, replicas, cos, trunc, now)
+
+    def _send_clone(self, c: list, replicas: list[Replica], cos: int, trunc: int,
+                    now: float) -> None:
+        if trunc:
+            c[P.TRUNC] = trunc
+        if cos:
+            c[self._s_prio] = cos
+        for i, r in enumerate(replicas):
+            x = c if i == len(replicas) - 1 else c.copy()
+            x[self._s_rid] = r.rid
+            self.tm.enqueue(r.egress_port, x, now)
+
+    def _digests(self, prog: Program, S: list) -> None:
+        ids = S[P.DIGESTS]
+        S[P.DIGESTS] = None
+        if self._digest is None:
+            return
+        for lid in ids:
+            d = prog.digest_values(lid, S)
+            if d is not None:
+                try:
+                    self._digest(*d)
+                except Exception as e:  # noqa: BLE001
+                    self._log(f"digest handler failed: {e}")
+
+    def _egress(self, prog: Program, port: int, S: list, now: float) -> bytes | None:
+        """Egress + deparser; returns the frame to transmit, or None."""
+        S[self._s_eport] = port
+        S[self._s_espec] = P.DROP_PORT + 1
+        trace = self._trace
+        try:
+            prog.egress(S)
+            if S[P.CLONE] >= 0:
+                self._clone_e2e(prog, S, now)
+            if S[self._s_espec] == P.DROP_PORT:
+                if trace:
+                    trace("Dropping packet at the end of egress")
+                return None
+            frame = prog.deparse(S)
+        except Exception as e:  # noqa: BLE001
+            self._pipeline_error(e)
+            return None
+        if S[P.RECIRC]:
+            child = self._child(prog, S, frame, P.INSTANCE_RECIRC, S[P.RECIRC] - 1)
+            if trace:
+                trace("Recirculating packet")
+            if self._sync_out is not None:
+                self._resubmits.append(child)
+            else:
+                self.tm.recirculate(child, now)
+            return None
+        return frame
+
+    def _clone_e2e(self, prog: Program, S: list, now: float) -> None:
+        sid, fl = S[P.CLONE], S[P.CLONE_FL]
+        S[P.CLONE] = -1
+        session = self.clone_sessions.get(sid)
+        if session is None:
+            return
+        c = prog.template.copy()
+        for k in prog.header_slots:
+            c[k] = S[k]
+        for k in prog.field_lists.get(fl, ()):
+            c[k] = S[k]
+        c[self._s_inport] = S[self._s_inport]
+        c[self._s_plen] = S[self._s_plen]
+        c[self._s_itype] = P.INSTANCE_EGRESS_CLONE
+        replicas, cos, trunc = session
+        self._send_clone(c, replicas, cos, trunc, now)
+
+    def _pipeline_error(self, e: Exception) -> None:
+        self.pipeline_errors += 1
+        if self._log_out is not None or self.pipeline_errors <= 10:
+            msg = f"packet dropped: {type(e).__name__}: {e}"
+            if self._log_out is not None:
+                self._log(msg)
+            else:
+                print(f"p4switch: {msg}", file=sys.stderr)
+
+    # The traffic manager calls these.
+    def _egress_tm(self, port: int, S: list) -> bytes | None:
+        prog = self.program
+        if prog is None:
+            return None
+        return self._egress(prog, port, S, time.monotonic())
+
+    def _send(self, port: int, frame: bytes) -> bool:
+        if self._sync_out is not None:
+            self._sync_out.append((port, frame))
+            if port == self.cpu_port and self._packet_in is not None:
+                self._packet_in(frame)
+            return True
+        if self._trace:
+            self._trace(f"Transmitting packet of size {len(frame)} out of port {port}")
+        if port == self.cpu_port:
+            if self._packet_in is not None:
+                try:
+                    self._packet_in(frame)
+                except Exception as e:  # noqa: BLE001
+                    self._log(f"packet-in handler failed: {e}")
+            return True
+        sock = self._socks.get(port)
+        if sock is None or not self._port_up.get(port, False):
+            return False
+        try:
+            sock.send(frame)
+        except OSError:
+            return False
+        pc = self._pcap_out.get(port)
+        if pc is not None:
+            pc.write(frame)
+        return True
+
+    def _reinject_recirc(self, S: list) -> None:
+        prog = self.program
+        if prog is not None:
+            self._ingress(prog, S, time.monotonic())
+            self._run_resubmits(prog, time.monotonic())
+
+    def _run_resubmits(self, prog: Program, now: float, limit: int = 1 << 30) -> None:
+        n = 0
+        while self._resubmits and n < limit:
+            self._ingress(prog, self._resubmits.popleft(), now)
+            n += 1
+
+    # ------------------------------------------------------------ sync entry
+    def process(self, port: int, frame: bytes) -> list[tuple[int, bytes]]:
+        """Run one frame through the whole switch at once; return (port, frame) outputs.
+
+        Queues are served immediately (the configured rates and delays are ignored);
+        resubmitted and recirculated packets are processed at once, at most
+        MAX_SYNC_PASSES extra passes per call. CPU-port frames are returned too
+        (and given to the packet-in handler).
+        """
+        with self._lock:
+            prog = self._prog()
+            out: list[tuple[int, bytes]] = []
+            self._sync_out = out
+            saved = {p: (pq.unlimited, pq.delay_s) for p, pq in self.tm.ports.items()}
+            for pq in self.tm.ports.values():
+                pq.unlimited, pq.delay_s = True, 0.0
+            try:
+                now = time.monotonic()
+                self._ingress(prog, self._new_packet(prog, frame, port, now), now)
+                self._run_resubmits(prog, now, MAX_SYNC_PASSES)
+                self._resubmits.clear()
+            finally:
+                for p, (u, d) in saved.items():
+                    self.tm.ports[p].unlimited, self.tm.ports[p].delay_s = u, d
+                self._sync_out = None
+            return out
+
+    # ------------------------------------------------------------- controller I/O
+    def packet_out(self, frame: bytes) -> None:
+        if self.cpu_port is None:
+            raise DataplaneError("no CPU port configured (--cpu-port)")
+        if self._running:
+            self._inject.append(frame)
+            os.eventfd_write(self._wake_fd, 1)
+        else:
+            self.process(self.cpu_port, frame)
+
+    def set_packet_in_handler(self, handler: Callable[[bytes], None]) -> None:
+        self._packet_in = handler
+
+    def set_digest_handler(self, handler: Callable[[str, tuple[int, ...]], None]) -> None:
+        self._digest = handler
+
+    def set_port_status_handler(self, handler: Callable[[int, bool], None]) -> None:
+        self._port_status = handler
+
+    def port_is_up(self, port: int) -> bool:
+        return self._port_up.get(port, False)
+
+    # ---------------------------------------------------------------- tables
+    def _table(self, name: str):
+        t = self._prog().tables.get(name)
+        if t is None:
+            raise DataplaneError(f"unknown table {name!r}")
+        return t
+
+    def table_add(self, table: str, key: list[MatchParam], target: ActionCall | IndirectTarget,
+                  priority: int = 0) -> int:
+        """Add an entry; `priority` follows P4Runtime (a larger value wins)."""
+        with self._lock:
+            return self._table(table).add(key, target, priority)
+
+    def table_modify(self, table: str, handle: int, target: ActionCall | IndirectTarget) -> None:
+        with self._lock:
+            self._table(table).modify(handle, target)
+
+    def table_delete(self, table: str, handle: int) -> None:
+        with self._lock:
+            self._table(table).delete(handle)
+
+    def table_set_default(self, table: str, target: ActionCall | None) -> None:
+        with self._lock:
+            self._table(table).set_default(target)
+
+    def table_clear(self, table: str) -> None:
+        with self._lock:
+            self._table(table).clear()
+
+    def _profile(self, name: str):
+        ap = self._prog().profiles.get(name)
+        if ap is None:
+            raise DataplaneError(f"unknown action profile {name!r}")
+        return ap
+
+    def act_prof_add_member(self, profile: str, member_id: int, call: ActionCall) -> None:
+        with self._lock:
+            self._profile(profile).add_member(member_id, call)
+
+    def act_prof_modify_member(self, profile: str, member_id: int, call: ActionCall) -> None:
+        with self._lock:
+            self._profile(profile).modify_member(member_id, call)
+
+    def act_prof_delete_member(self, profile: str, member_id: int) -> None:
+        with self._lock:
+            self._profile(profile).delete_member(member_id)
+
+    def act_prof_set_group(self, profile: str, group_id: int, member_ids: list[int]) -> None:
+        with self._lock:
+            self._profile(profile).set_group(group_id, member_ids)
+
+    def act_prof_delete_group(self, profile: str, group_id: int) -> None:
+        with self._lock:
+            self._profile(profile).delete_group(group_id)
+
+    # ------------------------------------------------------------ stateful externs
+    def _counter(self, name: str):
+        c = self._prog().counters.get(name)
+        if c is None:
+            raise DataplaneError(f"unknown counter {name!r}")
+        return c
+
+    def counter_read(self, counter: str, index: int) -> tuple[int, int]:
+        c = self._counter(counter)
+        c.check(index)
+        return c.nbytes[index], c.npkts[index]
+
+    def counter_write(self, counter: str, index: int, nbytes: int, packets: int) -> None:
+        c = self._counter(counter)
+        c.check(index)
+        c.nbytes[index], c.npkts[index] = nbytes, packets
+
+    def direct_counter_read(self, table: str, handle: int) -> tuple[int, int]:
+        e = self._table(table).get(handle)
+        return e.nbytes, e.npkts
+
+    def direct_counter_write(self, table: str, handle: int, nbytes: int, packets: int) -> None:
+        e = self._table(table).get(handle)
+        e.nbytes, e.npkts = nbytes, packets
+
+    def _register(self, name: str):
+        r = self._prog().registers.get(name)
+        if r is None:
+            raise DataplaneError(f"unknown register {name!r}")
+        return r
+
+    def register_read(self, register: str, index: int) -> int:
+        r = self._register(register)
+        r.check(index)
+        return r.cells[index]
+
+    def register_write(self, register: str, index: int, value: int) -> None:
+        r = self._register(register)
+        r.check(index)
+        r.cells[index] = value & ((1 << r.width) - 1)
+
+    def _meter(self, name: str):
+        m = self._prog().meters.get(name)
+        if m is None:
+            raise DataplaneError(f"unknown meter {name!r}")
+        return m
+
+    def meter_set(self, meter: str, index: int, rates: list[tuple[float, int]]) -> None:
+        m = self._meter(meter)
+        m.check(index)
+        m.meters[index].configure(rates)
+
+    def meter_get(self, meter: str, index: int) -> list[tuple[float, int]]:
+        m = self._meter(meter)
+        m.check(index)
+        return list(m.meters[index].rates)
+
+    def direct_meter_set(self, table: str, handle: int, rates: list[tuple[float, int]]) -> None:
+        e = self._table(table).get(handle)
+        if e.meter is None:
+            e.meter = Meter()
+        e.meter.configure(rates)
+
+    # ----------------------------------------------------- packet replication engine
+    def mc_group_set(self, group_id: int, replicas: list[Replica]) -> None:
+        if group_id <= 0:
+            raise DataplaneError(f"multicast group id must be positive, got {group_id}")
+        self.mc_groups[group_id] = list(replicas)
+
+    def mc_group_delete(self, group_id: int) -> None:
+        if self.mc_groups.pop(group_id, None) is None:
+            raise DataplaneError(f"no multicast group {group_id}")
+
+    def clone_session_set(self, session_id: int, replicas: list[Replica],
+                          class_of_service: int = 0, packet_length_bytes: int = 0) -> None:
+        self.clone_sessions[session_id] = (list(replicas), class_of_service, packet_length_bytes)
+
+    def clone_session_delete(self, session_id: int) -> None:
+        if self.clone_sessions.pop(session_id, None) is None:
+            raise DataplaneError(f"no clone session {session_id}")
+
+    # ---------------------------------------------------------------- ports
+    def port_set_params(self, port: int, rate_pps: float | None = None,
+                        rate_bps: float | None = None, delay_us: int | None = None,
+                        queue_depth: int | None = None) -> None:
+        """Egress rate (0 = unlimited), propagation delay and queue depth (packets)."""
+        try:
+            with self._lock:
+                self.tm.set_params(port, rate_pps, rate_bps, delay_us, queue_depth)
+        except ValueError as e:
+            raise DataplaneError(str(e)) from None
+        self._wake()
+
+    def tm_drops(self, port: int) -> int:
+        """Packets tail-dropped at `port`'s egress queues since start."""
+        pq = self.tm.ports.get(port)
+        return pq.drops.tail if pq else 0
+
+    def port_drops(self, port: int) -> dict[str, int]:
+        """Traffic-manager drops at `port` by reason: tail, port_down, tx_error, bad_priority."""
+        pq = self.tm.ports.get(port)
+        return pq.drops.as_dict() if pq else {"tail": 0, "port_down": 0, "tx_error": 0,
+                                              "bad_priority": 0}
+
+    # ------------------------------------------------------------ threads
+    def start(self) -> None:
+        """Open the ports (raises PortError) and start the data-plane thread."""
+        if self._running:
+            return
+        socks = {}
+        try:
+            for port, iface in self.ports.items():
+                socks[port] = open_port(iface)
+        except PortError:
+            for s in socks.values():
+                s.close()
+            raise
+        self._socks = socks
+        if self.pcap_dir:
+            os.makedirs(self.pcap_dir, exist_ok=True)
+            for port, iface in self.ports.items():
+                self._pcap_in[port] = PcapWriter(os.path.join(self.pcap_dir, f"{iface}_in.pcap"))
+                self._pcap_out[port] = PcapWriter(os.path.join(self.pcap_dir, f"{iface}_out.pcap"))
+        for port, iface in self.ports.items():
+            self._port_up[port] = carrier(iface)
+            self.tm.port(port).up = self._port_up[port]
+        self._wake_fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
+        self._running = True
+        self._thread = threading.Thread(target=self._run, name=f"p4switch-dp{self.device_id}",
+                                        daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        if not self._running:
+            return
+        self._running = False
+        self._wake()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        for s in self._socks.values():
+            s.close()
+        self._socks = {}
+        for pc in (*self._pcap_in.values(), *self._pcap_out.values()):
+            pc.close()
+        self._pcap_in.clear()
+        self._pcap_out.clear()
+        if self._wake_fd is not None:
+            os.close(self._wake_fd)
+            self._wake_fd = None
+        if self._log_out is not None and self._log_out is not sys.stderr:
+            self._log_out.flush()
+
+    def _wake(self) -> None:
+        if self._running and self._wake_fd is not None:
+            try:
+                os.eventfd_write(self._wake_fd, 1)
+            except OSError:
+                pass
+
+    def _poll_carrier(self) -> None:
+        for port, iface in self.ports.items():
+            up = carrier(iface)
+            if up != self._port_up.get(port):
+                self._port_up[port] = up
+                self.tm.port(port).up = up
+                if self._trace:
+                    self._trace(f"Port {port} ({iface}) is {'up' if up else 'down'}")
+                if self._port_status is not None:
+                    try:
+                        self._port_status(port, up)
+                    except Exception as e:  # noqa: BLE001
+                        self._log(f"port status handler failed: {e}")
+        for pc in (*self._pcap_in.values(), *self._pcap_out.values()):
+            pc.flush()
+
+    def _run(self) -> None:
+        ep = select.epoll()
+        fd_port = {}
+        for port, s in self._socks.items():
+            ep.register(s.fileno(), select.EPOLLIN)
+            fd_port[s.fileno()] = (port, s.recv)
+        ep.register(self._wake_fd, select.EPOLLIN)
+        timer = DeadlineTimer()
+        if timer.fd is not None:
+            ep.register(timer.fd, select.EPOLLIN)
+        tm = self.tm
+        lock = self._lock
+        monotonic = time.monotonic
+        next_carrier = monotonic() + CARRIER_POLL_S
+        wake_fd = self._wake_fd
+        pcap_in = self._pcap_in
+        try:
+            while self._running:
+                deadline = tm.next_deadline()
+                if deadline is None or deadline > next_carrier:
+                    deadline = next_carrier
+                if timer.fd is not None:
+                    timer.arm(deadline)
+                    events = ep.poll()
+                else:
+                    events = ep.poll(max(0.0, deadline - monotonic()))
+                with lock:
+                    prog = self.program
+                    now = monotonic()
+                    for fd, _ev in events:
+                        entry = fd_port.get(fd)
+                        if entry is not None:
+                            port, recv = entry
+                            tm.note_activity()
+                            pc = pcap_in.get(port)
+                            for _ in range(RX_BATCH):
+                                try:
+                                    frame = recv(65535)
+                                except BlockingIOError:
+                                    break
+                                except OSError:
+                                    break
+                                if pc is not None:
+                                    pc.write(frame)
+                                if prog is not None:
+                                    self._ingress(prog, self._new_packet(prog, frame, port, now),
+                                                  now)
+                            if self._resubmits and prog is not None:
+                                self._run_resubmits(prog, now)
+                        elif fd == wake_fd:
+                            try:
+                                os.eventfd_read(wake_fd)
+                            except BlockingIOError:
+                                pass
+                            while self._inject:
+                                frame = self._inject.popleft()
+                                if prog is not None and self.cpu_port is not None:
+                                    tm.note_activity()
+                                    self._ingress(prog, self._new_packet(
+                                        prog, frame, self.cpu_port, now), now)
+                                    self._run_resubmits(prog, now)
+                        elif fd == timer.fd:
+                            timer.consume()
+                    now = monotonic()
+                    tm.run_due(now)
+                    if now >= next_carrier:
+                        self._poll_carrier()
+                        next_carrier = now + CARRIER_POLL_S
+        finally:
+            timer.close()
+            ep.close()

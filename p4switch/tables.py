@@ -1,0 +1,327 @@
+"""Match-action tables and action profiles of the loaded program, at run time.
+
+Lookup structures are chosen per table for the hot path: a dict for all-exact
+keys (one int for a one-field key, else a tuple), a dict per prefix length for
+lpm, and a priority-sorted list for ternary / range / optional keys.
+
+Priorities follow P4Runtime: a larger value wins. Entries of equal priority
+match in insertion order. Const entries from the JSON (where bmv2 uses "a
+lower value wins") are converted when loaded.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from p4switch.runtime_api import (
+    ActionCall,
+    DataplaneError,
+    IndirectTarget,
+    MatchKind,
+    MatchParam,
+)
+
+
+class Entry:
+    """One table entry (or a table's default entry, handle -1)."""
+
+    __slots__ = ("action", "args", "handle", "key", "priority", "nbytes", "npkts",
+                 "member", "group", "meter", "const", "match")
+
+    def __init__(self, action: int, args: tuple[int, ...], handle: int = -1,
+                 key: tuple = (), priority: int = 0):
+        self.action = action
+        self.args = args
+        self.handle = handle
+        self.key = key
+        self.priority = priority
+        self.nbytes = 0
+        self.npkts = 0
+        self.member: int | None = None
+        self.group: int | None = None
+        self.meter = None
+        self.const = False
+        self.match: tuple = ()
+
+
+class KeyField:
+    """One key field of a table: its match kind and width in bits."""
+
+    __slots__ = ("kind", "width", "name")
+
+    def __init__(self, kind: str, width: int, name: str):
+        self.kind = kind
+        self.width = width
+        self.name = name
+
+
+class ActionProfile:
+    """Members (action calls) and groups of members; groups select a member by hash."""
+
+    def __init__(self, name: str, max_size: int, action_ids: dict[str, int],
+                 action_arity: dict[int, int]):
+        self.name = name
+        self.max_size = max_size
+        self.members: dict[int, tuple[int, tuple[int, ...]]] = {}
+        self.groups: dict[int, list[int]] = {}
+        self._action_ids = action_ids
+        self._arity = action_arity
+
+    def _resolve_call(self, call: ActionCall) -> tuple[int, tuple[int, ...]]:
+        aid = self._action_ids.get(call.action)
+        if aid is None:
+            raise DataplaneError(f"action profile {self.name}: unknown action {call.action!r}")
+        if len(call.args) != self._arity[aid]:
+            raise DataplaneError(
+                f"action {call.action}: expected {self._arity[aid]} args, got {len(call.args)}")
+        return aid, tuple(call.args)
+
+    def add_member(self, member_id: int, call: ActionCall) -> None:
+        if member_id in self.members:
+            raise DataplaneError(f"action profile {self.name}: member {member_id} exists")
+        self.members[member_id] = self._resolve_call(call)
+
+    def modify_member(self, member_id: int, call: ActionCall) -> None:
+        if member_id not in self.members:
+            raise DataplaneError(f"action profile {self.name}: no member {member_id}")
+        self.members[member_id] = self._resolve_call(call)
+
+    def delete_member(self, member_id: int) -> None:
+        if self.members.pop(member_id, None) is None:
+            raise DataplaneError(f"action profile {self.name}: no member {member_id}")
+        for members in self.groups.values():
+            while member_id in members:
+                members.remove(member_id)
+
+    def set_group(self, group_id: int, member_ids: list[int]) -> None:
+        for m in member_ids:
+            if m not in self.members:
+                raise DataplaneError(f"action profile {self.name}: no member {m}")
+        self.groups[group_id] = list(member_ids)
+
+    def delete_group(self, group_id: int) -> None:
+        if self.groups.pop(group_id, None) is None:
+            raise DataplaneError(f"action profile {self.name}: no group {group_id}")
+
+    def resolve(self, entry: Entry, hash_value: int) -> tuple[int, tuple[int, ...]]:
+        """(action id, args) for an indirect entry; (-1, ()) if it points nowhere."""
+        if entry.member is not None:
+            return self.members.get(entry.member, (-1, ()))
+        members = self.groups.get(entry.group)
+        if not members:
+            return -1, ()
+        return self.members.get(members[hash_value % len(members)], (-1, ()))
+
+
+class Table:
+    """A match-action table: entries by handle plus a lookup structure."""
+
+    def __init__(self, name: str, keys: list[KeyField], action_ids: dict[str, int],
+                 action_arity: dict[int, int], max_size: int, default: Entry,
+                 profile: ActionProfile | None = None, with_counters: bool = False):
+        self.name = name
+        self.keys = keys
+        self.action_ids = action_ids  # name -> JSON action id, for this table's actions
+        self.action_arity = action_arity
+        self.max_size = max_size
+        self.profile = profile
+        self.with_counters = with_counters
+        self.initial_default = default
+        self.default = default
+        self.default_const = False
+        self.entries: dict[int, Entry] = {}
+        self.const_entries = False
+        self._handles = itertools.count()
+        kinds = {k.kind for k in keys}
+        if kinds <= {"exact", "valid"}:
+            self.mode = "exact"
+        elif kinds <= {"exact", "valid", "lpm"} and sum(k.kind == "lpm" for k in keys) == 1:
+            self.mode = "lpm"
+            self.lpm_index = next(i for i, k in enumerate(keys) if k.kind == "lpm")
+        else:
+            self.mode = "ternary"
+        self.single = len(keys) == 1
+        # Lookup structures; the generated code holds references to these objects,
+        # so they are mutated in place, never replaced.
+        self.exact: dict = {}
+        self.lpm_levels: list[tuple[int, int, dict]] = []  # (prefix_len, mask, dict), longest first
+        self.sorted: list[Entry] = []
+
+    # -- lookups (the all-exact case is inlined by the generated code) --------
+    def lookup_lpm(self, key):
+        i = self.lpm_index
+        if self.single:
+            for _plen, mask, d in self.lpm_levels:
+                e = d.get(key & mask)
+                if e is not None:
+                    return e
+            return None
+        for _plen, mask, d in self.lpm_levels:
+            k = list(key)
+            k[i] &= mask
+            e = d.get(tuple(k))
+            if e is not None:
+                return e
+        return None
+
+    def lookup_ternary(self, key):
+        if self.single:
+            key = (key,)
+        for e in self.sorted:
+            for v, (lo, hi_or_mask, is_range) in zip(key, e.match):
+                if is_range:
+                    if v < lo or v > hi_or_mask:
+                        break
+                elif v & hi_or_mask != lo:
+                    break
+            else:
+                return e
+        return None
+
+    # -- control plane --------------------------------------------------------
+    def _check_key(self, key: list[MatchParam]) -> None:
+        if len(key) != len(self.keys):
+            raise DataplaneError(
+                f"table {self.name}: expected {len(self.keys)} key fields, got {len(key)}")
+
+    def _canonical(self, key: list[MatchParam]):
+        """(lookup key, match tuple, lpm prefix length) for an entry's key."""
+        self._check_key(key)
+        values = []
+        match = []
+        plen = None
+        for p, kf in zip(key, self.keys):
+            full = (1 << kf.width) - 1
+            kind = p.kind.value
+            if kind == "lpm" or (kf.kind == "lpm"):
+                pl = p.prefix_len if p.prefix_len is not None else kf.width
+                if pl < 0 or pl > kf.width:
+                    raise DataplaneError(f"table {self.name}: bad prefix length {pl}")
+                mask = full ^ ((1 << (kf.width - pl)) - 1)
+                values.append(p.value & mask)
+                match.append((p.value & mask, mask, False))
+                plen = pl
+            elif kind == "ternary":
+                mask = full if p.mask is None else p.mask & full
+                values.append((p.value & mask, mask))
+                match.append((p.value & mask, mask, False))
+            elif kind == "range":
+                hi = p.high if p.high is not None else full
+                values.append((p.value, hi))
+                match.append((p.value, hi, True))
+            elif kind == "optional":
+                mask = 0 if p.wildcard else full
+                values.append((p.value & mask, mask))
+                match.append((p.value & mask, mask, False))
+            else:  # exact, valid
+                values.append(p.value)
+                match.append((p.value, full, False))
+        lookup_key = values[0] if self.single else tuple(values)
+        return lookup_key, tuple(match), plen
+
+    def _make_entry(self, target: ActionCall | IndirectTarget, handle: int) -> Entry:
+        if isinstance(target, IndirectTarget):
+            if self.profile is None:
+                raise DataplaneError(f"table {self.name} is not indirect")
+            e = Entry(-1, (), handle)
+            e.member, e.group = target.member, target.group
+            return e
+        if self.profile is not None:
+            raise DataplaneError(f"table {self.name} is indirect: needs a member or group")
+        aid = self.action_ids.get(target.action)
+        if aid is None:
+            raise DataplaneError(f"table {self.name}: action {target.action!r} not allowed")
+        if len(target.args) != self.action_arity[aid]:
+            raise DataplaneError(
+                f"table {self.name}: action {target.action} takes "
+                f"{self.action_arity[aid]} args, got {len(target.args)}")
+        return Entry(aid, tuple(target.args), handle)
+
+    def add(self, key: list[MatchParam], target, priority: int = 0, const: bool = False) -> int:
+        if self.const_entries and not const:
+            raise DataplaneError(f"table {self.name} has const entries")
+        if len(self.entries) >= self.max_size:
+            raise DataplaneError(f"table {self.name} is full ({self.max_size} entries)")
+        lookup_key, match, plen = self._canonical(key)
+        handle = next(self._handles)
+        e = self._make_entry(target, handle)
+        e.key, e.match, e.priority, e.const = lookup_key, match, priority, const
+        if self.mode == "exact":
+            if lookup_key in self.exact:
+                raise DataplaneError(f"table {self.name}: duplicate entry")
+            self.exact[lookup_key] = e
+        elif self.mode == "lpm":
+            level = next((lv for lv in self.lpm_levels if lv[0] == plen), None)
+            if level is None:
+                w = self.keys[self.lpm_index].width
+                mask = ((1 << w) - 1) ^ ((1 << (w - plen)) - 1)
+                level = (plen, mask, {})
+                self.lpm_levels.append(level)
+                self.lpm_levels.sort(key=lambda lv: -lv[0])
+            if lookup_key in level[2]:
+                raise DataplaneError(f"table {self.name}: duplicate entry")
+            level[2][lookup_key] = e
+        else:
+            if any(o.match == match and o.priority == priority for o in self.sorted):
+                raise DataplaneError(f"table {self.name}: duplicate entry")
+            # Stable: among equal priorities the earlier entry stays first.
+            i = len(self.sorted)
+            while i > 0 and self.sorted[i - 1].priority < priority:
+                i -= 1
+            self.sorted.insert(i, e)
+        self.entries[handle] = e
+        return handle
+
+    def get(self, handle: int) -> Entry:
+        e = self.entries.get(handle)
+        if e is None:
+            raise DataplaneError(f"table {self.name}: no entry with handle {handle}")
+        return e
+
+    def modify(self, handle: int, target) -> None:
+        e = self.get(handle)
+        if e.const:
+            raise DataplaneError(f"table {self.name}: entry {handle} is const")
+        new = self._make_entry(target, handle)
+        # Mutate in place: the lookup structures hold this very object.
+        e.action, e.args, e.member, e.group = new.action, new.args, new.member, new.group
+
+    def delete(self, handle: int) -> None:
+        e = self.get(handle)
+        if e.const:
+            raise DataplaneError(f"table {self.name}: entry {handle} is const")
+        del self.entries[handle]
+        if self.mode == "exact":
+            del self.exact[e.key]
+        elif self.mode == "lpm":
+            for lv in self.lpm_levels:
+                if lv[2].get(e.key) is e:
+                    del lv[2][e.key]
+                    break
+        else:
+            self.sorted.remove(e)
+
+    def clear(self) -> None:
+        for handle, e in list(self.entries.items()):
+            if not e.const:
+                self.delete(handle)
+
+    def set_default(self, target: ActionCall | None) -> None:
+        if target is None:
+            self.default = self.initial_default
+            return
+        if self.default_const:
+            raise DataplaneError(f"table {self.name}: default action is const")
+        if isinstance(target, IndirectTarget):
+            raise DataplaneError(f"table {self.name}: default must be an action call")
+        aid = self.action_ids.get(target.action)
+        if aid is None:
+            raise DataplaneError(f"table {self.name}: action {target.action!r} not allowed")
+        if len(target.args) != self.action_arity[aid]:
+            raise DataplaneError(f"table {self.name}: action {target.action} takes "
+                                 f"{self.action_arity[aid]} args, got {len(target.args)}")
+        self.default = Entry(aid, tuple(target.args), -1)
+
+
+def match_kind(name: str) -> MatchKind:
+    return MatchKind(name)

@@ -1,0 +1,249 @@
+"""The traffic manager between ingress and egress, like bmv2's.
+
+Per egress port: `priority_queues` FIFOs (strict priority, the highest index
+is served first, as standard_metadata.priority 7 outranks 0), each holding at
+most `depth` packets; a packet arriving at a full queue is tail-dropped and
+counted (`drops[port].tail`, `Switch.tm_drops(port)`). A port serves its queues
+at a rate (packets/s and/or bits/s; unset = as fast as the switch runs) and
+hands each departing frame to the wire after a propagation delay. Egress
+processing runs when a packet leaves its queue, so enq_qdepth, deq_qdepth,
+deq_timedelta and egress_global_timestamp are what bmv2 would report.
+
+Timing is event driven: departures, delayed frames and recirculated packets are
+entries in one heap of deadlines; the switch's data-plane thread sleeps in
+epoll until the earliest one (no polling, no spinning).
+
+Recirculated packets wait `recirc_interval_us` (default 50 us) before each
+new ingress pass, as in a switch whose recirculation port has finite speed.
+When a recirculated packet comes back with nothing else having happened in the
+switch since the previous pass (no packet received or transmitted) the wait
+doubles, up to `recirc_idle_max_us` (default 1000 us), and it falls back to
+the base interval on the next real event. A packet a P4 program holds by
+recirculation (waiting for credit or for a pause to end) therefore costs at
+most ~1000 passes per second while nothing changes, and reacts within one base
+interval once something does.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections import deque
+from collections.abc import Callable
+
+DEFAULT_DEPTH = 64  # packets, bmv2's default
+
+_DEPART, _WIRE, _RECIRC = 0, 1, 2
+
+
+class PortDrops:
+    """Packets dropped at one egress port, by reason."""
+
+    __slots__ = ("tail", "port_down", "tx_error", "bad_priority")
+
+    def __init__(self):
+        self.tail = 0
+        self.port_down = 0
+        self.tx_error = 0
+        self.bad_priority = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+
+class PortQueue:
+    __slots__ = ("port", "queues", "depth", "rate_pps", "rate_bps", "delay_s", "next_free",
+                 "scheduled", "up", "drops", "unlimited")
+
+    def __init__(self, port: int, nprio: int, depth: int):
+        self.port = port
+        self.queues = [deque() for _ in range(nprio)]
+        self.depth = depth
+        self.rate_pps: float | None = None
+        self.rate_bps: float | None = None
+        self.delay_s = 0.0
+        self.next_free = 0.0
+        self.scheduled = False
+        self.up = True
+        self.drops = PortDrops()
+        self.unlimited = True
+
+    def service_time(self, nbytes: int) -> float:
+        t = 0.0
+        if self.rate_pps:
+            t = 1.0 / self.rate_pps
+        if self.rate_bps:
+            t = max(t, nbytes * 8.0 / self.rate_bps)
+        return t
+
+    def occupancy(self) -> int:
+        return sum(len(q) for q in self.queues)
+
+
+class TrafficManager:
+    """Egress queues, port schedulers and the timer heap of one switch."""
+
+    def __init__(self, priority_queues: int = 1, recirc_interval_us: float = 50.0,
+                 recirc_idle_max_us: float = 1000.0, t0: float = 0.0):
+        self.nprio = max(1, priority_queues)
+        self.ports: dict[int, PortQueue] = {}
+        self.timers: list = []
+        self._seq = itertools.count()
+        self.t0 = t0
+        self.recirc_base = recirc_interval_us * 1e-6
+        self.recirc_max = max(recirc_idle_max_us, recirc_interval_us) * 1e-6
+        self._recirc_delay = self.recirc_base
+        self._quiet = False
+        # Wired by the switch:
+        self.egress: Callable[[int, list], bytes | None] = lambda port, S: None
+        self.send: Callable[[int, bytes], bool] = lambda port, frame: True
+        self.reinject: Callable[[list], None] = lambda S: None
+        self.set_layout({})
+
+    def set_layout(self, std: dict[str, int]) -> None:
+        """Slots of the standard metadata fields in the loaded program's S."""
+        self.s_enq_ts = std.get("enq_timestamp", 0)
+        self.s_enq_qd = std.get("enq_qdepth", 0)
+        self.s_deq_td = std.get("deq_timedelta", 0)
+        self.s_deq_qd = std.get("deq_qdepth", 0)
+        self.s_eg_ts = std.get("egress_global_timestamp", 0)
+        self.s_prio = std.get("priority", 0)
+
+    def port(self, port: int) -> PortQueue:
+        pq = self.ports.get(port)
+        if pq is None:
+            pq = self.ports[port] = PortQueue(port, self.nprio, DEFAULT_DEPTH)
+        return pq
+
+    def set_params(self, port: int, rate_pps: float | None = None,
+                   rate_bps: float | None = None, delay_us: float | None = None,
+                   depth: int | None = None) -> None:
+        """Set what is given; a rate of 0 means unlimited."""
+        pq = self.port(port)
+        if rate_pps is not None:
+            pq.rate_pps = rate_pps or None
+        if rate_bps is not None:
+            pq.rate_bps = rate_bps or None
+        if delay_us is not None:
+            pq.delay_s = delay_us * 1e-6
+        if depth is not None:
+            if depth < 1:
+                raise ValueError(f"queue depth must be at least 1 packet, got {depth}")
+            pq.depth = depth
+        pq.unlimited = not pq.rate_pps and not pq.rate_bps
+
+    def flush(self) -> None:
+        """Forget every queued, delayed and recirculating packet (program swap)."""
+        for pq in self.ports.values():
+            for q in pq.queues:
+                q.clear()
+            pq.scheduled = False
+        self.timers.clear()
+
+    def note_activity(self) -> None:
+        self._quiet = False
+        self._recirc_delay = self.recirc_base
+
+    # -- hot path ------------------------------------------------------------------------
+    def enqueue(self, port: int, S: list, now: float) -> None:
+        pq = self.ports.get(port)
+        if pq is None:
+            pq = self.port(port)
+        if not pq.up:
+            pq.drops.port_down += 1
+            return
+        if self.nprio > 1:
+            prio = S[self.s_prio]
+            if prio >= self.nprio:
+                pq.drops.bad_priority += 1
+                return
+            q = pq.queues[prio]
+        else:
+            q = pq.queues[0]
+        n = len(q)
+        if n >= pq.depth:
+            pq.drops.tail += 1
+            return
+        S[self.s_enq_ts] = int((now - self.t0) * 1e6)
+        S[self.s_enq_qd] = n
+        q.append(S)
+        if not pq.scheduled:
+            if pq.unlimited:
+                self._drain(pq, now)
+            else:
+                pq.scheduled = True
+                heapq.heappush(self.timers, (max(now, pq.next_free), next(self._seq),
+                                             _DEPART, pq))
+
+    def _drain(self, pq: PortQueue, now: float) -> None:
+        """Serve an unlimited-rate port until its queues are empty."""
+        pq.scheduled = True  # re-entrant enqueues (egress clones) just append
+        try:
+            while True:
+                for q in reversed(pq.queues):
+                    if q:
+                        break
+                else:
+                    return
+                self._depart_one(pq, q, now)
+        finally:
+            pq.scheduled = False
+
+    def _depart_one(self, pq: PortQueue, q: deque, t: float) -> int:
+        S = q.popleft()
+        us = int((t - self.t0) * 1e6)
+        S[self.s_deq_qd] = len(q)
+        S[self.s_deq_td] = us - S[self.s_enq_ts]
+        S[self.s_eg_ts] = us
+        frame = self.egress(pq.port, S)
+        if frame is None:
+            return 0
+        self._quiet = False
+        if pq.delay_s:
+            heapq.heappush(self.timers, (t + pq.delay_s, next(self._seq), _WIRE,
+                                         (pq.port, frame)))
+        elif not self.send(pq.port, frame):
+            pq.drops.tx_error += 1
+        return len(frame)
+
+    def recirculate(self, S: list, now: float) -> None:
+        if self._quiet:
+            self._recirc_delay = min(self._recirc_delay * 2, self.recirc_max)
+        else:
+            self._recirc_delay = self.recirc_base
+        heapq.heappush(self.timers, (now + self._recirc_delay, next(self._seq), _RECIRC, S))
+
+    def next_deadline(self) -> float | None:
+        return self.timers[0][0] if self.timers else None
+
+    def run_due(self, now: float) -> None:
+        """Run every timer whose deadline has passed."""
+        timers = self.timers
+        while timers and timers[0][0] <= now:
+            t, _seq, kind, arg = heapq.heappop(timers)
+            if kind == _DEPART:
+                pq = arg
+                pq.scheduled = False
+                for q in reversed(pq.queues):
+                    if q:
+                        break
+                else:
+                    continue
+                if not pq.up:
+                    pq.drops.port_down += len(q)
+                    q.clear()
+                    continue
+                # Keep the ideal timeline: a late timer catches up with a burst.
+                start = max(t, pq.next_free)
+                nbytes = self._depart_one(pq, q, start)
+                pq.next_free = start + pq.service_time(nbytes or 64)
+                if any(pq.queues):
+                    pq.scheduled = True
+                    heapq.heappush(timers, (pq.next_free, next(self._seq), _DEPART, pq))
+            elif kind == _WIRE:
+                port, frame = arg
+                if not self.send(port, frame):
+                    self.port(port).drops.tx_error += 1
+            else:
+                self._quiet = True
+                self.reinject(arg)

@@ -1,0 +1,401 @@
+"""v1model semantics of the embedded switch, on hand-written bmv2 JSON through
+Switch.process() (no queue timing)."""
+
+from __future__ import annotations
+
+import zlib
+
+import pytest
+from bmv2json import (
+    ETHERNET,
+    IPV4ISH,
+    assign,
+    ethernet_program,
+    expr,
+    extract,
+    field,
+    frame,
+    hexstr,
+    prim,
+    rt,
+)
+
+from p4switch.runtime_api import ActionCall, MatchKind, MatchParam, Replica
+from p4switch.switch import Switch
+
+SM = {"type": "header", "value": "standard_metadata"}
+
+
+def switch_for(p, **kw) -> Switch:
+    sw = Switch({1: "p1", 2: "p2", 3: "p3"}, **kw)
+    sw.load_program(p.build())
+    return sw
+
+
+def exact(v):
+    return MatchParam(MatchKind.EXACT, v)
+
+
+def fwd(port):
+    return ActionCall("forward", (port,))
+
+
+def test_exact_table_forwards_by_destination_and_default_drops():
+    p = ethernet_program()
+    p.table("ingress", "fwd", [("exact", ["ethernet", "dst"])], ["forward", "drop"],
+            default=("drop", []))
+    sw = switch_for(p)
+    sw.table_add("fwd", [exact(0xB2)], fwd(2))
+    f = frame(ipv4={})
+    assert sw.process(1, f) == [(2, f)]
+    assert sw.process(1, frame(dst=0x99)) == []
+
+
+def test_parser_select_default_and_short_packet_sets_parser_error():
+    p = ethernet_program().scalar("err", 32)
+    p.action("save_error", [], [
+        assign(field("scalars", "err"), field("standard_metadata", "parser_error")),
+        assign(field("standard_metadata", "egress_spec"), hexstr(2)),
+        assign(field("ethernet", "src"), field("standard_metadata", "parser_error"))])
+    p.run("ingress", "save_error")
+    sw = switch_for(p)
+    # Non-IPv4 EtherType: only ethernet parsed, no error.
+    [(port, out)] = sw.process(1, frame(ether_type=0x88B5, payload=b"xyz"))
+    assert port == 2 and out[6:12] == bytes(6) and out.endswith(b"xyz")
+    # IPv4 EtherType but truncated header: PacketTooShort (1), ingress still runs.
+    [(port, out)] = sw.process(1, frame(payload=b"\x45\x00"))
+    assert int.from_bytes(out[6:12], "big") == 1
+    assert out.endswith(b"\x45\x00")
+
+
+def test_lpm_picks_longest_prefix():
+    p = ethernet_program()
+    p.table("ingress", "route", [("lpm", ["ipv4", "dst"])], ["forward", "drop"],
+            default=("drop", []), match_type="lpm")
+    sw = switch_for(p)
+    sw.table_add("route", [MatchParam(MatchKind.LPM, 0x0A000000, prefix_len=8)], fwd(1))
+    sw.table_add("route", [MatchParam(MatchKind.LPM, 0x0A000200, prefix_len=24)], fwd(3))
+    assert sw.process(2, frame(ipv4={"dst": 0x0A000205}))[0][0] == 3
+    assert sw.process(2, frame(ipv4={"dst": 0x0A010205}))[0][0] == 1
+    assert sw.process(2, frame(ipv4={"dst": 0x0B000205})) == []
+
+
+def test_ternary_higher_priority_wins_regardless_of_insertion_order():
+    p = ethernet_program()
+    p.table("ingress", "acl", [("ternary", ["ipv4", "src"]), ("range", ["ipv4", "ttl"])],
+            ["forward", "drop"], default=("drop", []), match_type="range")
+    sw = switch_for(p)
+    anything = MatchParam(MatchKind.RANGE, 0, high=255)
+    sw.table_add("acl", [MatchParam(MatchKind.TERNARY, 0, mask=0), anything], fwd(1), priority=1)
+    sw.table_add("acl", [MatchParam(MatchKind.TERNARY, 0x0A000000, mask=0xFF000000),
+                         MatchParam(MatchKind.RANGE, 10, high=100)], fwd(3), priority=10)
+    assert sw.process(2, frame(ipv4={"src": 0x0A0000FF, "ttl": 64}))[0][0] == 3
+    assert sw.process(2, frame(ipv4={"src": 0x0A0000FF, "ttl": 200}))[0][0] == 1
+    assert sw.process(2, frame(ipv4={"src": 0x0B0000FF, "ttl": 64}))[0][0] == 1
+
+
+def test_table_delete_and_modify_and_default():
+    p = ethernet_program()
+    p.table("ingress", "fwd", [("exact", ["ethernet", "dst"])], ["forward", "drop"],
+            default=("drop", []))
+    sw = switch_for(p)
+    h = sw.table_add("fwd", [exact(0xB2)], fwd(2))
+    sw.table_modify("fwd", h, fwd(3))
+    assert sw.process(1, frame())[0][0] == 3
+    sw.table_delete("fwd", h)
+    assert sw.process(1, frame()) == []
+    sw.table_set_default("fwd", fwd(1))
+    assert sw.process(2, frame())[0][0] == 1
+    sw.table_set_default("fwd", None)
+    assert sw.process(2, frame()) == []
+
+
+def test_counters_count_packets_and_bytes_and_direct_counters_count_hits():
+    p = ethernet_program().counter("rx", 8)
+    p.action("count_and_fwd", [("port", 9)], [
+        prim("count", {"type": "counter_array", "value": "rx"},
+             field("standard_metadata", "ingress_port")),
+        assign(field("standard_metadata", "egress_spec"), rt(0))])
+    p.table("ingress", "fwd", [("exact", ["ethernet", "dst"])], ["count_and_fwd", "drop"],
+            default=("drop", []), with_counters=True)
+    sw = switch_for(p)
+    h = sw.table_add("fwd", [exact(0xB2)], ActionCall("count_and_fwd", (2,)))
+    f = frame(ipv4={})
+    sw.process(3, f)
+    sw.process(3, f)
+    sw.process(3, frame(dst=1))
+    assert sw.counter_read("rx", 3) == (2 * len(f), 2)
+    assert sw.direct_counter_read("fwd", h) == (2 * len(f), 2)
+    sw.counter_write("rx", 3, 0, 0)
+    assert sw.counter_read("rx", 3) == (0, 0)
+
+
+def test_register_read_modify_write_keeps_per_port_packet_count():
+    p = ethernet_program().register("seen", 4, 8).scalar("tmp", 8)
+    reg = {"type": "register_array", "value": "seen"}
+    port = field("standard_metadata", "ingress_port")
+    p.action("bump", [], [
+        prim("register_read", field("scalars", "tmp"), reg, port),
+        assign(field("scalars", "tmp"),
+               expr("&", expr("+", field("scalars", "tmp"), hexstr(1)), hexstr(0xFF))),
+        prim("register_write", reg, port, field("scalars", "tmp")),
+        assign(field("ethernet", "src"), field("scalars", "tmp")),
+        assign(field("standard_metadata", "egress_spec"), hexstr(1))])
+    p.run("ingress", "bump")
+    sw = switch_for(p)
+    sw.register_write("seen", 2, 254)
+    assert sw.process(2, frame())[0][1][11] == 255
+    assert sw.process(2, frame())[0][1][11] == 0  # wraps at the register's 8 bits
+    assert sw.register_read("seen", 2) == 0
+
+
+def test_header_validity_add_and_remove_changes_the_frame():
+    p = ethernet_program()
+    p.action("strip_ip", [], [prim("remove_header", {"type": "header", "value": "ipv4"}),
+                              assign(field("standard_metadata", "egress_spec"), hexstr(2))])
+    p.action("add_ip", [], [prim("add_header", {"type": "header", "value": "ipv4"}),
+                            assign(field("ipv4", "ttl"), hexstr(7)),
+                            assign(field("standard_metadata", "egress_spec"), hexstr(3))])
+    p.conditional("ingress", "has_ip", expr("d2b", None, field("ipv4", "$valid$")),
+                  "tbl_strip", "tbl_add", init=True)
+    p.table("ingress", "tbl_strip", [], ["strip_ip"], default=("strip_ip", []))
+    p.table("ingress", "tbl_add", [], ["add_ip"], default=("add_ip", []))
+    p._pipeline("ingress")["init_table"] = "has_ip"
+    sw = switch_for(p)
+    [(port, out)] = sw.process(1, frame(ipv4={}, payload=b"P"))
+    assert port == 2 and out == frame(payload=b"P")
+    [(port, out)] = sw.process(1, frame(ether_type=0x0801, payload=b"P"))
+    assert port == 3 and len(out) == 14 + 20 + 1 and out[14 + 8] == 7 and out[14] == 0
+
+
+def test_mark_to_drop_in_egress_drops():
+    p = ethernet_program()
+    p.table("ingress", "fwd", [("exact", ["ethernet", "dst"])], ["forward"],
+            default=("forward", [2]))
+    p.table("egress", "egress_acl", [("exact", ["standard_metadata", "egress_port"])],
+            ["drop", "NoAction"], default=("NoAction", []))
+    sw = switch_for(p)
+    sw.table_add("egress_acl", [exact(2)], ActionCall("drop"))
+    assert sw.process(1, frame()) == []
+    sw.table_set_default("fwd", fwd(3))
+    assert sw.process(1, frame())[0][0] == 3
+
+
+def test_multicast_replicates_with_egress_rid():
+    p = ethernet_program()
+    p.action("flood", [], [assign(field("standard_metadata", "mcast_grp"), hexstr(5))])
+    p.action("mark_rid", [], [assign(field("ethernet", "src"),
+                                     field("standard_metadata", "egress_rid"))])
+    p.run("ingress", "flood")
+    p.run("egress", "mark_rid")
+    sw = switch_for(p)
+    sw.mc_group_set(5, [Replica(1, 10), Replica(3, 30)])
+    out = sw.process(2, frame())
+    assert sorted((port, f[11]) for port, f in out) == [(1, 10), (3, 30)]
+
+
+def test_clone_i2e_sends_original_copy_with_instance_type():
+    p = ethernet_program().scalar("mark", 8)
+    p.field_list(1, [["scalars", "mark"]])
+    p.action("clone_and_fwd", [], [
+        assign(field("scalars", "mark"), hexstr(0x42)),
+        assign(field("ethernet", "dst"), hexstr(0xFFFF)),
+        prim("clone_ingress_pkt_to_egress", hexstr(7), hexstr(1)),
+        assign(field("standard_metadata", "egress_spec"), hexstr(2))])
+    p.action("stamp", [], [
+        assign(field("ethernet", "src"),
+               expr("|", expr("<<", field("standard_metadata", "instance_type"), hexstr(8)),
+                    field("scalars", "mark")))])
+    p.run("ingress", "clone_and_fwd")
+    p.run("egress", "stamp")
+    sw = switch_for(p)
+    sw.clone_session_set(7, [Replica(3)])
+    out = dict(sw.process(1, frame()))
+    assert out[2][:6] == (0xFFFF).to_bytes(6, "big")
+    assert out[3][:6] == (0xB2).to_bytes(6, "big")  # the clone is the original frame
+    assert out[3][10:12] == bytes([1, 0x42])  # INGRESS_CLONE, field list preserved
+    assert out[2][10:12] == bytes([0, 0x42])
+
+
+def test_clone_e2e_and_truncate():
+    p = ethernet_program()
+    p.action("clone_e2e", [], [prim("clone_egress_pkt_to_egress", hexstr(3), hexstr(0))])
+    p.conditional("egress", "is_normal",
+                  expr("==", field("standard_metadata", "instance_type"), hexstr(0)),
+                  "tbl_clone", None)
+    p.table("egress", "tbl_clone", [], ["clone_e2e"], default=("clone_e2e", []))
+    p.table("ingress", "fwd", [], ["forward"], default=("forward", [2]))
+    sw = switch_for(p)
+    sw.clone_session_set(3, [Replica(1)], packet_length_bytes=14)
+    out = dict(sw.process(3, frame(payload=b"x" * 50)))
+    assert len(out[2]) == 64 and out[1] == frame()
+
+
+def test_recirculate_preserves_field_list_until_done():
+    p = ethernet_program().scalar("passes", 8)
+    p.field_list(2, [["scalars", "passes"]])
+    p.action("count_pass", [], [
+        assign(field("scalars", "passes"),
+               expr("&", expr("+", field("scalars", "passes"), hexstr(1)), hexstr(0xFF))),
+        assign(field("standard_metadata", "egress_spec"), hexstr(2)),
+        assign(field("ethernet", "src"), field("scalars", "passes"))])
+    p.action("recirc", [], [prim("recirculate", hexstr(2))])
+    p.run("ingress", "count_pass")
+    p.conditional("egress", "again", expr("<", field("scalars", "passes"), hexstr(3)),
+                  "tbl_recirc", None)
+    p.table("egress", "tbl_recirc", [], ["recirc"], default=("recirc", []))
+    sw = switch_for(p)
+    [(port, out)] = sw.process(1, frame())
+    assert port == 2 and out[11] == 3
+
+
+def test_resubmit_runs_ingress_again_with_instance_type_6():
+    p = ethernet_program()
+    p.action("resub", [], [prim("resubmit", hexstr(0))])
+    p.action("out", [], [assign(field("standard_metadata", "egress_spec"), hexstr(3)),
+                         assign(field("ethernet", "src"),
+                                field("standard_metadata", "instance_type"))])
+    p.conditional("ingress", "first",
+                  expr("==", field("standard_metadata", "instance_type"), hexstr(0)),
+                  "tbl_resub", "tbl_out")
+    p.table("ingress", "tbl_resub", [], ["resub"], default=("resub", []))
+    p.table("ingress", "tbl_out", [], ["out"], default=("out", []))
+    p._pipeline("ingress")["init_table"] = "first"
+    sw = switch_for(p)
+    [(port, out)] = sw.process(1, frame())
+    assert port == 3 and out[11] == 6
+
+
+def test_hash_crc32_of_fields_matches_zlib():
+    p = ethernet_program().scalar("h", 32)
+    p.calculation("flow_hash", "crc32", [field("ipv4", "src"), field("ipv4", "dst")])
+    p.action("hash_it", [], [
+        prim("modify_field_with_hash_based_offset", field("scalars", "h"), hexstr(0),
+             {"type": "calculation", "value": "flow_hash"}, hexstr(1 << 32)),
+        assign(field("ipv4", "src"), field("scalars", "h")),
+        assign(field("standard_metadata", "egress_spec"), hexstr(1))])
+    p.run("ingress", "hash_it")
+    sw = switch_for(p)
+    [(_port, out)] = sw.process(2, frame(ipv4={"src": 0x01020304, "dst": 0x05060708}))
+    want = zlib.crc32(bytes([1, 2, 3, 4, 5, 6, 7, 8]))
+    assert int.from_bytes(out[14 + 12:14 + 16], "big") == want
+
+
+def test_packet_in_and_packet_out_through_cpu_port():
+    p = ethernet_program()
+    p.table("ingress", "fwd", [("exact", ["standard_metadata", "ingress_port"])],
+            ["forward", "drop"], default=("drop", []))
+    sw = Switch({1: "p1", 2: "p2"}, cpu_port=64)
+    sw.load_program(p.build())
+    sw.table_add("fwd", [exact(1)], fwd(64))
+    sw.table_add("fwd", [exact(64)], fwd(2))
+    got = []
+    sw.set_packet_in_handler(got.append)
+    f = frame()
+    assert sw.process(1, f) == [(64, f)]
+    assert got == [f]
+    assert sw.process(64, f) == [(2, f)]
+
+
+def test_digest_reports_learn_list_fields():
+    p = ethernet_program()
+    p.j["learn_lists"].append({"id": 1, "name": "mac_learn", "elements": [
+        {"type": "field", "value": ["ethernet", "src"]},
+        {"type": "field", "value": ["standard_metadata", "ingress_port"]}]})
+    p.action("learn", [], [prim("generate_digest", hexstr(1024), hexstr(1))])
+    p.run("ingress", "learn")
+    sw = switch_for(p)
+    got = []
+    sw.set_digest_handler(lambda name, vals: got.append((name, vals)))
+    sw.process(3, frame(src=0xA1))
+    assert got == [("mac_learn", (0xA1, 3))]
+
+
+def test_assert_failure_drops_the_packet_but_switch_survives():
+    p = ethernet_program()
+    p.action("check", [], [prim("assert", expr("==", field("ethernet", "ether_type"),
+                                               hexstr(0x0800))),
+                           assign(field("standard_metadata", "egress_spec"), hexstr(2))])
+    p.run("ingress", "check")
+    sw = switch_for(p)
+    assert sw.process(1, frame(ether_type=0x86DD)) == []
+    assert sw.process(1, frame())[0][0] == 2
+    assert sw.pipeline_errors == 1
+
+
+def test_header_stack_extract_and_pop():
+    p = ethernet_program()
+    p.j["header_types"].append({"name": "tag_t", "id": 99, "fields": [["v", 8], ["bos", 8]]})
+    for i in range(3):
+        p.j["headers"].append({"name": f"tags[{i}]", "id": 100 + i, "header_type": "tag_t",
+                               "metadata": False})
+    p.j["header_stacks"].append({"name": "tags", "id": 0, "header_type": "tag_t",
+                                 "header_ids": [100, 101, 102]})
+    p.j["deparsers"][0]["order"] = ["ethernet", "tags[0]", "tags[1]", "tags[2]"]
+    states = p.j["parsers"][0]["parse_states"]
+    states.clear()
+    p.state("start", [extract("ethernet")], key=[field("ethernet", "ether_type")],
+            transitions=[(0x9999, None, "parse_tag"), (None, None, None)])
+    p.state("parse_tag", [{"op": "extract", "parameters": [{"type": "stack",
+                                                            "value": "tags"}]}],
+            key=[{"type": "stack_field", "value": ["tags", "bos"]}],
+            transitions=[(0, None, "parse_tag"), (None, None, None)])
+    p.action("pop1", [], [prim("pop", {"type": "header_stack", "value": "tags"}, hexstr(1)),
+                          assign(field("standard_metadata", "egress_spec"), hexstr(2))])
+    p.run("ingress", "pop1")
+    sw = switch_for(p)
+    tags = bytes([1, 0, 2, 0, 3, 1])
+    [(_port, out)] = sw.process(1, frame(ether_type=0x9999, payload=tags + b"pl"))
+    assert out == frame(ether_type=0x9999, payload=bytes([2, 0, 3, 1]) + b"pl")
+
+
+def test_tables_chain_with_hit_miss_next_tables():
+    p = ethernet_program()
+    p.action("set_src", [("v", 48)], [assign(field("ethernet", "src"), rt(0))])
+    p.table("ingress", "first", [("exact", ["ethernet", "dst"])], ["set_src", "NoAction"],
+            default=("NoAction", []), next_tables={"__HIT__": "hit_tbl", "__MISS__": "miss_tbl"})
+    p.table("ingress", "hit_tbl", [], ["forward"], default=("forward", [1]))
+    p.table("ingress", "miss_tbl", [], ["forward"], default=("forward", [3]))
+    sw = switch_for(p)
+    sw.table_add("first", [exact(0xB2)], ActionCall("set_src", (0x77,)))
+    [(port, out)] = sw.process(2, frame())
+    assert port == 1 and out[11] == 0x77
+    assert sw.process(2, frame(dst=5))[0][0] == 3
+
+
+def test_no_program_means_nothing_forwarded():
+    sw = Switch({1: "p1"})
+    with pytest.raises(Exception):
+        sw.process(1, frame())
+
+
+def test_ipv4_checksum_update_and_verify():
+    p = ethernet_program()
+    p.calculation("ipv4_csum", "csum16", [field("ipv4", n) for n, _w in IPV4ISH if n != "csum"])
+    p.j["checksums"] = [
+        {"name": "cks_v", "id": 0, "target": ["ipv4", "csum"], "type": "generic",
+         "calculation": "ipv4_csum", "verify": True, "update": False,
+         "if_cond": expr("d2b", None, field("ipv4", "$valid$"))},
+        {"name": "cks_u", "id": 1, "target": ["ipv4", "csum"], "type": "generic",
+         "calculation": "ipv4_csum", "verify": False, "update": True,
+         "if_cond": expr("d2b", None, field("ipv4", "$valid$"))}]
+    p.action("dec_ttl", [], [
+        assign(field("ipv4", "ttl"), expr("&", expr("-", field("ipv4", "ttl"), hexstr(1)),
+                                          hexstr(0xFF))),
+        assign(field("ethernet", "src"), field("standard_metadata", "checksum_error")),
+        assign(field("standard_metadata", "egress_spec"), hexstr(2))])
+    p.run("ingress", "dec_ttl")
+    sw = switch_for(p)
+    [(_p, out)] = sw.process(1, frame(ipv4={"csum": 0x1234}))
+    assert out[11] == 1  # bad checksum seen by verify
+    ip = out[14:34]
+    s = sum(int.from_bytes(ip[i:i + 2], "big") for i in range(0, 20, 2))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    assert s == 0xFFFF and ip[8] == 63  # updated checksum is valid after the TTL change
+    [(_p, out2)] = sw.process(1, out)
+    assert out2[11] == 0
+
+
+def test_ethernet_layout_matches_declaration():
+    assert sum(w for _n, w in ETHERNET) == 112

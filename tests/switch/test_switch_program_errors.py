@@ -1,0 +1,96 @@
+"""A malformed or unsupported bmv2 JSON is refused with a message naming the element."""
+
+from __future__ import annotations
+
+import pytest
+from bmv2json import assign, ethernet_program, field, frame, hexstr, prim
+
+from p4switch.program import Program, ProgramError
+from p4switch.switch import Switch
+
+
+def program_with_table(**table_overrides) -> dict:
+    p = ethernet_program()
+    p.table("ingress", "fwd", [("exact", ["ethernet", "dst"])], ["forward", "drop"],
+            default=("drop", []))
+    j = p.build()
+    j["pipelines"][0]["tables"][0].update(table_overrides)
+    return j
+
+
+def refused(j) -> str:
+    with pytest.raises(ProgramError) as e:
+        Program(j)
+    return str(e.value)
+
+
+def test_unknown_table_match_type_names_the_table():
+    msg = refused(program_with_table(match_type="foo"))
+    assert msg == "pipelines[0].tables[0]: unknown match_type 'foo'"
+
+
+def test_unknown_key_match_type_names_the_key():
+    j = program_with_table()
+    j["pipelines"][0]["tables"][0]["key"][0]["match_type"] = "fuzzy"
+    assert refused(j) == "pipelines[0].tables[0].key[0]: unknown match_type 'fuzzy'"
+
+
+def test_unknown_field_in_a_key():
+    j = program_with_table()
+    j["pipelines"][0]["tables"][0]["key"][0]["target"] = ["ethernet", "nope"]
+    assert "pipelines[0].tables[0].key[0]: header 'ethernet' has no field 'nope'" in refused(j)
+
+
+def test_unsupported_primitive_names_the_action():
+    p = ethernet_program()
+    p.action("weird", [], [prim("teleport", hexstr(1))])
+    p.run("ingress", "weird")
+    msg = refused(p.build())
+    assert "(weird).primitives[0]: unsupported primitive 'teleport'" in msg
+
+
+def test_unknown_next_state_names_the_parse_state():
+    j = ethernet_program().build()
+    j["parsers"][0]["parse_states"][0]["transitions"][0]["next_state"] = "nowhere"
+    assert refused(j) == ("parsers[0].parse_states[0] (start): unknown next_state 'nowhere'")
+
+
+def test_header_type_width_not_whole_bytes():
+    p = ethernet_program().header("odd", [["a", 3]])
+    assert "(odd): header width 3 bits is not a multiple of 8" in refused(p.build())
+
+
+def test_missing_pipeline_and_bad_top_level():
+    j = ethernet_program().build()
+    j["pipelines"] = j["pipelines"][:1]
+    assert "no pipeline named 'egress'" in refused(j)
+    assert "expected a JSON object" in refused([])
+
+
+def test_unknown_expression_op():
+    p = ethernet_program()
+    p.action("bad", [], [assign(field("ethernet", "src"), {
+        "type": "expression", "value": {"op": "**", "left": hexstr(1), "right": hexstr(2)}})])
+    p.run("ingress", "bad")
+    assert "unsupported expression op '**'" in refused(p.build())
+
+
+def test_failed_load_keeps_the_running_program():
+    p = ethernet_program()
+    p.run("ingress", "forward")
+    good = p.build()
+    good["pipelines"][0]["tables"][0]["default_entry"]["action_data"] = ["0x2"]
+    sw = Switch({1: "p1", 2: "p2"})
+    sw.load_program(good)
+    with pytest.raises(ProgramError):
+        sw.load_program(program_with_table(match_type="foo"))
+    assert sw.process(1, frame())[0][0] == 2
+
+
+def test_drop_primitive_param_is_optional():
+    p = ethernet_program()
+    p.action("d", [], [prim("mark_to_drop")])
+    p.run("ingress", "d")
+    sw = Switch({1: "p1"})
+    sw.load_program(p.build())
+    assert sw.process(1, frame()) == []

@@ -1,0 +1,97 @@
+"""The traffic manager on a virtual clock: depth, tail drop, rate, priority, delay."""
+
+from __future__ import annotations
+
+from p4switch.traffic_manager import TrafficManager
+
+STD = {"enq_timestamp": 1, "enq_qdepth": 2, "deq_timedelta": 3, "deq_qdepth": 4,
+       "egress_global_timestamp": 5, "priority": 6}
+
+
+def make_tm(nprio: int = 1):
+    tm = TrafficManager(priority_queues=nprio)
+    tm.set_layout(STD)
+    sent = []
+    tm.egress = lambda port, S: S[0]
+    tm.send = lambda port, frame: sent.append((port, frame)) or True
+    return tm, sent
+
+
+def pkt(name: bytes, prio: int = 0) -> list:
+    return [name, 0, 0, 0, 0, 0, prio]
+
+
+def test_full_queue_tail_drops_and_counts():
+    tm, sent = make_tm()
+    tm.set_params(1, rate_pps=1000, depth=3)
+    for i in range(5):
+        tm.enqueue(1, pkt(b"%d" % i), now=0.0)
+    assert tm.port(1).drops.tail == 2  # departures happen on the timer, after these
+    for t in (0.0, 0.001, 0.002, 0.003):
+        tm.run_due(t)
+    assert [f for _p, f in sent] == [b"0", b"1", b"2"]
+
+
+def test_rate_spaces_departures_and_fills_queue_metadata():
+    tm, sent = make_tm()
+    tm.set_params(2, rate_pps=100)
+    pkts = [pkt(b"a"), pkt(b"b"), pkt(b"c")]
+    for p in pkts:
+        tm.enqueue(2, p, now=0.0)
+    times = []
+    t = 0.0
+    while tm.next_deadline() is not None:
+        t = tm.next_deadline()
+        tm.run_due(t)
+        times.append(round(t, 6))
+    assert times == [0.0, 0.01, 0.02]
+    assert [p[2] for p in pkts] == [0, 1, 2]           # enq_qdepth
+    assert [p[4] for p in pkts] == [2, 1, 0]           # deq_qdepth
+    assert [p[3] for p in pkts] == [0, 10000, 20000]   # deq_timedelta, us
+    assert len(sent) == 3
+
+
+def test_strict_priority_serves_highest_queue_first():
+    tm, sent = make_tm(nprio=8)
+    tm.set_params(1, rate_pps=10)
+    tm.enqueue(1, pkt(b"low0", 0), now=0.0)
+    tm.run_due(0.0)
+    tm.enqueue(1, pkt(b"low1", 0), now=0.01)
+    tm.enqueue(1, pkt(b"high", 7), now=0.02)
+    while tm.next_deadline() is not None:
+        tm.run_due(tm.next_deadline())
+    assert [f for _p, f in sent] == [b"low0", b"high", b"low1"]
+
+
+def test_propagation_delay_holds_frames_on_the_wire():
+    tm, sent = make_tm()
+    tm.set_params(1, delay_us=500)
+    tm.enqueue(1, pkt(b"x"), now=1.0)
+    assert sent == [] and abs(tm.next_deadline() - 1.0005) < 1e-9
+    tm.run_due(1.0005)
+    assert sent == [(1, b"x")]
+
+
+def test_down_port_drops_and_counts():
+    tm, sent = make_tm()
+    tm.port(1).up = False
+    tm.enqueue(1, pkt(b"x"), now=0.0)
+    assert sent == [] and tm.port(1).drops.port_down == 1
+
+
+def test_idle_recirculation_backs_off_and_activity_resets():
+    tm, _sent = make_tm()
+    back = []
+    tm.reinject = back.append
+    delays = []
+    now = 0.0
+    for _ in range(8):
+        tm.recirculate(pkt(b"r"), now)
+        t = tm.next_deadline()
+        delays.append(round((t - now) * 1e6))
+        tm.run_due(t)
+        now = t
+    assert delays[0] == 50 and delays[-1] == 1000 and delays == sorted(delays)
+    tm.note_activity()
+    tm.recirculate(pkt(b"r"), now)
+    assert round((tm.next_deadline() - now) * 1e6) == 50
