@@ -1,0 +1,1 @@
+"""The subnet manager: P4Runtime clients, LID assignment, routing, address book."""

@@ -1,0 +1,1 @@
+"""Host side of fabriclab: frame formats, senders, capture and trace analysis."""
