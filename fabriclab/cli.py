@@ -39,7 +39,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(f"fabriclab: scenario {scenario.name} on {scenario.topology}, "
           f"flow control {scenario.flow_control.value}, target {target.value}")
     with StatusLine() as status:
-        result = run(scenario, target, Path(args.results), status)
+        result = run(scenario, target, Path(args.results), status, Path(args.program))
     metrics = result.metrics
     if "flows" in metrics:
         print(format_table(metrics))
@@ -100,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument("--fc", help="override the flow-control mode: lossy, pfc, credit")
     p_run.add_argument("--target", default="auto", help="embedded, bmv2 or auto")
     p_run.add_argument("--results", default=str(ROOT / "results"))
+    p_run.add_argument("--program", default=str(ROOT / "p4src" / "fabric.p4"),
+                       help="the P4 program the SM pushes (default p4src/fabric.p4)")
     p_run.set_defaults(func=_cmd_run)
     sub.add_parser("list", help="scenarios and topologies").set_defaults(func=_cmd_list)
     p_rep = sub.add_parser("report", help="show a run's results")

@@ -90,7 +90,7 @@ def _port_params(fabric: Fabric) -> dict[str, dict[int, str]]:
 
 
 def run(scenario: Scenario, target: Target, results_root: Path,
-        status: StatusLine | None = None) -> RunResult:
+        status: StatusLine | None = None, program_source: Path = FABRIC_P4) -> RunResult:
     status = status or StatusLine()
     run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{scenario.name}"
     run_dir = Path(results_root) / run_id
@@ -117,8 +117,8 @@ def run(scenario: Scenario, target: Target, results_root: Path,
             print(f"fabriclab: warning: {warning}", file=sys.stderr)
         if not fit.fits:
             raise capacity.CapacityError(fit.warnings[0])
-        status.set_phase(f"compiling {FABRIC_P4.name} ({target.value})")
-        program = compile_program(target, FABRIC_P4, ROOT / "build" / "p4")
+        status.set_phase(f"compiling {program_source.name} ({target.value})")
+        program = compile_program(target, program_source, ROOT / "build" / "p4")
         status.set_phase(f"starting {len(fabric.switches)} switches and {len(fabric.hosts)} hosts")
         net = start_network(fabric, target, ledger, run_dir / "logs", _port_params(fabric))
         metrics.update(_experiment(scenario, fabric, net, program, run_dir, ledger, status))
@@ -143,21 +143,17 @@ def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, progra
                 run_dir: Path, ledger: Ledger, status: StatusLine) -> dict:
     # Imported here: the controller and traffic talk to switches over the
     # network; nothing above needs them to build a fabric.
-    from controller.p4runtime_client import SwitchConnection
-    from controller.sm import SubnetManager
+    from controller.sm import SubnetManager, connect_switches
     from traffic.analysis import ReceiverTrace, analyze
     from traffic.capture import Capture
 
     status.set_phase("subnet manager: pipeline, LIDs, routes")
-    connections = {
-        sw.name: SwitchConnection(sw.name, net.grpc_addrs[sw.name], net.device_ids[sw.name])
-        for sw in fabric.switches
-    }
-    sm = SubnetManager(fabric, connections)
+    macs = {h.name: host_mac(int(h.name[1:])) for h in fabric.hosts}
+    t0 = time.monotonic()
+    sm = SubnetManager(fabric, connect_switches(fabric, net.grpc_addrs), host_macs=macs)
     try:
-        t0 = time.monotonic()
         sm.push_pipeline(program.p4info, program.bmv2_json)
-        sm.assign_lids(run_dir / "lids.json")
+        sm.assign_lids(run_dir / "guid2lid.json")
         sm.install_routes()
         sm.write_address_book(run_dir / "address_book.json")
         sm_seconds = time.monotonic() - t0
@@ -172,57 +168,62 @@ def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, progra
         try:
             status.set_phase(f"traffic: {traffic.frames} frames {traffic.src} -> {traffic.dst}")
             data_log = run_dir / "senders" / f"{traffic.src}-flow1.csv"
-            sender = _send(src, ledger, data_log, host_mac(int(traffic.src[1:])),
-                           host_mac(int(traffic.dst[1:])), lids[traffic.src], lids[traffic.dst],
-                           flow=1, count=traffic.frames, rate=traffic.rate_pps,
-                           payload=traffic.payload_bytes, timeout=scenario.duration_s)
-            checks = {}
-            check_log = None
-            if scenario.checks.unknown_dlid_frames:
-                status.set_phase("check: frames to an unknown DLID")
-                check_log = run_dir / "senders" / f"{traffic.src}-unknown-dlid.csv"
-                _send(src, ledger, check_log, host_mac(int(traffic.src[1:])),
-                      host_mac(int(traffic.dst[1:])), lids[traffic.src], UNKNOWN_DLID,
-                      flow=CHECK_FLOW_ID, count=scenario.checks.unknown_dlid_frames,
-                      rate=traffic.rate_pps, payload=traffic.payload_bytes, timeout=10)
-            time.sleep(0.3 + 2 * scenario.link.delay_us * len(fabric.switches) / 1e6)
+            sender = _send(src, ledger, data_log, macs[traffic.src], macs[traffic.dst],
+                           lids[traffic.src], lids[traffic.dst], flow=1, count=traffic.frames,
+                           rate=traffic.rate_pps, payload=traffic.payload_bytes,
+                           timeout=scenario.duration_s)
+            _drain(scenario, fabric)
         finally:
             stats = capture.stop()
         status.set_phase("reading counters and analysing")
-        counters = {sw.name: sm.read_drop_counters(sw.name) for sw in fabric.switches}
-        _write_json(run_dir / "counters.json", {
-            sw: {f"port{port}/{reason}": {"packets": p, "bytes": b}
-                 for (port, reason), (p, b) in per.items()}
-            for sw, per in counters.items()})
-        result = analyze([data_log], [ReceiverTrace(pcap, dlid=lids[traffic.dst])], [stats])
-        drops_by_reason: dict[str, int] = {}
-        for per in counters.values():
-            for (_port, reason), (packets, _bytes) in per.items():
-                if packets:
-                    drops_by_reason[reason] = drops_by_reason.get(reason, 0) + packets
-        if check_log is not None:
+        counters = _read_counters(sm, fabric)
+        _write_json(run_dir / "counters.json", _counters_json(counters))
+        result = analyze([data_log], [ReceiverTrace(pcap, dlid=lids[traffic.dst])], [stats],
+                         switch_drops=counters)
+        checks = {}
+        if scenario.checks.unknown_dlid_frames:
+            # A separate window after the data counters were read, so the data's
+            # loss accounting and this check do not mix.
+            status.set_phase("check: frames to an unknown DLID")
+            check_log = run_dir / "senders" / f"{traffic.src}-unknown-dlid.csv"
+            _send(src, ledger, check_log, macs[traffic.src], macs[traffic.dst],
+                  lids[traffic.src], UNKNOWN_DLID, flow=CHECK_FLOW_ID,
+                  count=scenario.checks.unknown_dlid_frames, rate=traffic.rate_pps,
+                  payload=traffic.payload_bytes, timeout=10)
+            _drain(scenario, fabric)
+            after = _read_counters(sm, fabric)
             src_switch, src_port = fabric.host_switch(traffic.src)
-            no_route = counters[src_switch].get((src_port, "no_route"), (0, 0))[0]
-            checks["unknown_dlid"] = {
-                "sent": scenario.checks.unknown_dlid_frames,
-                "dropped_no_route": no_route,
-                "switch": src_switch,
-                "ok": no_route == scenario.checks.unknown_dlid_frames,
-            }
-        result.update({
-            "drops_by_reason": drops_by_reason,
-            "unexplained_loss": max(0, result["lost"] - sum(drops_by_reason.get(r, 0) for r in
-                                                            ("tail", "headroom", "hoq_lifetime",
-                                                             "watchdog"))),
-            "checks": checks,
-            "sender": sender,
-            "sm_setup_s": round(sm_seconds, 3),
-            "topology": fabric.name,
-        })
+            key = (src_port, "no_route")
+            dropped = after[src_switch].get(key, (0, 0))[0] - counters[src_switch].get(
+                key, (0, 0))[0]
+            checks["unknown_dlid"] = {"dlid": UNKNOWN_DLID,
+                                      "sent": scenario.checks.unknown_dlid_frames,
+                                      "dropped_no_route": dropped, "switch": src_switch,
+                                      "port": src_port,
+                                      "ok": dropped == scenario.checks.unknown_dlid_frames}
+        result.update({"checks": checks, "sender": sender, "sm_setup_s": round(sm_seconds, 3),
+                       "topology": fabric.name})
         result["verdict"] = _verdict(scenario, result)
         return result
     finally:
         sm.close()
+
+
+def _drain(scenario: Scenario, fabric: Fabric) -> None:
+    """Wait until frames in flight have arrived: queues drain at the link rate."""
+    depth = scenario.link.buffer_pkts * max(1, len(fabric.switches))
+    time.sleep(0.3 + depth / scenario.link.rate_pps
+               + 2 * scenario.link.delay_us * len(fabric.switches) / 1e6)
+
+
+def _read_counters(sm, fabric: Fabric) -> dict[str, dict[tuple[int, str], tuple[int, int]]]:
+    return {sw.name: sm.read_drop_counters(sw.name) for sw in fabric.switches}
+
+
+def _counters_json(counters: dict) -> dict:
+    return {sw: {f"port{port}/{reason}": {"packets": p, "bytes": b}
+                 for (port, reason), (p, b) in sorted(per.items())}
+            for sw, per in counters.items()}
 
 
 def _send(host, ledger: Ledger, log: Path, src_mac: str, dst_mac: str, slid: int, dlid: int,

@@ -53,7 +53,8 @@ class P4Switch(Switch):
     def __init__(self, name: str, target: Target, device_id: int, grpc_port: int,
                  log_dir: Path, ledger: Ledger, port_params: dict[int, str] | None = None,
                  trace: bool = False, start_timeout: float = 10.0, **params) -> None:
-        super().__init__(name, inNamespace=False, **params)
+        params.setdefault("inNamespace", False)
+        super().__init__(name, **params)
         self.target = target
         self.device_id = device_id
         self.grpc_addr = f"127.0.0.1:{grpc_port}"

@@ -1,0 +1,83 @@
+"""The compile pipeline as one function: source file -> bmv2 JSON + P4Info."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import bmv2, ir, p4info, syntax, typecheck
+from .errors import Diagnostics
+from .preprocessor import Preprocessor
+
+
+@dataclass
+class CompileResult:
+    json: dict[str, Any]
+    p4info: Any                      # p4.config.v1.P4Info
+    typed: typecheck.TypedProgram
+    warnings: list[str] = field(default_factory=list)
+
+    def p4info_text(self) -> str:
+        return p4info.to_text(self.p4info)
+
+
+def compile_file(path: str, include_dirs: list[str] | None = None,
+                 defines: dict[str, str] | None = None) -> CompileResult:
+    pp = Preprocessor(include_dirs, defines)
+    source = pp.run(path)
+    return _compile(source, Path(path).name, pp.warnings)
+
+
+def compile_text(text: str, filename: str = "program.p4",
+                 include_dirs: list[str] | None = None,
+                 defines: dict[str, str] | None = None) -> CompileResult:
+    pp = Preprocessor(include_dirs, defines)
+    source = pp.run_text(text, filename)
+    return _compile(source, Path(filename).name, pp.warnings)
+
+
+def _compile(source: Any, program_name: str, warnings: list[str]) -> CompileResult:
+    diags = Diagnostics()
+    diags.warnings.extend(warnings)
+    tree = syntax.parse(source)
+    typed = typecheck.check(tree, diags)
+    json = bmv2.to_json(typed, program_name, diags)
+    info = p4info.build(typed)
+    return CompileResult(json, info, typed, diags.warnings)
+
+
+def dump_ir(typed: typecheck.TypedProgram) -> Any:
+    """The typed IR as plain data (`--dump-ir`)."""
+    blocks = {}
+    for role, b in typed.blocks.items():
+        blocks[role] = {
+            "kind": b.kind, "name": b.name,
+            "params": [{"name": p.name, "direction": p.direction, "type": str(p.type)}
+                       for p in b.params],
+            "variables": [{"name": v.unique, "type": str(v.type)} for v in b.variables],
+            "instances": [{"name": i.qualified, "type": str(i.type), "args": ir.dump(i.args)}
+                          for i in b.instances],
+            "actions": [{"name": a.qualified,
+                         "params": [{"name": p.name, "direction": p.direction,
+                                     "type": str(p.type)} for p in a.params],
+                         "body": ir.dump(a.body)} for a in b.actions],
+            "tables": [{"name": t.qualified,
+                        "keys": [{"name": k.name, "match_kind": k.match_kind,
+                                  "expr": ir.dump(k.expr)} for k in t.keys],
+                        "actions": [r.action.qualified for r in t.actions],
+                        "default_action": t.default_action.action.qualified
+                        if t.default_action else None,
+                        "size": t.size} for t in b.tables],
+            "states": ir.dump(b.states),
+            "body": ir.dump(b.body),
+        }
+    return {
+        "arch": typed.arch,
+        "types": [{"kind": s.kind, "name": s.name,
+                   "fields": [[f.name, str(f.type)] for f in s.fields]} for s in typed.structs],
+        "errors": typed.errors,
+        "headers_type": typed.headers_type.name if typed.headers_type else None,
+        "metadata_type": typed.metadata_type.name if typed.metadata_type else None,
+        "blocks": blocks,
+    }

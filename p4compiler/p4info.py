@@ -1,0 +1,447 @@
+"""P4Info (p4.config.v1) with p4c's naming and id rules.
+
+Ids are (resource-type prefix << 24) | (24 bits of a Jenkins one-at-a-time hash
+of the fully-qualified name), collisions resolved by probing upwards, names
+hashed in sorted order; @id annotations win (the prefix is added if missing).
+Aliases are the shortest unique dot-suffix over all names, as in p4c.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from p4.config.v1 import p4info_pb2
+
+from . import ir
+from .errors import CompileError, Location
+from .typecheck import ActionEntity, InstanceEntity, TableEntity, TypedProgram
+
+ACTION = p4info_pb2.P4Ids.ACTION
+TABLE = p4info_pb2.P4Ids.TABLE
+VALUE_SET = p4info_pb2.P4Ids.VALUE_SET
+CONTROLLER_HEADER = p4info_pb2.P4Ids.CONTROLLER_HEADER
+ACTION_PROFILE = p4info_pb2.P4Ids.ACTION_PROFILE
+COUNTER = p4info_pb2.P4Ids.COUNTER
+DIRECT_COUNTER = p4info_pb2.P4Ids.DIRECT_COUNTER
+METER = p4info_pb2.P4Ids.METER
+DIRECT_METER = p4info_pb2.P4Ids.DIRECT_METER
+REGISTER = p4info_pb2.P4Ids.REGISTER
+DIGEST = p4info_pb2.P4Ids.DIGEST
+
+_NOT_PREAMBLE_ANNOTATIONS = {"name", "id", "brief", "description", "hidden", "tableonly",
+                             "defaultonly", "match", "pure", "noSideEffects"}
+_MATCH_TYPES = {
+    "exact": p4info_pb2.MatchField.EXACT, "lpm": p4info_pb2.MatchField.LPM,
+    "ternary": p4info_pb2.MatchField.TERNARY, "range": p4info_pb2.MatchField.RANGE,
+    "optional": p4info_pb2.MatchField.OPTIONAL,
+}
+_COUNTER_UNITS = {
+    "packets": p4info_pb2.CounterSpec.PACKETS, "bytes": p4info_pb2.CounterSpec.BYTES,
+    "packets_and_bytes": p4info_pb2.CounterSpec.BOTH,
+}
+_METER_UNITS = {"packets": p4info_pb2.MeterSpec.PACKETS, "bytes": p4info_pb2.MeterSpec.BYTES}
+
+
+def jenkins_one_at_a_time(data: bytes) -> int:
+    """Bob Jenkins' one-at-a-time hash, 32-bit (p4c hashes P4Info names with it)."""
+    h = 0
+    for b in data:
+        h = (h + b) & 0xFFFFFFFF
+        h = (h + (h << 10)) & 0xFFFFFFFF
+        h ^= h >> 6
+    h = (h + (h << 3)) & 0xFFFFFFFF
+    h ^= h >> 11
+    h = (h + (h << 15)) & 0xFFFFFFFF
+    return h
+
+
+@dataclass
+class SymbolTable:
+    """Names per resource type and their ids, assigned the way p4c does."""
+
+    symbols: dict[int, dict[str, int | None]] = field(default_factory=dict)
+    assigned: set[int] = field(default_factory=set)
+    all_names: set[str] = field(default_factory=set)
+
+    def add(self, kind: int, name: str, annotations: tuple[ir.Annotation, ...] = (),
+            loc: Location | None = None) -> None:
+        table = self.symbols.setdefault(kind, {})
+        if name in table:
+            return
+        explicit = _id_annotation(annotations)
+        if explicit is not None:
+            prefix = kind << 24
+            if explicit & 0xFF000000 and explicit & 0xFF000000 != prefix:
+                raise CompileError(loc, f"{name}: @id has the wrong 8-bit prefix")
+            explicit |= prefix
+            if explicit in self.assigned:
+                raise CompileError(loc, f"@id {explicit} is assigned to multiple declarations")
+            self.assigned.add(explicit)
+        table[name] = explicit
+        self.all_names.add(name)
+
+    def assign_ids(self) -> None:
+        for kind in sorted(self.symbols):
+            table = self.symbols[kind]
+            for name in sorted(n for n, i in table.items() if i is None):
+                h = jenkins_one_at_a_time(name.encode())
+                for probe in range(1 << 24):
+                    ident = (kind << 24) | ((h + probe) & 0xFFFFFF)
+                    if ident not in self.assigned:
+                        break
+                else:
+                    raise CompileError(None, f"no available id to represent {name}")
+                self.assigned.add(ident)
+                table[name] = ident
+
+    def id(self, kind: int, name: str) -> int:
+        ident = self.symbols[kind][name]
+        assert ident is not None
+        return ident
+
+    def alias(self, name: str) -> str:
+        """The shortest dot-suffix of `name` that no other symbol shares."""
+        parts = name.split(".")
+        for n in range(1, len(parts) + 1):
+            suffix = ".".join(parts[-n:])
+            clash = any(other != name and (other == suffix or other.endswith("." + suffix))
+                        for other in self.all_names)
+            if not clash:
+                return suffix
+        return name
+
+
+def _id_annotation(annotations: tuple[ir.Annotation, ...]) -> int | None:
+    a = ir.annotation(annotations, "id")
+    if a is None:
+        return None
+    if not a.args or not isinstance(a.args[0], ir.Lit) or a.args[0].value < 0:
+        raise CompileError(a.loc, "@id should be an unsigned integer")
+    return a.args[0].value
+
+
+def _render_annotation(a: ir.Annotation) -> str:
+    if not a.args and not a.kv:
+        return f"@{a.name}"
+    parts = [_render_value(x) for x in a.args] + [f"{k}={_render_value(v)}" for k, v in a.kv]
+    return f"@{a.name}(" + ", ".join(parts) + ")"
+
+
+def _render_value(x: Any) -> str:
+    if isinstance(x, ir.StrLit):
+        return '"' + x.value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(x, ir.Lit):
+        return str(x.value)
+    if isinstance(x, ir.BoolLit):
+        return "true" if x.value else "false"
+    if isinstance(x, ir.Name):
+        return x.name
+    return str(x)
+
+
+def _is_hidden(annotations: tuple[ir.Annotation, ...]) -> bool:
+    return ir.annotation(annotations, "hidden") is not None
+
+
+class P4InfoBuilder:
+    def __init__(self, program: TypedProgram):
+        self.p = program
+        self.symbols = SymbolTable()
+        self.info = p4info_pb2.P4Info()
+
+    # -- what the control plane sees
+
+    def referenced_actions(self) -> list[ActionEntity]:
+        """Actions referenced by a table or called (directly or from another action)."""
+        from .bmv2 import _calls
+
+        seen: dict[int, ActionEntity] = {}
+        work: list[ActionEntity] = []
+        for b in self.p.blocks.values():
+            for t in b.tables:
+                work.extend(r.action for r in t.actions)
+            if b.body is not None:
+                work.extend(c.target[1] for c in _calls(b.body)
+                            if c.target and c.target[0] == "action")
+        while work:
+            a = work.pop(0)
+            if id(a) in seen:
+                continue
+            seen[id(a)] = a
+            work.extend(c.target[1] for c in _calls(a.body)
+                        if c.target and c.target[0] == "action")
+        ordered = []
+        for b in self.p.blocks.values():
+            for a in b.actions:
+                if id(a) in seen:
+                    ordered.append(a)
+        ordered += [a for a in seen.values() if a.control is None]
+        unique: dict[str, ActionEntity] = {}
+        for a in ordered:
+            unique.setdefault(a.qualified, a)
+        return list(unique.values())
+
+    def tables(self) -> list[TableEntity]:
+        return [t for b in self.p.blocks.values() for t in b.tables
+                if not _is_hidden(t.annotations)]
+
+    def instances(self) -> list[InstanceEntity]:
+        out = list(self.p.global_instances)
+        for b in self.p.blocks.values():
+            out.extend(b.instances)
+        return [i for i in out if not _is_hidden(i.annotations)]
+
+    # -- build
+
+    def build(self) -> p4info_pb2.P4Info:
+        actions = [a for a in self.referenced_actions() if not _is_hidden(a.annotations)]
+        tables = self.tables()
+        instances = self.instances()
+        kinds = {"counter": COUNTER, "direct_counter": DIRECT_COUNTER, "meter": METER,
+                 "direct_meter": DIRECT_METER, "register": REGISTER,
+                 "action_profile": ACTION_PROFILE, "action_selector": ACTION_PROFILE}
+        s = self.symbols
+        for a in actions:
+            s.add(ACTION, a.qualified, a.annotations, a.loc)
+        for t in tables:
+            s.add(TABLE, t.qualified, t.annotations, t.loc)
+        for i in instances:
+            if i.type.name in kinds:
+                s.add(kinds[i.type.name], i.qualified, i.annotations, i.decl.loc)
+        for b in self.p.blocks.values():
+            for vs in b.value_sets:
+                s.add(VALUE_SET, vs.qualified, vs.annotations, vs.loc)
+        for h in self.p.controller_headers:
+            s.add(CONTROLLER_HEADER, h.name, h.annotations)
+        digests = self.digest_types()
+        for name, _ in digests:
+            s.add(DIGEST, name)
+        s.assign_ids()
+
+        info = self.info
+        info.pkg_info.arch = "v1model"
+        self.add_tables(tables)
+        self.add_actions(actions)
+        self.add_instances(instances, tables)
+        self.add_controller_headers()
+        self.add_value_sets()
+        self.add_digests(digests)
+        self.sort()
+        return info
+
+    def preamble(self, pre: Any, kind: int, name: str, annotations: tuple[ir.Annotation, ...],
+                 display: str | None = None) -> None:
+        pre.id = self.symbols.id(kind, name)
+        pre.name = display or name
+        pre.alias = display or self.symbols.alias(name)
+        for a in annotations:
+            if a.name not in _NOT_PREAMBLE_ANNOTATIONS:
+                pre.annotations.append(_render_annotation(a))
+        brief = ir.annotation_string(annotations, "brief")
+        if brief is not None:
+            pre.doc.brief = brief
+        desc = ir.annotation_string(annotations, "description")
+        if desc is not None:
+            pre.doc.description = desc
+
+    def add_tables(self, tables: list[TableEntity]) -> None:
+        for t in tables:
+            pt = self.info.tables.add()
+            self.preamble(pt.preamble, TABLE, t.qualified, t.annotations)
+            n = 0
+            for k in t.keys:
+                if k.match_kind == "selector":
+                    continue
+                n += 1
+                mf = pt.match_fields.add()
+                mf.id = _id_annotation(k.annotations) or n
+                mf.name = k.name
+                for a in k.annotations:
+                    if a.name not in _NOT_PREAMBLE_ANNOTATIONS:
+                        mf.annotations.append(_render_annotation(a))
+                w = ir.unwrap(k.expr.type).width()  # type: ignore[arg-type]
+                mf.bitwidth = w or 0
+                if k.match_kind in _MATCH_TYPES:
+                    mf.match_type = _MATCH_TYPES[k.match_kind]
+                else:
+                    mf.other_match_type = k.match_kind
+            for r in t.actions:
+                if _is_hidden(r.action.annotations):
+                    continue
+                ar = pt.action_refs.add()
+                ar.id = self.symbols.id(ACTION, r.action.qualified)
+                anns = r.annotations
+                if ir.annotation(anns, "tableonly"):
+                    ar.scope = p4info_pb2.ActionRef.TABLE_ONLY
+                elif ir.annotation(anns, "defaultonly"):
+                    ar.scope = p4info_pb2.ActionRef.DEFAULT_ONLY
+                for a in anns:
+                    ar.annotations.append(_render_annotation(a))
+            if t.default_action is not None and t.default_const:
+                pt.const_default_action_id = self.symbols.id(ACTION,
+                                                             t.default_action.action.qualified)
+            if t.implementation is not None:
+                pt.implementation_id = self.symbols.id(ACTION_PROFILE, t.implementation.qualified)
+            if t.counters is not None:
+                pt.direct_resource_ids.append(self.symbols.id(DIRECT_COUNTER,
+                                                              t.counters.qualified))
+            if t.meters is not None:
+                pt.direct_resource_ids.append(self.symbols.id(DIRECT_METER, t.meters.qualified))
+            pt.size = t.size if t.size is not None else 1024
+            if t.support_timeout:
+                pt.idle_timeout_behavior = p4info_pb2.Table.NOTIFY_CONTROL
+            if t.entries is not None:
+                pt.is_const_table = True
+
+    def add_actions(self, actions: list[ActionEntity]) -> None:
+        for a in actions:
+            pa = self.info.actions.add()
+            self.preamble(pa.preamble, ACTION, a.qualified, a.annotations)
+            for i, p in enumerate(a.data_params, 1):
+                pp = pa.params.add()
+                pp.id = _id_annotation(p.annotations) or i
+                pp.name = ir.annotation_string(p.annotations, "name") or p.name
+                w = ir.unwrap(p.type).width()
+                pp.bitwidth = w or 0
+                for ann in p.annotations:
+                    if ann.name not in _NOT_PREAMBLE_ANNOTATIONS:
+                        pp.annotations.append(_render_annotation(ann))
+
+    def add_instances(self, instances: list[InstanceEntity], tables: list[TableEntity]) -> None:
+        bound: dict[str, TableEntity] = {}
+        profile_tables: dict[str, list[TableEntity]] = {}
+        for t in tables:
+            for inst in (t.counters, t.meters):
+                if inst is not None:
+                    bound[inst.qualified] = t
+            if t.implementation is not None:
+                profile_tables.setdefault(t.implementation.qualified, []).append(t)
+        for i in instances:
+            kind = i.type.name
+            if kind == "counter":
+                c = self.info.counters.add()
+                self.preamble(c.preamble, COUNTER, i.qualified, i.annotations)
+                c.spec.unit = _COUNTER_UNITS[i.args[1]]
+                c.size = i.args[0]
+            elif kind == "direct_counter":
+                if i.qualified not in bound:
+                    continue
+                c = self.info.direct_counters.add()
+                self.preamble(c.preamble, DIRECT_COUNTER, i.qualified, i.annotations)
+                c.spec.unit = _COUNTER_UNITS[i.args[0]]
+                c.direct_table_id = self.symbols.id(TABLE, bound[i.qualified].qualified)
+            elif kind == "meter":
+                m = self.info.meters.add()
+                self.preamble(m.preamble, METER, i.qualified, i.annotations)
+                m.spec.unit = _METER_UNITS[i.args[1]]
+                m.size = i.args[0]
+            elif kind == "direct_meter":
+                if i.qualified not in bound:
+                    continue
+                m = self.info.direct_meters.add()
+                self.preamble(m.preamble, DIRECT_METER, i.qualified, i.annotations)
+                m.spec.unit = _METER_UNITS[i.args[0]]
+                m.direct_table_id = self.symbols.id(TABLE, bound[i.qualified].qualified)
+            elif kind == "register":
+                r = self.info.registers.add()
+                self.preamble(r.preamble, REGISTER, i.qualified, i.annotations)
+                w = ir.unwrap(i.type.type_args[0]).width() if i.type.type_args else 32
+                r.type_spec.bitstring.bit.bitwidth = w or 32
+                r.size = i.args[0]
+            elif kind in ("action_profile", "action_selector"):
+                ap = self.info.action_profiles.add()
+                self.preamble(ap.preamble, ACTION_PROFILE, i.qualified, i.annotations)
+                for t in profile_tables.get(i.qualified, []):
+                    ap.table_ids.append(self.symbols.id(TABLE, t.qualified))
+                ap.with_selector = kind == "action_selector"
+                ap.size = i.args[1] if kind == "action_selector" else i.args[0]
+                mgs = ir.annotation(i.annotations, "max_group_size")
+                if mgs and mgs.args and isinstance(mgs.args[0], ir.Lit):
+                    ap.max_group_size = mgs.args[0].value
+                elif kind == "action_selector":
+                    ap.max_group_size = 120
+
+    def add_controller_headers(self) -> None:
+        for h in self.p.controller_headers:
+            if _is_hidden(h.annotations):
+                continue
+            cname = ir.annotation_string(h.annotations, "controller_header")
+            if cname is None:
+                raise CompileError(None, f"{h.name}: @controller_header needs a string")
+            cpm = self.info.controller_packet_metadata.add()
+            self.preamble(cpm.preamble, CONTROLLER_HEADER, h.name, h.annotations, cname)
+            for i, f in enumerate(h.fields, 1):
+                md = cpm.metadata.add()
+                md.id = _id_annotation(f.annotations) or i
+                md.name = f.name
+                md.bitwidth = ir.unwrap(f.type).width() or 0
+
+    def add_value_sets(self) -> None:
+        for b in self.p.blocks.values():
+            for vs in b.value_sets:
+                v = self.info.value_sets.add()
+                self.preamble(v.preamble, VALUE_SET, vs.qualified, vs.annotations)
+                t = ir.unwrap(vs.type)
+                fields = t.fields if isinstance(t, ir.StructLike) else (
+                    ir.StructField("", t),)
+                for i, f in enumerate(fields, 1):
+                    mf = v.match.add()
+                    mf.id = i
+                    if f.name:
+                        mf.name = f.name
+                    mf.bitwidth = ir.unwrap(f.type).width() or 0
+                    mf.match_type = p4info_pb2.MatchField.EXACT
+                v.size = vs.size
+
+    def digest_types(self) -> list[tuple[str, ir.Type]]:
+        out: dict[str, ir.Type] = {}
+        for t, _loc in self.p.digests:
+            ut = ir.unwrap(t)
+            name = ut.name if isinstance(ut, ir.StructLike) and ut.name else \
+                f"digest_{len(out)}"
+            out.setdefault(name, ut)
+        return list(out.items())
+
+    def add_digests(self, digests: list[tuple[str, ir.Type]]) -> None:
+        for name, t in digests:
+            d = self.info.digests.add()
+            self.preamble(d.preamble, DIGEST, name, ())
+            d.type_spec.struct.name = name
+            st = self.info.type_info.structs[name]
+            fields = t.fields if isinstance(t, ir.StructLike) else ()
+            for f in fields:
+                m = st.members.add()
+                m.name = f.name
+                ft = ir.unwrap(f.type)
+                if isinstance(ft, ir.Bool):
+                    m.type_spec.bool.SetInParent()
+                elif isinstance(ft, ir.Bits) and ft.signed:
+                    m.type_spec.bitstring.int.bitwidth = ft.bits
+                else:
+                    m.type_spec.bitstring.bit.bitwidth = ft.width() or 0
+
+    def sort(self) -> None:
+        """p4c lists each kind of resource by id."""
+        for kind in ("tables", "actions", "action_profiles", "counters", "direct_counters",
+                     "meters", "direct_meters", "controller_packet_metadata", "value_sets",
+                     "registers", "digests"):
+            repeated = getattr(self.info, kind)
+            items = []
+            for x in sorted(repeated, key=lambda x: x.preamble.id):
+                c = type(x)()
+                c.CopyFrom(x)
+                items.append(c)
+            del repeated[:]
+            repeated.extend(items)
+
+
+def build(program: TypedProgram) -> p4info_pb2.P4Info:
+    return P4InfoBuilder(program).build()
+
+
+def to_text(info: p4info_pb2.P4Info) -> str:
+    from google.protobuf import text_format
+
+    header = "# proto-file: p4/config/v1/p4info.proto\n# proto-message: p4.config.v1.P4Info\n\n"
+    return header + text_format.MessageToString(info)

@@ -1,0 +1,754 @@
+"""Parsing: preprocessed P4 text -> syntax tree (ir nodes without types).
+
+The grammar (p4.lark) is LALR(1). Like p4c's lexer, a post-lexer pass tells
+type names from other identifiers (TYPE_IDENT) and marks the angle brackets
+of type arguments (L_ANGLE/R_ANGLE), which is what keeps the grammar LALR.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import (
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
+
+from . import ir
+from .errors import CompileError, Location
+from .preprocessor import Source
+
+GRAMMAR = Path(__file__).parent / "p4.lark"
+
+_TYPE_DECL = re.compile(
+    r"\b(?:header|header_union|struct|control|parser|package)\s+([A-Za-z_]\w*)"
+    r"|\benum\s+(?:bit\s*<\s*\d+\s*>\s*|int\s*<\s*\d+\s*>\s*)?([A-Za-z_]\w*)"
+    r"|\bextern\s+([A-Za-z_]\w*)\s*(?:<[^>{;]*>)?\s*\{"
+    r"|\b(?:typedef|type)\b[^;{}]*?\b([A-Za-z_]\w*)\s*;"
+)
+_TYPE_PARAMS = re.compile(r"\b[A-Za-z_]\w*\s*<\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*>\s*[({]")
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:[^\"\\]|\\.)*\"", re.S)
+_KEYWORDS = {
+    "action", "apply", "bit", "bool", "const", "control", "default", "else", "enum", "error",
+    "exit", "extern", "false", "header", "header_union", "if", "in", "inout", "int", "key",
+    "match_kind", "out", "parser", "package", "return", "select", "state", "string", "struct",
+    "switch", "table", "transition", "true", "tuple", "typedef", "type", "varbit", "void",
+    "value_set", "actions", "entries", "default_action", "priority", "abstract",
+}
+_TYPE_START_VALUES = {"bit", "int", "varbit", "bool", "tuple", "string", "error", "void"}
+_ANGLE_OPENERS = {"bit", "int", "varbit", "tuple", "value_set"}
+
+
+def scan_type_names(text: str) -> set[str]:
+    """Every identifier the program declares as a type, found before parsing."""
+    text = _COMMENTS.sub(" ", text)
+    names: set[str] = set()
+    for m in _TYPE_DECL.finditer(text):
+        name = next(g for g in m.groups() if g)
+        names.add(name)
+    for m in _TYPE_PARAMS.finditer(text):
+        for n in m.group(1).split(","):
+            n = n.strip()
+            if n in names or len(n) <= 2 or n[:1].isupper():
+                names.add(n)
+    return names - _KEYWORDS
+
+
+class _PostLex:
+    """Retypes IDENT tokens naming types, and angle brackets of type arguments."""
+
+    always_accept = ("IDENT",)
+
+    def __init__(self) -> None:
+        self.type_names: set[str] = set()
+
+    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        tokens = list(stream)
+        names = self.type_names
+        out: list[Token] = []
+        depth = 0  # how many type-argument lists are open
+        n = len(tokens)
+        for i, tok in enumerate(tokens):
+            ty = tok.type
+            if ty == "IDENT" and tok.value in names:
+                tok = Token.new_borrow_pos("TYPE_IDENT", tok.value, tok)
+                ty = "TYPE_IDENT"
+            if ty == "L_ANGLE_LT":
+                prev = out[-1] if out else None
+                nxt = tokens[i + 1] if i + 1 < n else None
+                if prev is not None and (
+                    prev.type == "TYPE_IDENT" or prev.value in _ANGLE_OPENERS
+                    or (prev.type == "IDENT" and nxt is not None
+                        and (nxt.value in _TYPE_START_VALUES or nxt.value in names))
+                ):
+                    depth += 1
+                    out.append(Token.new_borrow_pos("L_ANGLE", "<", tok))
+                    continue
+            elif depth and ty == "GT":
+                depth -= 1
+                out.append(Token.new_borrow_pos("R_ANGLE", ">", tok))
+                continue
+            elif depth and ty == "SHR":
+                out.append(Token.new_borrow_pos("R_ANGLE", ">", tok))
+                depth -= 1
+                if depth:
+                    depth -= 1
+                    t2 = Token("R_ANGLE", ">", tok.start_pos, tok.line, (tok.column or 0) + 1,
+                               tok.end_line, tok.end_column, tok.end_pos)
+                    out.append(t2)
+                else:
+                    out.append(Token("GT", ">", tok.start_pos, tok.line, (tok.column or 0) + 1,
+                                     tok.end_line, tok.end_column, tok.end_pos))
+                continue
+            out.append(tok)
+        return iter(out)
+
+
+_PARSER: Lark | None = None
+_POSTLEX = _PostLex()
+
+
+def _parser() -> Lark:
+    global _PARSER
+    if _PARSER is None:
+        _PARSER = Lark(
+            GRAMMAR.read_text(), parser="lalr", lexer="basic", postlex=_POSTLEX,
+            propagate_positions=True, maybe_placeholders=False, cache=_cache_path(),
+        )
+    return _PARSER
+
+
+def _cache_path() -> str | bool:
+    """A per-user cache of the LALR tables (building them costs ~0.5 s)."""
+    import os
+    import tempfile
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    for d in (os.path.join(base, "fabriclab-p4c"), tempfile.gettempdir()):
+        try:
+            os.makedirs(d, exist_ok=True)
+            probe = os.path.join(d, ".probe")
+            with open(probe, "w"):
+                pass
+            os.remove(probe)
+            import lark
+            return os.path.join(d, f"p4-grammar-{lark.__version__}.cache")
+        except OSError:
+            continue
+    return False
+
+
+def parse(source: Source) -> ir.Program:
+    """Parse preprocessed text into a syntax tree, or raise CompileError."""
+    parser = _parser()
+    _POSTLEX.type_names = scan_type_names(source.text)
+    try:
+        tree = parser.parse(source.text)
+    except UnexpectedInput as e:
+        raise _syntax_error(e, source) from None
+    try:
+        return _ToIR(source).transform(tree)
+    except VisitError as e:
+        if isinstance(e.orig_exc, CompileError):
+            raise e.orig_exc from None
+        raise e.orig_exc from None
+
+
+def _syntax_error(e: UnexpectedInput, source: Source) -> CompileError:
+    loc = source.location(getattr(e, "line", 0) or 0, getattr(e, "column", 0) or 0)
+    if isinstance(e, UnexpectedToken):
+        tok = e.token
+        if tok.type == "$END":
+            return CompileError(loc, "syntax error: unexpected end of input")
+        return CompileError(loc, f"syntax error, unexpected {_describe(tok)}")
+    if isinstance(e, UnexpectedCharacters):
+        return CompileError(loc, f"syntax error, unexpected character {e.char!r}")
+    if isinstance(e, UnexpectedEOF):
+        return CompileError(loc, "syntax error: unexpected end of input")
+    return CompileError(loc, "syntax error")
+
+
+def _describe(tok: Token) -> str:
+    if tok.type in ("IDENT", "TYPE_IDENT"):
+        return f"identifier {tok.value}"
+    return f"'{tok.value}'"
+
+
+# ------------------------------------------------------------------ tree -> IR
+
+
+def _parse_int(text: str) -> tuple[int, int | None, bool, int]:
+    """An integer literal: (value, width or None, signed, base)."""
+    width = None
+    signed = False
+    m = re.match(r"^(\d+)([ws])(.*)$", text)
+    if m:
+        width = int(m.group(1))
+        signed = m.group(2) == "s"
+        text = m.group(3)
+    t = text.replace("_", "").lower()
+    base = 10
+    if t.startswith("0x"):
+        base, t = 16, t[2:]
+    elif t.startswith("0b"):
+        base, t = 2, t[2:]
+    elif t.startswith("0o"):
+        base, t = 8, t[2:]
+    elif t.startswith("0d"):
+        base, t = 10, t[2:]
+    return int(t, base), width, signed, base
+
+
+def _split(children: list[Any]) -> tuple[tuple[ir.Annotation, ...], list[Any]]:
+    anns = tuple(c for c in children if isinstance(c, ir.Annotation))
+    rest = [c for c in children if not isinstance(c, ir.Annotation)]
+    return anns, rest
+
+
+@v_args(meta=True)
+class _ToIR(Transformer):  # type: ignore[type-arg]
+    def __init__(self, source: Source):
+        super().__init__()
+        self.source = source
+
+    def _loc(self, meta: Any) -> Location:
+        if getattr(meta, "empty", True):
+            return Location("<input>", 0, 0)
+        return self.source.location(meta.line, meta.column)
+
+    def _tloc(self, tok: Token) -> Location:
+        return self.source.location(tok.line or 0, tok.column or 0)
+
+    # -- program / annotations
+    def start(self, meta, c):
+        return ir.Program(tuple(x for x in c if x is not None))
+
+    def empty_decl(self, meta, c):
+        return None
+
+    def ann_plain(self, meta, c):
+        return ir.Annotation(str(c[0]), (), (), self._loc(meta))
+
+    def ann_args(self, meta, c):
+        args = c[1] if len(c) > 1 else []
+        pos = tuple(a for a in args if not isinstance(a, tuple))
+        kv = tuple(a for a in args if isinstance(a, tuple))
+        return ir.Annotation(str(c[0]), pos, kv, self._loc(meta))
+
+    def ann_arg_list(self, meta, c):
+        return list(c)
+
+    def ann_kv(self, meta, c):
+        return (str(c[0]), c[1])
+
+    def any_name(self, meta, c):
+        return str(c[0])
+
+    nontype_name = any_name
+    field_name = any_name
+    member = any_name
+    action_name = any_name
+
+    # -- types
+    def bool_type(self, meta, c):
+        return ir.TypeRef("bool", loc=self._loc(meta))
+
+    def error_type(self, meta, c):
+        return ir.TypeRef("error", loc=self._loc(meta))
+
+    def string_type(self, meta, c):
+        return ir.TypeRef("string", loc=self._loc(meta))
+
+    def match_kind_type(self, meta, c):
+        return ir.TypeRef("match_kind", loc=self._loc(meta))
+
+    def bit1_type(self, meta, c):
+        return ir.TypeRef("bit", width=ir.Lit(1), loc=self._loc(meta))
+
+    def _width(self, c):
+        w = c[-2] if isinstance(c[-1], Token) and c[-1].type == "R_ANGLE" else c[-1]
+        for x in c[1:]:
+            if isinstance(x, Token) and x.type == "NUMBER":
+                return ir.Lit(_parse_int(str(x))[0], self._tloc(x))
+            if isinstance(x, ir.Expr):
+                return x
+        return w
+
+    def bit_type(self, meta, c):
+        return ir.TypeRef("bit", width=self._width(c), loc=self._loc(meta))
+
+    def int_type(self, meta, c):
+        return ir.TypeRef("int", width=self._width(c), loc=self._loc(meta))
+
+    def varbit_type(self, meta, c):
+        return ir.TypeRef("varbit", width=self._width(c), loc=self._loc(meta))
+
+    def infint_type(self, meta, c):
+        return ir.TypeRef("infint", loc=self._loc(meta))
+
+    def void_type(self, meta, c):
+        return ir.TypeRef("void", loc=self._loc(meta))
+
+    def dontcare_type(self, meta, c):
+        return ir.TypeRef("dontcare", loc=self._loc(meta))
+
+    def named_type(self, meta, c):
+        return ir.TypeRef("name", name=str(c[-1]), loc=self._loc(meta))
+
+    def specialized_type(self, meta, c):
+        args = [x for x in c if isinstance(x, list)][0]
+        return ir.TypeRef("name", name=str(c[0]), args=tuple(args), loc=self._loc(meta))
+
+    def stack_type(self, meta, c):
+        return ir.TypeRef("stack", elem=c[0], width=c[1], loc=self._loc(meta))
+
+    def tuple_type(self, meta, c):
+        args = [x for x in c if isinstance(x, list)][0]
+        return ir.TypeRef("tuple", args=tuple(args), loc=self._loc(meta))
+
+    def type_arg_list(self, meta, c):
+        return list(c)
+
+    def type_params(self, meta, c):
+        return [a.name for a in c[1]]
+
+    # -- type declarations
+    def _struct(self, kind, meta, c):
+        anns, rest = _split(c)
+        name = str(rest[0])
+        fields = tuple(x for x in rest if isinstance(x, ir.FieldDecl))
+        return ir.StructDecl(kind, name, fields, anns, self._loc(meta))
+
+    def header_decl(self, meta, c):
+        return self._struct("header", meta, c)
+
+    def header_union_decl(self, meta, c):
+        return self._struct("header_union", meta, c)
+
+    def struct_decl(self, meta, c):
+        return self._struct("struct", meta, c)
+
+    def struct_field(self, meta, c):
+        anns, rest = _split(c)
+        return ir.FieldDecl(rest[1], rest[0], anns, self._loc(meta))
+
+    def name_list(self, meta, c):
+        return [str(x) for x in c]
+
+    def enum_decl(self, meta, c):
+        anns, rest = _split(c)
+        return ir.EnumDecl(str(rest[0]), tuple(rest[1]), None, (), anns, self._loc(meta))
+
+    def serenum_decl(self, meta, c):
+        anns, rest = _split(c)
+        members = [m for m in rest[2:] if isinstance(m, tuple)]
+        return ir.EnumDecl(str(rest[1]), tuple(m[0] for m in members), rest[0],
+                           tuple(m[1] for m in members), anns, self._loc(meta))
+
+    def spec_member(self, meta, c):
+        return (str(c[0]), c[1])
+
+    def typedef_decl(self, meta, c):
+        anns, rest = _split(c)
+        return ir.TypedefDecl(str(rest[1]), rest[0], False, anns, self._loc(meta))
+
+    def newtype_decl(self, meta, c):
+        anns, rest = _split(c)
+        return ir.TypedefDecl(str(rest[1]), rest[0], True, anns, self._loc(meta))
+
+    def error_decl(self, meta, c):
+        return ir.ErrorDecl(tuple(c[1]), self._loc(meta))
+
+    def match_kind_decl(self, meta, c):
+        return ir.MatchKindDecl(tuple(c[1]), self._loc(meta))
+
+    # -- externs, functions, packages
+    def function_proto(self, meta, c):
+        ret = c[0]
+        if isinstance(ret, Token):  # VOID
+            ret = ir.TypeRef("void", loc=self._tloc(ret))
+        name = str(c[1])
+        tparams: tuple[str, ...] = ()
+        params: tuple[ir.Param, ...] = ()
+        for x in c[2:]:
+            if isinstance(x, list) and x and isinstance(x[0], str):
+                tparams = tuple(x)
+            elif isinstance(x, tuple):
+                params = x
+        return ir.MethodProto(name, ret, tparams, params, (), self._loc(meta))
+
+    def method_proto(self, meta, c):
+        anns, rest = _split(c)
+        p = rest[0]
+        return ir.MethodProto(p.name, p.ret, p.type_params, p.params, anns, p.loc)
+
+    def constructor_proto(self, meta, c):
+        anns, rest = _split(c)
+        return ir.MethodProto(str(rest[0]), None, (), rest[1], anns, self._loc(meta))
+
+    def extern_decl(self, meta, c):
+        anns, rest = _split(c)
+        name = str(rest[0])
+        tparams = tuple(rest[1]) if len(rest) > 1 and isinstance(rest[1], list) else ()
+        methods = tuple(x for x in rest if isinstance(x, ir.MethodProto))
+        return ir.ExternDecl(name, tparams, methods, anns, self._loc(meta))
+
+    def extern_function(self, meta, c):
+        anns, rest = _split(c)
+        p = rest[0]
+        return ir.ExternFunctionDecl(
+            ir.MethodProto(p.name, p.ret, p.type_params, p.params, anns, p.loc), self._loc(meta))
+
+    def package_decl(self, meta, c):
+        anns, rest = _split(c)
+        tparams = tuple(rest[1]) if isinstance(rest[1], list) else ()
+        return ir.PackageDecl(str(rest[0]), tparams, rest[-1], anns, self._loc(meta))
+
+    def function_decl(self, meta, c):
+        anns, rest = _split(c)
+        p = rest[0]
+        proto = ir.MethodProto(p.name, p.ret, p.type_params, p.params, anns, p.loc)
+        return ir.FunctionDecl(proto, rest[1], self._loc(meta))
+
+    # -- params / args
+    def params(self, meta, c):
+        return tuple(c)
+
+    def ctor_params(self, meta, c):
+        return ("ctor", c[0])
+
+    def direction(self, meta, c):
+        return str(c[0])
+
+    def param(self, meta, c):
+        anns, rest = _split(c)
+        direction = ""
+        if isinstance(rest[0], str) and not isinstance(rest[0], ir.TypeRef):
+            direction = rest.pop(0)
+        return ir.Param(rest[1], direction, rest[0], anns, self._loc(meta))
+
+    def args(self, meta, c):
+        return tuple(x if isinstance(x, ir.Arg) else ir.Arg(x, None, getattr(x, "loc", None))
+                     for x in c)
+
+    def dontcare_arg(self, meta, c):
+        return ir.Arg(None, None, self._loc(meta))
+
+    def named_arg(self, meta, c):
+        return ir.Arg(c[1], str(c[0]), self._loc(meta))
+
+    def named_dontcare_arg(self, meta, c):
+        return ir.Arg(None, str(c[0]), self._loc(meta))
+
+    # -- locals
+    def constant_decl(self, meta, c):
+        anns, rest = _split(c)
+        return ir.ConstDecl(rest[0], str(rest[1]), rest[2], anns, self._loc(meta))
+
+    def instantiation(self, meta, c):
+        anns, rest = _split(c)
+        return ir.Instantiation(rest[0], rest[1], str(rest[2]), anns, self._loc(meta))
+
+    def instantiation_init(self, meta, c):
+        raise CompileError(self._loc(meta), "abstract method implementations are not supported")
+
+    def variable_decl(self, meta, c):
+        anns, rest = _split(c)
+        init = rest[2] if len(rest) > 2 else None
+        return ir.VarDecl(rest[0], str(rest[1]), init, anns, self._loc(meta))
+
+    def value_set_decl(self, meta, c):
+        anns, rest = _split(c)
+        targs = [x for x in rest if isinstance(x, list)][0]
+        size, name = rest[-2], rest[-1]
+        return ir.ValueSetDecl(targs[0], size, str(name), anns, self._loc(meta))
+
+    # -- parsers
+    def _block_header(self, c):
+        anns, rest = _split(c)
+        name = str(rest[0])
+        tparams: tuple[str, ...] = ()
+        i = 1
+        if isinstance(rest[i], list):
+            tparams = tuple(rest[i])
+            i += 1
+        params = rest[i]
+        i += 1
+        ctor: tuple[ir.Param, ...] = ()
+        if i < len(rest) and isinstance(rest[i], tuple) and rest[i][:1] == ("ctor",):
+            ctor = rest[i][1]
+            i += 1
+        return anns, name, tparams, params, ctor, rest[i:]
+
+    def parser_decl(self, meta, c):
+        anns, name, tparams, params, ctor, rest = self._block_header(c)
+        states = tuple(x for x in rest if isinstance(x, ir.ParserState))
+        locals_ = tuple(x for x in rest if not isinstance(x, ir.ParserState))
+        return ir.ParserDecl(name, tparams, params, ctor, locals_, states, anns, self._loc(meta))
+
+    def parser_proto(self, meta, c):
+        anns, name, tparams, params, ctor, rest = self._block_header(c)
+        return ir.ParserDecl(name, tparams, params, (), (), (), anns, self._loc(meta), True)
+
+    def parser_state(self, meta, c):
+        anns, rest = _split(c)
+        trans = rest[-1] if rest and isinstance(rest[-1], ir.Transition) else None
+        stmts = tuple(x for x in rest[1:] if isinstance(x, ir.Stmt))
+        return ir.ParserState(str(rest[0]), stmts, trans, anns, self._loc(meta))
+
+    def parser_block(self, meta, c):
+        return ir.Block(tuple(c), self._loc(meta))
+
+    def parser_if(self, meta, c):
+        return ir.If(c[0], c[1], c[2] if len(c) > 2 else None, self._loc(meta))
+
+    def transition_to(self, meta, c):
+        return ir.Transition(str(c[0]), loc=self._loc(meta))
+
+    def transition_select(self, meta, c):
+        keys, cases = c[0]
+        return ir.Transition(None, keys, cases, self._loc(meta))
+
+    def select_expr(self, meta, c):
+        keys = tuple(a.value for a in c[0])
+        return (keys, tuple(c[1:]))
+
+    def select_case(self, meta, c):
+        keys = c[0] if isinstance(c[0], tuple) else (c[0],)
+        return ir.SelectCase(keys, str(c[1]), self._loc(meta))
+
+    def tuple_keyset(self, meta, c):
+        return tuple(c)
+
+    def mask_keyset(self, meta, c):
+        return ir.MaskKey(c[0], c[1], self._loc(meta))
+
+    def range_keyset(self, meta, c):
+        return ir.RangeKey(c[0], c[1], self._loc(meta))
+
+    def default_keyset(self, meta, c):
+        return ir.DefaultKey(self._loc(meta))
+
+    def dontcare_keyset(self, meta, c):
+        return ir.DefaultKey(self._loc(meta))
+
+    # -- controls
+    def control_decl(self, meta, c):
+        anns, name, tparams, params, ctor, rest = self._block_header(c)
+        body = rest[-1]
+        return ir.ControlDecl(name, tparams, params, ctor, tuple(rest[:-1]), body, anns,
+                              self._loc(meta))
+
+    def control_proto(self, meta, c):
+        anns, name, tparams, params, ctor, rest = self._block_header(c)
+        return ir.ControlDecl(name, tparams, params, (), (), ir.Block(()), anns,
+                              self._loc(meta), True)
+
+    def action_decl(self, meta, c):
+        anns, rest = _split(c)
+        return ir.ActionDecl(rest[0], rest[1], rest[2], anns, self._loc(meta))
+
+    def table_decl(self, meta, c):
+        anns, rest = _split(c)
+        props: dict[str, Any] = {"properties": []}
+        for p in rest[1:]:
+            kind, value = p
+            if kind == "custom":
+                props["properties"].append(value)
+            else:
+                props.update(value)
+        props["properties"] = tuple(props["properties"])
+        return ir.TableDecl(str(rest[0]), annotations=anns, loc=self._loc(meta), **props)
+
+    def table_key(self, meta, c):
+        return ("key", {"key": tuple(c)})
+
+    def table_actions(self, meta, c):
+        return ("actions", {"actions": tuple(c)})
+
+    def table_default(self, meta, c):
+        anns, rest = _split(c)
+        const = isinstance(rest[0], Token) and rest[0].type == "CONST"
+        return ("default", {"default_action": rest[-1], "default_const": const})
+
+    def table_entries(self, meta, c):
+        anns, rest = _split(c)
+        const = isinstance(rest[0], Token) and rest[0].type == "CONST"
+        return ("entries", {"entries": tuple(x for x in rest if isinstance(x, ir.Entry)),
+                            "entries_const": const})
+
+    def table_custom(self, meta, c):
+        anns, rest = _split(c)
+        const = isinstance(rest[0], Token) and rest[0].type == "CONST"
+        if const:
+            rest = rest[1:]
+        return ("custom", ir.TableProperty(str(rest[0]), rest[1], const, anns, self._loc(meta)))
+
+    def key_elem(self, meta, c):
+        anns, rest = _split(c)
+        return ir.KeyElem(rest[0], str(rest[1]), anns, self._loc(meta))
+
+    def action_ref(self, meta, c):
+        anns, rest = _split(c)
+        args = rest[1] if len(rest) > 1 else None
+        return ir.ActionRef(str(rest[0]), args, anns, self._loc(meta))
+
+    def entry(self, meta, c):
+        anns, rest = _split(c)
+        rest = [x for x in rest if not (isinstance(x, Token) and x.type == "CONST")]
+        prio = None
+        if rest and isinstance(rest[0], tuple) and rest[0][:1] == ("priority",):
+            prio = rest.pop(0)[1]
+        keys = rest[0] if isinstance(rest[0], tuple) else (rest[0],)
+        return ir.Entry(keys, rest[1], prio, anns, self._loc(meta))
+
+    def entry_priority(self, meta, c):
+        return ("priority", c[0])
+
+    # -- statements
+    def block(self, meta, c):
+        return ir.Block(tuple(c), self._loc(meta))
+
+    def empty_stmt(self, meta, c):
+        return ir.Empty(self._loc(meta))
+
+    def assignment(self, meta, c):
+        return ir.Assign(c[0], c[1], self._loc(meta))
+
+    def call_stmt(self, meta, c):
+        c = [x for x in c if not (isinstance(x, Token) and x.type in ("L_ANGLE", "R_ANGLE"))]
+        if len(c) == 3:
+            call = ir.Call(c[0], c[2], tuple(c[1]), self._loc(meta))
+        else:
+            call = ir.Call(c[0], c[1], (), self._loc(meta))
+        return ir.CallStmt(call, self._loc(meta))
+
+    def if_stmt(self, meta, c):
+        return ir.If(c[0], c[1], c[2] if len(c) > 2 else None, self._loc(meta))
+
+    def exit_stmt(self, meta, c):
+        return ir.Exit(self._loc(meta))
+
+    def return_stmt(self, meta, c):
+        return ir.Return(c[0] if c else None, self._loc(meta))
+
+    def switch_stmt(self, meta, c):
+        return ir.Switch(c[0], tuple(c[1:]), self._loc(meta))
+
+    def switch_case(self, meta, c):
+        return ir.SwitchCase(c[0], c[1], self._loc(meta))
+
+    def switch_fallthrough(self, meta, c):
+        return ir.SwitchCase(c[0], None, self._loc(meta))
+
+    def default_label(self, meta, c):
+        return None
+
+    # -- expressions
+    def name_ref(self, meta, c):
+        return ir.Name(str(c[0]), self._loc(meta))
+
+    def top_name_ref(self, meta, c):
+        return ir.Name(str(c[0]), self._loc(meta), top=True)
+
+    def member(self, meta, c):  # noqa: F811 - rule alias shared with terminal list
+        if len(c) == 1:
+            return str(c[0])
+        return ir.Member(c[0], c[1], self._loc(meta))
+
+    def index(self, meta, c):
+        return ir.Index(c[0], c[1], self._loc(meta))
+
+    def slice(self, meta, c):
+        return ir.Slice(c[0], c[1], c[2], self._loc(meta))
+
+    def call(self, meta, c):
+        return ir.Call(c[0], c[1], (), self._loc(meta))
+
+    def generic_call(self, meta, c):
+        targs = [x for x in c if isinstance(x, list)][0]
+        return ir.Call(c[0], c[-1], tuple(targs), self._loc(meta))
+
+    def number(self, meta, c):
+        value, width, signed, base = _parse_int(str(c[0]))
+        t = None if width is None else ir.Bits(width, signed)
+        if width is not None and not signed:
+            value &= (1 << width) - 1
+        return ir.Lit(value, self._loc(meta), t, base)
+
+    def true_lit(self, meta, c):
+        return ir.BoolLit(True, self._loc(meta))
+
+    def false_lit(self, meta, c):
+        return ir.BoolLit(False, self._loc(meta))
+
+    def string_lit(self, meta, c):
+        s = str(c[0])[1:-1]
+        return ir.StrLit(bytes(s, "utf-8").decode("unicode_escape"), self._loc(meta))
+
+    def type_member(self, meta, c):
+        t = ir.TypeName(ir.TypeRef("name", name=str(c[0])), self._loc(meta))
+        return ir.Member(t, c[1], self._loc(meta))
+
+    def ctor_call(self, meta, c):
+        return ir.Call(ir.TypeName(c[0], self._loc(meta)), c[1], (), self._loc(meta))
+
+    def error_member(self, meta, c):
+        return ir.ErrorMember(str(c[1]), self._loc(meta))
+
+    def list_expr(self, meta, c):
+        return ir.ListExpr(tuple(c), self._loc(meta))
+
+    def struct_expr(self, meta, c):
+        return ir.StructExpr(tuple(c), self._loc(meta))
+
+    def kv_pair(self, meta, c):
+        return (c[0], c[1])
+
+    def invalid_expr(self, meta, c):
+        return ir.InvalidHeader(self._loc(meta))
+
+    def mux(self, meta, c):
+        return ir.Mux(c[0], c[1], c[2], self._loc(meta))
+
+    def _bin(self, op, meta, c):
+        return ir.Binary(op, c[0], c[1], self._loc(meta))
+
+    def binop(self, meta, c):
+        return ir.Binary(str(c[1]), c[0], c[2], self._loc(meta))
+
+    def lor(self, meta, c):
+        return self._bin("||", meta, c)
+
+    def land(self, meta, c):
+        return self._bin("&&", meta, c)
+
+    def bor(self, meta, c):
+        return self._bin("|", meta, c)
+
+    def bxor(self, meta, c):
+        return self._bin("^", meta, c)
+
+    def band(self, meta, c):
+        return self._bin("&", meta, c)
+
+    def lnot(self, meta, c):
+        return ir.Unary("!", c[0], self._loc(meta))
+
+    def bnot(self, meta, c):
+        return ir.Unary("~", c[0], self._loc(meta))
+
+    def neg(self, meta, c):
+        return ir.Unary("-", c[-1], self._loc(meta))
+
+    def pos(self, meta, c):
+        return c[-1]
+
+    def cast(self, meta, c):
+        return ir.Cast(c[0], c[1], self._loc(meta))

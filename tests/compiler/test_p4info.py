@@ -1,0 +1,176 @@
+"""P4Info: p4c's id scheme, names, aliases and per-resource details."""
+
+from __future__ import annotations
+
+from p4compiler.compiler import compile_file
+from p4compiler.p4info import jenkins_one_at_a_time
+from p4c_helpers import PROGRAMS, REPO, compile_program
+
+
+def by_name(items, name):
+    return next(x for x in items if x.preamble.name == name)
+
+
+def test_ids_match_published_p4c_output_for_the_basic_exercise() -> None:
+    # Published p4c P4Info for the tutorials' basic.p4 (same names as our basic_ipv4.p4):
+    # MyIngress.ipv4_lpm 37375156, ipv4_forward 28792405, drop 25652968, NoAction 21257015.
+    info = compile_file(str(PROGRAMS / "basic_ipv4.p4")).p4info
+    assert by_name(info.tables, "MyIngress.ipv4_lpm").preamble.id == 37375156
+    assert by_name(info.actions, "MyIngress.ipv4_forward").preamble.id == 28792405
+    assert by_name(info.actions, "MyIngress.drop").preamble.id == 25652968
+    assert by_name(info.actions, "NoAction").preamble.id == 21257015
+    table = by_name(info.tables, "MyIngress.ipv4_lpm")
+    assert [r.id for r in table.action_refs] == [28792405, 25652968, 21257015]
+    assert table.match_fields[0].name == "hdr.ipv4.dstAddr"
+    assert table.size == 1024
+
+
+def test_id_is_type_prefix_and_low_24_bits_of_jenkins_hash() -> None:
+    info = compile_file(str(REPO / "p4src" / "fabric.p4")).p4info
+    for kind, items in ((0x02, info.tables), (0x01, info.actions), (0x12, info.counters)):
+        for x in items:
+            h = jenkins_one_at_a_time(x.preamble.name.encode())
+            assert x.preamble.id == (kind << 24) | (h & 0xFFFFFF)
+
+
+def test_fabric_p4info_lists_what_the_subnet_manager_programs() -> None:
+    info = compile_file(str(REPO / "p4src" / "fabric.p4")).p4info
+    assert info.pkg_info.arch == "v1model"
+    route = by_name(info.tables, "FabricIngress.dlid_route")
+    assert route.size == 49152
+    assert [(m.id, m.name, m.bitwidth) for m in route.match_fields] == [(1, "hdr.lrh.dlid", 16)]
+    forward = by_name(info.actions, "FabricIngress.forward")
+    assert [(p.id, p.name, p.bitwidth) for p in forward.params] == [(1, "port", 9)]
+    assert {a.preamble.name for a in info.actions} == {
+        "FabricIngress.forward", "FabricIngress.no_route", "FabricIngress.punt_to_cpu",
+        "FabricIngress.drop_with_reason"}
+    drops = by_name(info.counters, "FabricIngress.drop_counter")
+    assert drops.size == 512 * 8 and drops.spec.unit == drops.spec.BOTH
+    packet_in = next(c for c in info.controller_packet_metadata
+                     if c.preamble.name == "packet_in")
+    # p4c hashes the header type's name but shows the annotation's name.
+    assert packet_in.preamble.id == (0x04 << 24) | (
+        jenkins_one_at_a_time(b"packet_in_t") & 0xFFFFFF)
+    assert [(m.id, m.name, m.bitwidth) for m in packet_in.metadata] == [
+        (1, "ingress_port", 16), (2, "reason", 16)]
+
+
+def test_id_annotations_win_and_get_the_type_prefix() -> None:
+    r = compile_program("""
+        @id(7) action a() { }
+        @id(0x02000042) table t { key = { hdr.ipv4.dst: exact; } actions = { a; } }
+        apply { t.apply(); }
+    """)
+    assert by_name(r.p4info.actions, "Ing.a").preamble.id == 0x01000007
+    assert by_name(r.p4info.tables, "Ing.t").preamble.id == 0x02000042
+
+
+def test_name_annotation_sets_the_control_plane_name() -> None:
+    r = compile_program("""
+        @name("fwd") action a(bit<9> port) { sm.egress_spec = port; }
+        @name(".global_table") table t { key = { hdr.ipv4.dst: exact @name("dst_ip"); }
+                                          actions = { a; } }
+        apply { t.apply(); }
+    """)
+    t = by_name(r.p4info.tables, "global_table")
+    assert t.match_fields[0].name == "dst_ip"
+    assert by_name(r.p4info.actions, "Ing.fwd").preamble.alias == "fwd"
+    assert any(x["name"] == "global_table" for x in r.json["pipelines"][0]["tables"])
+
+
+def test_hidden_actions_and_scopes() -> None:
+    r = compile_program("""
+        action a() { }
+        action b() { }
+        @hidden action h() { }
+        table t {
+            key = { hdr.ipv4.dst: ternary; }
+            actions = { @tableonly a; @defaultonly b; h; }
+            const default_action = b();
+            size = 64;
+        }
+        apply { t.apply(); }
+    """)
+    t = by_name(r.p4info.tables, "Ing.t")
+    scopes = {r.id: r.scope for r in t.action_refs}
+    a = by_name(r.p4info.actions, "Ing.a").preamble.id
+    b = by_name(r.p4info.actions, "Ing.b").preamble.id
+    assert scopes == {a: t.action_refs[0].TABLE_ONLY, b: t.action_refs[0].DEFAULT_ONLY}
+    assert t.const_default_action_id == b
+    assert t.size == 64
+    assert t.match_fields[0].match_type == t.match_fields[0].TERNARY
+    assert all(x.preamble.name != "Ing.h" for x in r.p4info.actions)
+
+
+def test_alias_is_the_shortest_unique_suffix() -> None:
+    r = compile_program("""
+        action a() { }
+        table t { key = { hdr.ipv4.dst: exact; } actions = { a; } }
+        apply { t.apply(); }
+    """, egress="""
+        action a() { }
+        table t { key = { hdr.ipv4.src: exact; } actions = { a; } }
+        apply { t.apply(); }
+    """)
+    assert by_name(r.p4info.tables, "Ing.t").preamble.alias == "Ing.t"
+    assert by_name(r.p4info.actions, "Eg.a").preamble.alias == "Eg.a"
+
+
+def test_registers_meters_direct_resources_and_profiles() -> None:
+    r = compile_program("""
+        register<bit<48>>(16) last_seen;
+        meter(32, MeterType.bytes) port_meter;
+        direct_counter(CounterType.packets) hits;
+        direct_meter<bit<2>>(MeterType.packets) flow_meter;
+        action a(bit<9> port) {
+            sm.egress_spec = port;
+            last_seen.write(0, sm.ingress_global_timestamp);
+            port_meter.execute_meter((bit<32>)sm.ingress_port, meta.color);
+        }
+        action m() { flow_meter.read(meta.color); }
+        table t { key = { hdr.ipv4.dst: exact; } actions = { a; m; } counters = hits;
+                  meters = flow_meter; support_timeout = true; }
+        table sel { key = { hdr.ipv4.dst: exact; hdr.ipv4.src: selector; }
+                    actions = { a; }
+                    implementation = action_selector(HashAlgorithm.crc16, 32w128, 32w10); }
+        apply { t.apply(); sel.apply(); }
+    """, meta="bit<2> color;")
+    info = r.p4info
+    reg = by_name(info.registers, "Ing.last_seen")
+    assert reg.size == 16 and reg.type_spec.bitstring.bit.bitwidth == 48
+    assert by_name(info.meters, "Ing.port_meter").spec.unit == 1  # BYTES
+    t = by_name(info.tables, "Ing.t")
+    dc = by_name(info.direct_counters, "Ing.hits")
+    dm = by_name(info.direct_meters, "Ing.flow_meter")
+    assert dc.direct_table_id == t.preamble.id == dm.direct_table_id
+    assert set(t.direct_resource_ids) == {dc.preamble.id, dm.preamble.id}
+    assert t.idle_timeout_behavior == t.NOTIFY_CONTROL
+    prof = by_name(info.action_profiles, "Ing.sel")
+    sel = by_name(info.tables, "Ing.sel")
+    assert prof.with_selector and prof.size == 128 and list(prof.table_ids) == [
+        sel.preamble.id]
+    assert sel.implementation_id == prof.preamble.id
+    assert [m.name for m in sel.match_fields] == ["hdr.ipv4.dst"]
+    assert prof.preamble.id >> 24 == 0x11 and reg.preamble.id >> 24 == 0x16
+
+
+def test_digest_has_type_info() -> None:
+    r = compile_program("""
+        action learn() { digest<learn_t>(1, { hdr.ethernet.src, sm.ingress_port }); }
+        table t { key = { hdr.ethernet.src: exact; } actions = { learn; NoAction; }
+                  default_action = learn(); }
+        apply { t.apply(); }
+    """, decls="struct learn_t { bit<48> mac; bit<9> port; }")
+    d = r.p4info.digests[0]
+    assert d.preamble.name == "learn_t" and d.preamble.id >> 24 == 0x17
+    assert d.type_spec.struct.name == "learn_t"
+    members = r.p4info.type_info.structs["learn_t"].members
+    assert [(m.name, m.type_spec.bitstring.bit.bitwidth) for m in members] == [
+        ("mac", 48), ("port", 9)]
+    assert r.json["learn_lists"][0]["name"] == "learn_t"
+
+
+def test_resources_are_listed_by_id() -> None:
+    info = compile_file(str(PROGRAMS / "calc.p4")).p4info
+    ids = [a.preamble.id for a in info.actions]
+    assert ids == sorted(ids)
