@@ -248,12 +248,22 @@ class SwitchConnection:
         """(packets, bytes) of one cell of an indirect counter."""
         return self.read_counters(name, index).get(index, (0, 0))
 
-    def read_counters(self, name: str, index: int | None = None) -> dict[int, tuple[int, int]]:
-        """{index: (packets, bytes)} of an indirect counter: one index, or all when None."""
-        counter = p4runtime_pb2.CounterEntry(counter_id=self._require_p4info().counter(name).id)
-        if index is not None:
-            counter.index.index = index
-        entities = self.read([p4runtime_pb2.Entity(counter_entry=counter)])
+    def read_counters(self, name: str, index: int | None = None,
+                      indices: list[int] | None = None) -> dict[int, tuple[int, int]]:
+        """{index: (packets, bytes)} of an indirect counter: one index, the given
+        indices (one request), or all when neither is given."""
+        counter_id = self._require_p4info().counter(name).id
+        wanted = [index] if index is not None else indices
+        if wanted is None:
+            requests = [p4runtime_pb2.Entity(counter_entry=p4runtime_pb2.CounterEntry(
+                counter_id=counter_id))]
+        else:
+            requests = []
+            for i in wanted:
+                entry = p4runtime_pb2.CounterEntry(counter_id=counter_id)
+                entry.index.index = i
+                requests.append(p4runtime_pb2.Entity(counter_entry=entry))
+        entities = self.read(requests)
         return {e.counter_entry.index.index: (e.counter_entry.data.packet_count,
                                               e.counter_entry.data.byte_count)
                 for e in entities}

@@ -228,7 +228,11 @@ class SubnetManager:
     def read_drop_counters(self, switch: str) -> dict[tuple[int, str], tuple[int, int]]:
         """{(port, reason): (packets, bytes)} for every non-zero cell of the drop counter."""
         reasons = drop_reasons.load()
-        cells = self.connections[switch].read_counters(DROP_COUNTER)
+        # Only the cells of the switch's wired ports: a wildcard read would move
+        # every port x reason cell of a 512-port counter.
+        ports = [port for port, _peer, _peer_port in self.fabric.neighbours(switch)]
+        indices = [port * reasons.per_port + r for port in ports for r in range(reasons.per_port)]
+        cells = self.connections[switch].read_counters(DROP_COUNTER, indices=indices)
         return {reasons.split(index): value for index, value in sorted(cells.items())
                 if value != (0, 0)}
 

@@ -15,6 +15,7 @@ import platform
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -217,7 +218,9 @@ def _drain(scenario: Scenario, fabric: Fabric) -> None:
 
 
 def _read_counters(sm, fabric: Fabric) -> dict[str, dict[tuple[int, str], tuple[int, int]]]:
-    return {sw.name: sm.read_drop_counters(sw.name) for sw in fabric.switches}
+    names = [sw.name for sw in fabric.switches]
+    with ThreadPoolExecutor(max_workers=min(16, len(names))) as pool:
+        return dict(zip(names, pool.map(sm.read_drop_counters, names)))
 
 
 def _counters_json(counters: dict) -> dict:

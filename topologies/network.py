@@ -78,11 +78,12 @@ class P4Switch(Switch):
                                         stdin=subprocess.DEVNULL, start_new_session=True)
         log.close()
         self.ledger.add_process(self.process.pid, f"switch {self.name}")
-        self._wait_ready()
 
-    def _wait_ready(self) -> None:
+    def wait_ready(self) -> None:
+        """Block until the switch's gRPC server answers; NetworkError with its log if not."""
         deadline = time.monotonic() + self.start_timeout
         channel = grpc.insecure_channel(self.grpc_addr)
+        ready = grpc.channel_ready_future(channel)
         try:
             while time.monotonic() < deadline:
                 if self.process.poll() is not None:
@@ -90,7 +91,7 @@ class P4Switch(Switch):
                         f"switch {self.name} exited with code {self.process.returncode} "
                         f"while starting; last lines of {self.log_file}:\n{_tail(self.log_file)}")
                 try:
-                    grpc.channel_ready_future(channel).result(timeout=0.2)
+                    ready.result(timeout=0.2)
                     return
                 except grpc.FutureTimeoutError:
                     continue
@@ -98,6 +99,7 @@ class P4Switch(Switch):
                 f"switch {self.name} did not answer on gRPC {self.grpc_addr} within "
                 f"{self.start_timeout:.0f} s; last lines of {self.log_file}:\n{_tail(self.log_file)}")
         finally:
+            ready.cancel()
             channel.close()
 
     def stop(self, deleteIntfs: bool = True) -> None:  # noqa: N803 - Mininet's signature
@@ -203,8 +205,11 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
             ledger.add_process(host.pid, f"mininet host {host.name}")
             for intf in host.intfList():
                 host.cmd(f"sysctl -qw net.ipv6.conf.{intf.name}.disable_ipv6=1")
+        # Start every switch process first, then wait: start-up overlaps.
         for sw in net.switches:
             sw.start([])
+        for sw in net.switches:
+            sw.wait_ready()
     except BaseException:
         emulated.stop()
         raise
