@@ -48,6 +48,18 @@ def open_port(iface: str) -> socket.socket:
     return s
 
 
+def frame_buffer_size(iface: str) -> int:
+    """Receive buffer for one frame: the MTU plus Ethernet and VLAN headers.
+
+    Asking recv() for 64 KiB per frame costs an allocation and a shrink per
+    packet; the MTU bounds what the interface can deliver."""
+    try:
+        with open(f"/sys/class/net/{iface}/mtu") as f:
+            return max(int(f.read()), 1500) + 32
+    except (OSError, ValueError):
+        return 65535
+
+
 def carrier(iface: str) -> bool:
     """True if the interface is administratively up and has carrier."""
     try:

@@ -1,10 +1,11 @@
 """A loaded bmv2 JSON program: validated, laid out, and compiled to Python.
 
 Per-packet state is one flat list `S` (the "PHV"): every header gets a validity
-slot, a "raw" slot and one slot per field; metadata instances get field slots.
-The raw slot holds the byte offset the header was extracted from, or -1 once
-the header is modified, so the deparser copies untouched headers as byte slices
-and packs only the headers the program changed. Fields no code ever reads are
+slot, a "raw" slot (the byte offset it was extracted from, or -1), a "dirty"
+slot (set when the program writes to it) and one slot per field; metadata
+instances get field slots. The deparser returns the input frame when nothing
+changed, patches modified headers into a copy when the layout is unchanged,
+and otherwise copies untouched headers as byte slices and packs the others. Fields no code ever reads are
 not decoded at extract time.
 
 The parser, both pipelines, the deparser and the checksums are compiled at
@@ -59,9 +60,13 @@ RESUBMIT = 4   # field list id + 1, 0: not requested
 RECIRC = 5     # field list id + 1, 0: not requested
 DIGESTS = 6    # None or list of learn list ids
 TRUNC = 7      # truncate to this many bytes (0: no)
-FIXED_SLOTS = 8
+SPECIAL = 8    # 1 once any of CLONE, RESUBMIT, RECIRC, DIGESTS was requested
+FIXED_SLOTS = 9
 
 BYTE_ALIGNED_READERS = {8: "{p}[{o}]", 16: "({p}[{o}] << 8 | {p}[{o}+1])"}
+
+
+TAIL_DUPLICATION_LINES = 60  # see _emit_graph
 
 
 class ProgramError(ValueError):
@@ -83,6 +88,7 @@ class Header:
         self.fields = fields  # (name, width or "*", signed)
         self.valid = -1
         self.raw = -1
+        self.dirty = -1
         self.slots: dict[str, int] = {}
         self.var_field: str | None = None
         self.var_width = -1  # slot holding the current width of the varbit field
@@ -102,20 +108,6 @@ def _hex(v) -> int:
     return int(v, 16)
 
 
-class _Lines:
-    """Python source lines with indentation."""
-
-    def __init__(self):
-        self.lines: list[str] = []
-
-    def add(self, indent: int, text: str) -> None:
-        self.lines.append("    " * indent + text)
-
-    def extend(self, indent: int, lines: list[str]) -> None:
-        for ln in lines:
-            self.lines.append("    " * indent + ln)
-
-
 def _indent(lines: list[str], n: int = 1) -> list[str]:
     pad = "    " * n
     return [pad + ln for ln in lines]
@@ -133,6 +125,10 @@ class Program:
         self.clock_us = clock_us or (lambda: time.monotonic() * 1e6)
         self.ns: dict = {"__builtins__": __builtins__}
         self._uid = 0
+        self._const_args: tuple[int, ...] | None = None  # action data known at load time
+        self._ad_widths: tuple = ()  # widths of the current action's parameters
+        self._wid: dict[str, int] = {}  # generated expression -> known bit width
+        self._extra_source: list[str] = []  # helper functions the generated code calls
         self._layout()
         self._objects()
         self._scan_uses()
@@ -175,7 +171,7 @@ class Program:
         self.headers: dict[str, Header] = {}
         self.headers_by_id: dict[int, Header] = {}
         slot = FIXED_SLOTS
-        template: list = [b"", 0, -1, 0, 0, 0, None, 0]
+        template: list = [b"", 0, -1, 0, 0, 0, None, 0, 0]
         for i, h in enumerate(self._list("headers")):
             where = f"headers[{i}]"
             try:
@@ -188,9 +184,9 @@ class Program:
             if not hd.metadata and hd.nbits % 8:
                 raise ProgramError(f"{where} ({name}): header width {hd.nbits} bits "
                                    "is not a multiple of 8")
-            hd.valid, hd.raw = slot, slot + 1
-            template += [1 if hd.metadata else 0, -1]
-            slot += 2
+            hd.valid, hd.raw, hd.dirty = slot, slot + 1, slot + 2
+            template += [1 if hd.metadata else 0, -1, 0]
+            slot += 3
             for fname, w, _signed in hd.fields:
                 hd.slots[fname] = slot
                 template.append(0)
@@ -246,7 +242,7 @@ class Program:
         self.header_slots = [PKT, PAYLOAD]
         for hd in self.headers.values():
             if not hd.metadata:
-                self.header_slots += [hd.valid, hd.raw, *hd.slots.values()]
+                self.header_slots += [hd.valid, hd.raw, hd.dirty, *hd.slots.values()]
                 if hd.var_width >= 0:
                     self.header_slots.append(hd.var_width)
         self.header_slots += list(self.stack_next.values())
@@ -258,7 +254,6 @@ class Program:
 
     # --------------------------------------------------------------- objects
     def _objects(self) -> None:
-        ns = self.ns
         self.actions: dict[int, dict] = {}
         self.action_names: dict[str, int] = {}
         for i, a in enumerate(self._list("actions")):
@@ -268,7 +263,7 @@ class Program:
             self.action_names.setdefault(a["name"], a["id"])
         self.counters: dict[str, externs.CounterArray] = {}
         self.direct_counter_tables: dict[str, str] = {}
-        for i, c in enumerate(self._list("counter_arrays")):
+        for c in self._list("counter_arrays"):
             if c.get("is_direct"):
                 self.direct_counter_tables[c["name"]] = c.get("binding")
                 continue
@@ -318,7 +313,7 @@ class Program:
             raise ProgramError("deparsers: the program has no deparser")
         arity = {aid: len(a.get("runtime_data", [])) for aid, a in self.actions.items()}
         for pi, p in enumerate(pipelines):
-            for ai, ap in enumerate(p.get("action_profiles", [])):
+            for ap in p.get("action_profiles", []):
                 self.profiles[ap["name"]] = ActionProfile(
                     ap["name"], int(ap.get("max_size", 1 << 16)), {}, arity)
             for ti, t in enumerate(p.get("tables", [])):
@@ -445,17 +440,22 @@ class Program:
 
     # ------------------------------------------------------------- use scan
     def _scan_uses(self) -> None:
-        """Which fields are read and which headers are modified anywhere.
+        """Which fields are read, and which headers are used whole, anywhere.
 
-        Headers that are modified (or copied whole) are decoded completely at
-        extract time, since the deparser must re-pack them; of the others only
-        the fields some code reads are decoded.
+        Headers used whole (copied, hashed, stacks) are decoded completely at
+        extract time; of the others only the fields some code reads are decoded,
+        and the rest only when the program first writes to the header (the
+        deparser must then re-pack it): see `_materialize`.
         """
         self.read_fields: set[tuple[str, str]] = set()
         self.full_headers: set[str] = set()
 
         def walk(node):
             if isinstance(node, dict):
+                if node.get("op") in ("add_header", "remove_header"):
+                    return  # validity only
+                if node.get("op") == "valid":
+                    return
                 t = node.get("type")
                 v = node.get("value")
                 if t == "field" and isinstance(v, list) and len(v) == 2:
@@ -489,9 +489,7 @@ class Program:
                    "modify_field_with_hash_based_offset", "modify_field_rng_uniform"}
 
         def dst_header(param):
-            if param.get("type") == "field":
-                self.full_headers.add(param["value"][0])
-            elif param.get("type") == "expression":
+            if param.get("type") == "expression":
                 walk_deref(param)
 
         def walk_deref(node):
@@ -564,6 +562,7 @@ class Program:
             pi, p = self.pipelines[pname]
             out += self._gen_pipeline(pname, p, f"pipelines[{pi}]")
         out += self._gen_deparser()
+        out += self._extra_source
         return "\n".join(out) + "\n"
 
     # -- references and expressions ------------------------------------------
@@ -596,7 +595,18 @@ class Program:
 
     def _desc(self, hd: Header) -> tuple:
         return (hd.valid, hd.raw, tuple(hd.slots[f] for f, _w, _s in hd.fields),
-                tuple(w if w != "*" else 0 for _f, w, _s in hd.fields))
+                tuple(w if w != "*" else 0 for _f, w, _s in hd.fields), hd.dirty)
+
+    def _width_of(self, code: str) -> int | None:
+        """Known bit width of a generated non-negative int expression, or None."""
+        if code.isdigit():
+            return int(code).bit_length()
+        return self._wid.get(code)
+
+    def _known(self, code: str, width: int | None) -> str:
+        if width is not None:
+            self._wid[code] = width
+        return code
 
     def expr(self, node, where: str, pre: list[str]) -> str:
         """Python expression for a bmv2 type-value object (an rvalue)."""
@@ -604,8 +614,8 @@ class Program:
             raise ProgramError(f"{where}: expected a type-value object, found {node!r}")
         t, v = node.get("type"), node.get("value")
         if t == "field":
-            slot, _w, _s, _hd, _f = self._field(v, where)
-            return f"S[{slot}]"
+            slot, w, signed, _hd, _f = self._field(v, where)
+            return self._known(f"S[{slot}]", None if signed or not w else w)
         if t == "hexstr":
             try:
                 return str(_hex(v))
@@ -616,7 +626,12 @@ class Program:
         if t in ("runtime_data", "local"):
             if not isinstance(v, int):
                 raise ProgramError(f"{where}: bad {t} index {v!r}")
-            return f"ad[{v}]"
+            if self._const_args is not None:
+                if v >= len(self._const_args):
+                    raise ProgramError(f"{where}: action data index {v} out of range")
+                return str(self._const_args[v])
+            w = self._ad_widths[v] if v < len(self._ad_widths) else None
+            return self._known(f"ad[{v}]", w)
         if t == "header":
             return f"S[{self._hdr(v, where).valid}]"
         if t == "stack_field":
@@ -630,7 +645,7 @@ class Program:
             if reg is None:
                 raise ProgramError(f"{where}: unknown register {v[0]!r}")
             cells = self._name("R", reg.cells)
-            return f"{cells}[{self.expr(v[1], where, pre)}]"
+            return self._known(f"{cells}[{self.expr(v[1], where, pre)}]", reg.width)
         if t == "expression":
             return self._op(v, where, pre)
         if t == "string":
@@ -656,7 +671,31 @@ class Program:
                   "!=": "!=", ">": ">", ">=": ">=", "<": "<", "<=": "<=", "&": "&",
                   "|": "|", "^": "^", "and": "and", "or": "or", "/": "//", "%": "%"}
         if op in binary:
-            return f"({l()} {binary[op]} {r()})"
+            lc, rc = l(), r()
+            wl, wr = self._width_of(lc), self._width_of(rc)
+            if op == "&":
+                # p4c wraps arithmetic in `& mask`; drop it where the value fits.
+                if rc.isdigit() and wl is not None and int(rc) >= (1 << wl) - 1:
+                    return lc
+                if lc.isdigit() and wr is not None and int(lc) >= (1 << wr) - 1:
+                    return rc
+                known = [w for w in (wl, wr) if w is not None]
+                return self._known(f"({lc} & {rc})", min(known) if known else None)
+            code = f"({lc} {binary[op]} {rc})"
+            if lc.isdigit() and rc.isdigit() and op in ("+", "*", "<<", ">>", "|", "^"):
+                return str(eval(code))  # constant folding of two literals
+            if wl is not None and wr is not None:
+                if op == "+":
+                    return self._known(code, max(wl, wr) + 1)
+                if op == "*":
+                    return self._known(code, wl + wr)
+                if op in ("|", "^"):
+                    return self._known(code, max(wl, wr))
+                if op == "<<" and rc.isdigit():
+                    return self._known(code, wl + int(rc))
+                if op == ">>":
+                    return self._known(code, wl)
+            return code
         if op == "not":
             return f"(not {r()})"
         if op == "~":
@@ -664,7 +703,10 @@ class Program:
         if op == "d2b":
             return f"({r()} != 0)"
         if op == "b2d":
-            return f"(1 if {r()} else 0)"
+            c = r()
+            if c in ("True", "False"):
+                return "1" if c == "True" else "0"
+            return self._known(f"(1 if {c} else 0)", 1)
         if op == "valid":
             return f"(S[{self._header_valid(right, where, pre)}] == 1)"
         if op == "valid_union":
@@ -679,7 +721,10 @@ class Program:
         if op == "usat_cast":
             return f"_usat({l()}, {r()})"
         if op == "?":
-            return f"({l()} if {self.expr(e.get('cond'), where, pre)} else {r()})"
+            lc, rc = l(), r()
+            wl, wr = self._width_of(lc), self._width_of(rc)
+            code = f"({lc} if {self.expr(e.get('cond'), where, pre)} else {rc})"
+            return self._known(code, max(wl, wr) if wl is not None and wr is not None else None)
         if op == "last_stack_index":
             return f"(S[{self.stack_next[self._stack_name(right, where)]}] - 1)"
         if op == "size_stack":
@@ -733,12 +778,21 @@ class Program:
             slot, w, signed, hd, f = self._field(ref_node["value"], where)
             if f == "$valid$":
                 raise ProgramError(f"{where}: {hd.name}.$valid$ is read-only")
-            val = f"_sx({value}, {w})" if signed else f"({value}) & {(1 << w) - 1}"
+            vw = self._width_of(value)
+            if signed:
+                val = f"_sx({value}, {w})"
+            elif vw is not None and vw <= w:
+                val = value
+            else:
+                val = f"({value}) & {(1 << w) - 1}"
             if hd.var_field == f:
                 val = f"({value})"
             lines = [f"S[{slot}] = {val}"]
             if not hd.metadata:
-                lines.append(f"S[{hd.raw}] = -1")
+                if hd.name not in self.full_headers:
+                    lines = [f"if not S[{hd.dirty}]:",
+                             f"    {self._materialize(hd)}(S)"] + lines
+                lines.append(f"S[{hd.dirty}] = 1")
             return lines
         if t == "expression":
             e = ref_node["value"]
@@ -758,6 +812,25 @@ class Program:
                     f"S[{d}[2][{idx}]] = ({value}) & ((1 << {d}[3][{idx}]) - 1)",
                     f"S[{d}[1]] = -1"]
         raise ProgramError(f"{where}: cannot assign to {ref_node!r}")
+
+    def _materialize(self, hd: Header) -> str:
+        """Name of a function decoding the fields of `hd` the parser skipped."""
+        name = f"_mat_{hd.index}"
+        if name not in self.ns:
+            lines = [f"def {name}(S):", "    pkt = S[0]", f"    off = S[{hd.raw}]",
+                     "    if off < 0:", "        return"]
+            bit = 0
+            for f, w, signed in hd.fields:
+                if (hd.name, f) not in self.read_fields:
+                    o = f"off+{bit // 8}" if bit // 8 else "off"
+                    val = self._read_bits("pkt", o, bit % 8, w)
+                    if signed:
+                        val = f"_sx({val}, {w})"
+                    lines.append(f"    S[{hd.slots[f]}] = {val}")
+                bit += w
+            self._extra_source.append("\n".join(lines))
+            self.ns[name] = None  # defined when the generated source runs
+        return name
 
     # -- calculations ----------------------------------------------------------
     def _gen_calculation(self, name: str, c: dict, where: str) -> list[str]:
@@ -911,7 +984,7 @@ class Program:
                       *_indent(fail("PacketTooShort"))]
         else:
             lines += [f"if off + {n} > plen:", *_indent(fail("PacketTooShort"))]
-        lines += [f"S[{hd.valid}] = 1", f"S[{hd.raw}] = off"]
+        lines += [f"S[{hd.valid}] = 1", f"S[{hd.raw}] = off", f"S[{hd.dirty}] = 0"]
         full = hd.name in self.full_headers
         bit = 0
         var_seen = False
@@ -1058,7 +1131,14 @@ class Program:
                 lines += _indent(body(node, goto), 2)
             return lines
 
-        joins = [n for n in order if preds.get(n, 0) > 1]
+        # A join node whose code, inlined to the end of the graph, is short is
+        # duplicated into each predecessor instead: straight-line code is
+        # faster than `n == K` dispatch. Longer tails stay shared.
+        own = {n: len(body(n, lambda s: [])) for n in order}
+        tail: dict = {}
+        for n in reversed(order):
+            tail[n] = own[n] + sum(tail[s] for s in succs(n) if s is not None)
+        joins = [n for n in order if preds.get(n, 0) > 1 and tail[n] > TAIL_DUPLICATION_LINES]
 
         def goto(s):
             if s is None:
@@ -1152,6 +1232,29 @@ class Program:
     def _gen_table(self, t: dict, where: str, goto) -> list[str]:
         name = t["name"]
         table = self.tables[name]
+        de = t.get("default_entry") or {}
+        if not t.get("key") and de.get("action_const") and table.profile is None \
+                and table.default.action in self.actions:
+            # A keyless table whose default action the control plane cannot change
+            # (p4c's way of calling an action from a control): the action, inline.
+            aid = table.default.action
+            lines = []
+            if self.trace:
+                lines.append(f"_trace(\"Table '{name}': miss\")")
+            self._const_args = tuple(table.default.args)
+            try:
+                lines += self._action_body(aid, f"{where} action {self.actions[aid]['name']}")
+            finally:
+                self._const_args = None
+            nt = t.get("next_tables", {})
+            base = t.get("base_default_next")
+            if "__HIT__" in nt or "__MISS__" in nt:
+                nxt = nt.get("__MISS__", base)
+            else:
+                an = next((n for n, i in zip(t.get("actions", []), t.get("action_ids") or [])
+                           if i == aid), self.actions[aid]["name"])
+                nxt = nt.get(an, base)
+            return lines + goto(nxt)
         tn = self._name("T", table)
         lines: list[str] = []
         pre: list[str] = []
@@ -1190,7 +1293,7 @@ class Program:
                           f"        S[{slot}] = e.meter.execute({amount}, _now_us())",
                           "    else:", f"        S[{slot}] = 0"]
                 if not hd.metadata:
-                    lines.append(f"    S[{hd.raw}] = -1")
+                    lines.append(f"    S[{hd.dirty}] = 1")
         if table.profile is not None:
             ap = self._name("AP", table.profile)
             hexpr = "0"
@@ -1258,6 +1361,7 @@ class Program:
     # -- actions ----------------------------------------------------------------------
     def _action_body(self, aid: int, where: str) -> list[str]:
         a = self.actions[aid]
+        self._ad_widths = tuple(rd.get("bitwidth") for rd in a.get("runtime_data", []))
         where = f"{where} ({a['name']})"
         prims = a.get("primitives", [])
         if any(p.get("op") in ("_jump", "_jump_if_zero") for p in prims):
@@ -1313,10 +1417,17 @@ class Program:
             return pre + lines
         if op == "assign_header":
             need(2)
+            if params[0].get("type") == "header" and params[1].get("type") == "header":
+                dh, sh = self._hdr(params[0]["value"], where), self._hdr(params[1]["value"], where)
+                lines = [f"S[{dh.slots[f]}] = S[{sh.slots[g]}]"
+                         for (f, _w, _s), (g, _v, _t) in zip(dh.fields, sh.fields)]
+                return lines + [f"S[{dh.valid}] = S[{sh.valid}]", f"S[{dh.raw}] = S[{sh.raw}]",
+                                f"S[{dh.dirty}] = S[{sh.dirty}]"]
             d = self._dyn_header(params[0], where, pre)
             s = self._dyn_header(params[1], where, pre)
             return pre + [f"for _d, _s in zip({d}[2], {s}[2]):", "    S[_d] = S[_s]",
-                          f"S[{d}[0]] = S[{s}[0]]", f"S[{d}[1]] = S[{s}[1]]"]
+                          f"S[{d}[0]] = S[{s}[0]]", f"S[{d}[1]] = S[{s}[1]]",
+                          f"S[{d}[4]] = S[{s}[4]]"]
         if op == "assign_union":
             need(2)
             dm = self.unions[params[0]["value"]]
@@ -1338,6 +1449,14 @@ class Program:
             return lines + [f"S[{self.stack_next[dn]}] = S[{self.stack_next[sn]}]"]
         if op in ("add_header", "remove_header"):
             need(1)
+            if params[0].get("type") == "header":
+                hd = self._hdr(params[0]["value"], where)
+                if op == "remove_header":
+                    return [f"S[{hd.valid}] = 0"]
+                return [f"if not S[{hd.valid}]:",
+                        *[f"    S[{k}] = 0" for k in hd.slots.values()],
+                        f"    S[{hd.valid}] = 1", f"    S[{hd.raw}] = -1",
+                        f"    S[{hd.dirty}] = 1"]
             d = self._dyn_header(params[0], where, pre)
             if op == "remove_header":
                 return pre + [f"S[{d}[0]] = 0"]
@@ -1361,26 +1480,30 @@ class Program:
             c = self._counter(params[0], where)
             cb = self._name("CB", c.nbytes)
             cp = self._name("CP", c.npkts)
-            i = self._tmp()
-            return pre + [f"{i} = {ex(1)}", f"if 0 <= {i} < {c.size}:",
-                          f"    {cp}[{i}] += 1",
-                          f"    {cb}[{i}] += S[{std['packet_length']}]"]
+            idx = ex(1)
+            body = [f"{cp}[i] += 1", f"{cb}[i] += S[{std['packet_length']}]"]
+            return pre + [f"i = {idx}"] + self._guard_index("i", idx, c.size, body)
         if op == "register_read":
             need(3)
             r = self._register(params[1], where)
             cells = self._name("R", r.cells)
+            idx = ex(2)
+            if self._index_fits(idx, r.size):
+                value = self._known(f"{cells}[{idx}]", r.width)
+                return pre + self._store(params[0], value, where, pre)
             i = self._tmp()
-            lines = [f"{i} = {ex(2)}"]
-            return pre + lines + self._store(
-                params[0], f"({cells}[{i}] if 0 <= {i} < {r.size} else 0)", where, pre)
+            value = self._known(f"({cells}[{i}] if 0 <= {i} < {r.size} else 0)", r.width)
+            return pre + [f"{i} = {idx}"] + self._store(params[0], value, where, pre)
         if op == "register_write":
             need(3)
             r = self._register(params[0], where)
             cells = self._name("R", r.cells)
-            i = self._tmp()
+            idx = ex(1)
             v = ex(2)
-            return pre + [f"{i} = {ex(1)}", f"if 0 <= {i} < {r.size}:",
-                          f"    {cells}[{i}] = ({v}) & {(1 << r.width) - 1}"]
+            vw = self._width_of(v)
+            val = v if vw is not None and vw <= r.width else f"({v}) & {(1 << r.width) - 1}"
+            return pre + [f"i = {idx}"] + self._guard_index("i", idx, r.size,
+                                                            [f"{cells}[i] = {val}"])
         if op == "execute_meter":
             need(3)
             name = params[0].get("value")
@@ -1411,14 +1534,15 @@ class Program:
             if not params:
                 raise ProgramError(f"{where}: {op} needs a session id")
             fl = ex(1) if len(params) > 1 else "0"
-            return pre + [f"S[{CLONE}] = {ex(0)}", f"S[{CLONE_FL}] = {fl}"]
+            return pre + [f"S[{CLONE}] = {ex(0)}", f"S[{CLONE_FL}] = {fl}", f"S[{SPECIAL}] = 1"]
         if op in ("resubmit", "recirculate"):
             fl = ex(0) if params else "0"
-            return pre + [f"S[{RESUBMIT if op == 'resubmit' else RECIRC}] = {fl} + 1"]
+            return pre + [f"S[{RESUBMIT if op == 'resubmit' else RECIRC}] = {fl} + 1",
+                          f"S[{SPECIAL}] = 1"]
         if op == "generate_digest":
             lid = ex(1) if len(params) > 1 else ex(0)
             return pre + [f"if S[{DIGESTS}] is None:", f"    S[{DIGESTS}] = []",
-                          f"S[{DIGESTS}].append({lid})"]
+                          f"S[{DIGESTS}].append({lid})", f"S[{SPECIAL}] = 1"]
         if op == "truncate":
             need(1)
             return pre + [f"S[{TRUNC}] = {ex(0)}"]
@@ -1436,6 +1560,17 @@ class Program:
         if op in ("_jump", "_jump_if_zero"):
             raise ProgramError(f"{where}: {op} outside an action")
         raise ProgramError(f"{where}: unsupported primitive {op!r}")
+
+    def _index_fits(self, idx: str, size: int) -> bool:
+        w = self._width_of(idx)
+        return w is not None and (1 << w) <= size
+
+    def _guard_index(self, var: str, idx: str, size: int, body: list[str]) -> list[str]:
+        """`body` (using `var`) if the index is in range; bmv2 ignores out-of-range
+        extern indices (with an error log), so do we."""
+        if self._index_fits(idx, size):
+            return body
+        return [f"if 0 <= {var} < {size}:", *_indent(body)]
 
     def _counter(self, param, where) -> externs.CounterArray:
         name = param.get("value")
@@ -1506,7 +1641,7 @@ class Program:
                           f"        S[{self.std['checksum_error']}] = 1"]
             else:
                 lines += [f"    S[{slot}] = {self._calc_names[calc]}(S) & {(1 << w) - 1}",
-                          f"    S[{hd.raw}] = -1"]
+                          f"    S[{hd.dirty}] = 1"]
         return lines
 
     def _pack_expr(self, hd: Header) -> str:
@@ -1531,18 +1666,41 @@ class Program:
 
     def _gen_deparser(self) -> list[str]:
         dep = self._list("deparsers")[0]
-        lines = ["def deparse(S):"]
-        update = self._gen_checksums(verify=False)
-        lines += _indent(update)
-        lines += ["    pkt = S[0]", "    parts = []", "    ap = parts.append"]
-        for i, name in enumerate(dep.get("order", [])):
-            hd = self._hdr(name, f"deparsers[0].order[{i}]")
-            n = f"{hd.fixed_bytes}" if hd.var_field is None else \
+        order = [self._hdr(name, f"deparsers[0].order[{i}]")
+                 for i, name in enumerate(dep.get("order", []))]
+
+        def size(hd: Header) -> str:
+            return f"{hd.fixed_bytes}" if hd.var_field is None else \
                 f"{hd.fixed_bytes} + S[{hd.var_width}] // 8"
+
+        lines = ["def _deparse_slow(S):", "    pkt = S[0]", "    parts = []",
+                 "    ap = parts.append"]
+        for hd in order:
             lines += [f"    if S[{hd.valid}]:", f"        r = S[{hd.raw}]",
-                      f"        ap(pkt[r:r + {n}] if r >= 0 else {self._pack_expr(hd)})"]
+                      f"        ap(pkt[r:r + {size(hd)}] if r >= 0 and not S[{hd.dirty}] "
+                      f"else {self._pack_expr(hd)})"]
         lines += ["    ap(pkt[S[1]:])", "    out = b''.join(parts)",
                   f"    if S[{TRUNC}]:", f"        out = out[:S[{TRUNC}]]", "    return out"]
+        # The common cases: the valid headers sit where the parser found them,
+        # back to back from offset 0, and either none changed (the frame is the
+        # input frame) or the changed ones are patched into a copy.
+        lines += ["def deparse(S):"]
+        lines += _indent(self._gen_checksums(verify=False))
+        lines += [f"    if S[{TRUNC}]:", "        return _deparse_slow(S)", "    o = 0", "    d = 0"]
+        for hd in order:
+            lines += [f"    if S[{hd.valid}]:", f"        if S[{hd.raw}] != o:",
+                      "            return _deparse_slow(S)", f"        o += {size(hd)}",
+                      f"        d |= S[{hd.dirty}]"]
+        lines += ["    if o != S[1]:", "        return _deparse_slow(S)", "    if not d:",
+                  "        return S[0]", "    b = bytearray(S[0])"]
+        for hd in order:
+            lines.append(f"    if S[{hd.valid}] and S[{hd.dirty}]:")
+            if hd.var_field is not None:
+                lines.append("        return _deparse_slow(S)")
+            else:
+                lines += [f"        r = S[{hd.raw}]",
+                          f"        b[r:r + {hd.fixed_bytes}] = {self._pack_expr(hd)}"]
+        lines.append("    return bytes(b)")
         return lines
 
     # -- helpers for the switch --------------------------------------------------------

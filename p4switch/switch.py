@@ -20,7 +20,14 @@ from collections.abc import Callable
 
 from p4switch import program as P
 from p4switch.externs import Meter
-from p4switch.ports import DeadlineTimer, PcapWriter, PortError, carrier, open_port
+from p4switch.ports import (
+    DeadlineTimer,
+    PcapWriter,
+    PortError,
+    carrier,
+    frame_buffer_size,
+    open_port,
+)
 from p4switch.program import Program, ProgramError
 from p4switch.runtime_api import ActionCall, DataplaneError, IndirectTarget, MatchParam, Replica
 from p4switch.traffic_manager import TrafficManager
@@ -145,6 +152,11 @@ class Switch:
         except Exception as e:  # noqa: BLE001 - a packet must never kill the switch
             self._pipeline_error(e)
             return
+        self._after_ingress(prog, S, now)
+
+    def _after_ingress(self, prog: Program, S: list, now: float) -> None:
+        trace = self._trace
+        frame = S[0]
         if S[P.CLONE] >= 0:
             self._clone_i2e(prog, S, now)
         if S[P.DIGESTS]:
@@ -153,6 +165,7 @@ class Switch:
             child = self._child(prog, S, frame, P.INSTANCE_RESUBMIT, S[P.RESUBMIT] - 1)
             self._resubmits.append(child)
             return
+        S[P.SPECIAL] = 0
         mg = S[self._s_mcast]
         if mg:
             S[self._s_itype] = P.INSTANCE_REPLICATION
@@ -224,9 +237,16 @@ class Switch:
         """Egress + deparser; returns the frame to transmit, or None."""
         S[self._s_eport] = port
         S[self._s_espec] = P.DROP_PORT + 1
-        trace = self._trace
         try:
             prog.egress(S)
+        except Exception as e:  # noqa: BLE001
+            self._pipeline_error(e)
+            return None
+        return self._after_egress(prog, S, now)
+
+    def _after_egress(self, prog: Program, S: list, now: float) -> bytes | None:
+        trace = self._trace
+        try:
             if S[P.CLONE] >= 0:
                 self._clone_e2e(prog, S, now)
             if S[self._s_espec] == P.DROP_PORT:
@@ -247,6 +267,90 @@ class Switch:
                 self.tm.recirculate(child, now)
             return None
         return frame
+
+    def _fast_path(self, prog: Program) -> Callable[[bytes, int, float], None]:
+        """The per-packet function of the data-plane thread for `prog`.
+
+        Same semantics as _new_packet + _ingress + traffic manager + _egress, with
+        everything bound to locals, and the common case (no clone, digest, resubmit,
+        multicast or recirculation; egress port idle, unlimited and up; no pcap or
+        trace) going straight from ingress to egress to the socket. Anything else
+        takes the general path.
+        """
+        tpl_copy = prog.template.copy
+        parse, ingress, egress, deparse = prog.parse, prog.ingress, prog.egress, prog.deparse
+        std = prog.std
+        s_inport, s_plen, s_igts = std["ingress_port"], std["packet_length"], \
+            std["ingress_global_timestamp"]
+        s_espec, s_eport, s_itype, s_mcast = std["egress_spec"], std["egress_port"], \
+            std["instance_type"], std["mcast_grp"]
+        s_enq_ts, s_enq_qd, s_deq_td, s_deq_qd, s_eg_ts = (
+            std["enq_timestamp"], std["enq_qdepth"], std["deq_timedelta"], std["deq_qdepth"],
+            std["egress_global_timestamp"])
+        SPECIAL = P.SPECIAL
+        DROP = P.DROP_PORT
+        tm = self.tm
+        tm_ports = tm.ports
+        enqueue = tm.enqueue
+        general = not (tm.nprio == 1 and self._trace is None and not self._pcap_out)
+        error = self._pipeline_error
+        ingress_tail = self._ingress
+        after_egress = self._after_egress
+        send_general = self._send
+
+        def rx(frame: bytes, port: int, now: float, now_us: int) -> None:
+            S = tpl_copy()
+            S[0] = frame
+            S[s_inport] = port
+            S[s_plen] = len(frame)
+            S[s_igts] = now_us
+            if general:
+                ingress_tail(prog, S, now)
+                return
+            try:
+                parse(S, frame)
+                ingress(S)
+            except Exception as e:  # noqa: BLE001
+                error(e)
+                return
+            if S[SPECIAL] or S[s_mcast]:
+                self._after_ingress(prog, S, now)
+                return
+            spec = S[s_espec]
+            if spec == DROP:
+                return
+            S[s_itype] = 0
+            pq = tm_ports.get(spec)
+            if pq is None or not pq.fast or pq.scheduled:
+                enqueue(spec, S, now)
+                return
+            # An idle port at unlimited rate: through its empty queue at once.
+            S[s_enq_ts] = S[s_eg_ts] = now_us
+            S[s_enq_qd] = S[s_deq_qd] = S[s_deq_td] = 0
+            S[s_eport] = spec
+            S[s_espec] = DROP + 1
+            try:
+                egress(S)
+                if S[SPECIAL] or S[s_espec] == DROP:
+                    out = after_egress(prog, S, now)
+                    if out is None:
+                        return
+                else:
+                    out = deparse(S)
+            except Exception as e:  # noqa: BLE001
+                error(e)
+                return
+            send = pq.send
+            if send is None:
+                if not send_general(spec, out):
+                    pq.drops.tx_error += 1
+                return
+            try:
+                send(out)
+            except OSError:
+                pq.drops.tx_error += 1
+
+        return rx
 
     def _clone_e2e(self, prog: Program, S: list, now: float) -> None:
         sid, fl = S[P.CLONE], S[P.CLONE_FL]
@@ -310,14 +414,21 @@ class Switch:
 
     def _reinject_recirc(self, S: list) -> None:
         prog = self.program
-        if prog is not None:
-            self._ingress(prog, S, time.monotonic())
-            self._run_resubmits(prog, time.monotonic())
+        if prog is not None and len(S) == prog.nslots:
+            now = time.monotonic()
+            # Each pass is a new ingress: programs that hold packets by
+            # recirculation read the current time here.
+            S[self._s_igts] = int((now - self.t0) * 1e6)
+            self._ingress(prog, S, now)
+            self._run_resubmits(prog, now)
 
     def _run_resubmits(self, prog: Program, now: float, limit: int = 1 << 30) -> None:
         n = 0
+        now_us = int((now - self.t0) * 1e6)
         while self._resubmits and n < limit:
-            self._ingress(prog, self._resubmits.popleft(), now)
+            S = self._resubmits.popleft()
+            S[self._s_igts] = now_us
+            self._ingress(prog, S, now)
             n += 1
 
     # ------------------------------------------------------------ sync entry
@@ -549,7 +660,10 @@ class Switch:
                 self._pcap_out[port] = PcapWriter(os.path.join(self.pcap_dir, f"{iface}_out.pcap"))
         for port, iface in self.ports.items():
             self._port_up[port] = carrier(iface)
-            self.tm.port(port).up = self._port_up[port]
+            pq = self.tm.port(port)
+            pq.up = self._port_up[port]
+            if port not in self._pcap_out:
+                pq.send = socks[port].send
         self._wake_fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
         self._running = True
         self._thread = threading.Thread(target=self._run, name=f"p4switch-dp{self.device_id}",
@@ -566,6 +680,8 @@ class Switch:
         for s in self._socks.values():
             s.close()
         self._socks = {}
+        for pq in self.tm.ports.values():
+            pq.send = None
         for pc in (*self._pcap_in.values(), *self._pcap_out.values()):
             pc.close()
         self._pcap_in.clear()
@@ -604,7 +720,7 @@ class Switch:
         fd_port = {}
         for port, s in self._socks.items():
             ep.register(s.fileno(), select.EPOLLIN)
-            fd_port[s.fileno()] = (port, s.recv)
+            fd_port[s.fileno()] = (port, s.recv, frame_buffer_size(self.ports[port]))
         ep.register(self._wake_fd, select.EPOLLIN)
         timer = DeadlineTimer()
         if timer.fd is not None:
@@ -615,6 +731,8 @@ class Switch:
         next_carrier = monotonic() + CARRIER_POLL_S
         wake_fd = self._wake_fd
         pcap_in = self._pcap_in
+        fast_prog = None
+        rx = None
         try:
             while self._running:
                 deadline = tm.next_deadline()
@@ -627,25 +745,28 @@ class Switch:
                     events = ep.poll(max(0.0, deadline - monotonic()))
                 with lock:
                     prog = self.program
+                    if prog is not fast_prog:
+                        fast_prog = prog
+                        rx = self._fast_path(prog) if prog is not None else None
                     now = monotonic()
                     for fd, _ev in events:
                         entry = fd_port.get(fd)
                         if entry is not None:
-                            port, recv = entry
-                            tm.note_activity()
+                            port, recv, bufsize = entry
+                            tm.note_activity(now)
                             pc = pcap_in.get(port)
+                            now_us = int((now - self.t0) * 1e6)
                             for _ in range(RX_BATCH):
                                 try:
-                                    frame = recv(65535)
+                                    frame = recv(bufsize)
                                 except BlockingIOError:
                                     break
                                 except OSError:
                                     break
                                 if pc is not None:
                                     pc.write(frame)
-                                if prog is not None:
-                                    self._ingress(prog, self._new_packet(prog, frame, port, now),
-                                                  now)
+                                if rx is not None:
+                                    rx(frame, port, now, now_us)
                             if self._resubmits and prog is not None:
                                 self._run_resubmits(prog, now)
                         elif fd == wake_fd:
@@ -656,7 +777,7 @@ class Switch:
                             while self._inject:
                                 frame = self._inject.popleft()
                                 if prog is not None and self.cpu_port is not None:
-                                    tm.note_activity()
+                                    tm.note_activity(now)
                                     self._ingress(prog, self._new_packet(
                                         prog, frame, self.cpu_port, now), now)
                                     self._run_resubmits(prog, now)

@@ -13,13 +13,7 @@ from __future__ import annotations
 
 import itertools
 
-from p4switch.runtime_api import (
-    ActionCall,
-    DataplaneError,
-    IndirectTarget,
-    MatchKind,
-    MatchParam,
-)
+from p4switch.runtime_api import ActionCall, DataplaneError, IndirectTarget, MatchParam
 
 
 class Entry:
@@ -321,7 +315,3 @@ class Table:
             raise DataplaneError(f"table {self.name}: action {target.action} takes "
                                  f"{self.action_arity[aid]} args, got {len(target.args)}")
         self.default = Entry(aid, tuple(target.args), -1)
-
-
-def match_kind(name: str) -> MatchKind:
-    return MatchKind(name)

@@ -13,15 +13,18 @@ Timing is event driven: departures, delayed frames and recirculated packets are
 entries in one heap of deadlines; the switch's data-plane thread sleeps in
 epoll until the earliest one (no polling, no spinning).
 
-Recirculated packets wait `recirc_interval_us` (default 50 us) before each
-new ingress pass, as in a switch whose recirculation port has finite speed.
-When a recirculated packet comes back with nothing else having happened in the
-switch since the previous pass (no packet received or transmitted) the wait
-doubles, up to `recirc_idle_max_us` (default 1000 us), and it falls back to
-the base interval on the next real event. A packet a P4 program holds by
-recirculation (waiting for credit or for a pause to end) therefore costs at
-most ~1000 passes per second while nothing changes, and reacts within one base
-interval once something does.
+Recirculated packets have their own buffer (not the port queues), served
+like a port of `recirc_rate_pps` (default 20000 packets/s, as a switch's
+recirculation port has finite speed), and each waits at least
+`recirc_interval_us` (default 50 us) before its next ingress pass. When a
+recirculated packet comes back with nothing else having happened in the switch
+since the previous pass (no frame received or transmitted), its wait doubles,
+up to `recirc_idle_max_us` (default 1000 us), and the recirculation rate drops
+to a tenth; the next real event restores both. Packets a P4 program holds by
+recirculation (waiting for credit or for a pause to end) therefore cost at
+most ~2000 passes per second in total while nothing changes, and are
+re-examined within a base interval (or a round of the held packets at the full
+recirculation rate) once something does.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ class PortDrops:
 
 class PortQueue:
     __slots__ = ("port", "queues", "depth", "rate_pps", "rate_bps", "delay_s", "next_free",
-                 "scheduled", "up", "drops", "unlimited")
+                 "scheduled", "_up", "drops", "unlimited", "fast", "send")
 
     def __init__(self, port: int, nprio: int, depth: int):
         self.port = port
@@ -64,9 +67,24 @@ class PortQueue:
         self.delay_s = 0.0
         self.next_free = 0.0
         self.scheduled = False
-        self.up = True
+        self._up = True
         self.drops = PortDrops()
         self.unlimited = True
+        self.fast = True  # up, unlimited rate, no delay: the switch may bypass the queue
+        self.send = None  # the port socket's send, set by the switch
+
+    @property
+    def up(self) -> bool:
+        return self._up
+
+    @up.setter
+    def up(self, value: bool) -> None:
+        self._up = value
+        self.update()
+
+    def update(self) -> None:
+        self.unlimited = not self.rate_pps and not self.rate_bps
+        self.fast = self._up and self.unlimited and not self.delay_s
 
     def service_time(self, nbytes: int) -> float:
         t = 0.0
@@ -84,7 +102,8 @@ class TrafficManager:
     """Egress queues, port schedulers and the timer heap of one switch."""
 
     def __init__(self, priority_queues: int = 1, recirc_interval_us: float = 50.0,
-                 recirc_idle_max_us: float = 1000.0, t0: float = 0.0):
+                 recirc_idle_max_us: float = 1000.0, t0: float = 0.0,
+                 recirc_rate_pps: float = 20000.0):
         self.nprio = max(1, priority_queues)
         self.ports: dict[int, PortQueue] = {}
         self.timers: list = []
@@ -93,6 +112,10 @@ class TrafficManager:
         self.recirc_base = recirc_interval_us * 1e-6
         self.recirc_max = max(recirc_idle_max_us, recirc_interval_us) * 1e-6
         self._recirc_delay = self.recirc_base
+        self.recirc_rate = recirc_rate_pps
+        self._recirc: deque = deque()  # (eligible time, S)
+        self._recirc_next_free = 0.0
+        self._recirc_scheduled = False
         self._quiet = False
         # Wired by the switch:
         self.egress: Callable[[int, list], bytes | None] = lambda port, S: None
@@ -130,7 +153,7 @@ class TrafficManager:
             if depth < 1:
                 raise ValueError(f"queue depth must be at least 1 packet, got {depth}")
             pq.depth = depth
-        pq.unlimited = not pq.rate_pps and not pq.rate_bps
+        pq.update()
 
     def flush(self) -> None:
         """Forget every queued, delayed and recirculating packet (program swap)."""
@@ -139,10 +162,22 @@ class TrafficManager:
                 q.clear()
             pq.scheduled = False
         self.timers.clear()
+        self._recirc.clear()
+        self._recirc_scheduled = False
 
-    def note_activity(self) -> None:
-        self._quiet = False
-        self._recirc_delay = self.recirc_base
+    def note_activity(self, now: float) -> None:
+        """Something happened (a frame arrived): held packets are worth a look soon."""
+        if self._quiet:
+            self._quiet = False
+            self._recirc_delay = self.recirc_base
+            self._recirc_next_free = min(self._recirc_next_free, now)
+            if self._recirc:
+                soon = now + self.recirc_base
+                eligible, S = self._recirc[0]
+                if eligible > soon:
+                    self._recirc[0] = (soon, S)
+                self._recirc_scheduled = True
+                heapq.heappush(self.timers, (soon, next(self._seq), _RECIRC, None))
 
     # -- hot path ------------------------------------------------------------------------
     def enqueue(self, port: int, S: list, now: float) -> None:
@@ -211,7 +246,18 @@ class TrafficManager:
             self._recirc_delay = min(self._recirc_delay * 2, self.recirc_max)
         else:
             self._recirc_delay = self.recirc_base
-        heapq.heappush(self.timers, (now + self._recirc_delay, next(self._seq), _RECIRC, S))
+        self._recirc.append((now + self._recirc_delay, S))
+        if not self._recirc_scheduled:
+            self._schedule_recirc()
+
+    def _schedule_recirc(self) -> None:
+        t = max(self._recirc[0][0], self._recirc_next_free)
+        self._recirc_scheduled = True
+        heapq.heappush(self.timers, (t, next(self._seq), _RECIRC, None))
+
+    def recirculating(self) -> int:
+        """Packets waiting in the recirculation buffer."""
+        return len(self._recirc)
 
     def next_deadline(self) -> float | None:
         return self.timers[0][0] if self.timers else None
@@ -245,5 +291,13 @@ class TrafficManager:
                 if not self.send(port, frame):
                     self.port(port).drops.tx_error += 1
             else:
+                self._recirc_scheduled = False
+                if not self._recirc:
+                    continue
+                _eligible, S = self._recirc.popleft()
+                rate = self.recirc_rate if not self._quiet else self.recirc_rate / 10
+                self._recirc_next_free = t + (1.0 / rate if rate else 0.0)
                 self._quiet = True
-                self.reinject(arg)
+                self.reinject(S)
+                if self._recirc and not self._recirc_scheduled:
+                    self._schedule_recirc()

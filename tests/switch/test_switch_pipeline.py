@@ -363,9 +363,11 @@ def test_tables_chain_with_hit_miss_next_tables():
     assert sw.process(2, frame(dst=5))[0][0] == 3
 
 
-def test_no_program_means_nothing_forwarded():
+def test_process_without_a_program_is_an_error():
+    from p4switch.runtime_api import DataplaneError
+
     sw = Switch({1: "p1"})
-    with pytest.raises(Exception):
+    with pytest.raises(DataplaneError, match="no program loaded"):
         sw.process(1, frame())
 
 
@@ -399,3 +401,85 @@ def test_ipv4_checksum_update_and_verify():
 
 def test_ethernet_layout_matches_declaration():
     assert sum(w for _n, w in ETHERNET) == 112
+
+
+def test_meter_colours_packets_beyond_the_burst_red():
+    p = ethernet_program().scalar("colour", 8)
+    p.j["meter_arrays"].append({"name": "m", "id": 0, "type": "packets", "rate_count": 2,
+                                "size": 4, "is_direct": False})
+    p.action("police", [], [
+        prim("execute_meter", {"type": "meter_array", "value": "m"}, hexstr(1),
+             field("scalars", "colour")),
+        assign(field("ethernet", "src"), field("scalars", "colour")),
+        assign(field("standard_metadata", "egress_spec"), hexstr(2))])
+    p.run("ingress", "police")
+    sw = switch_for(p)
+    assert sw.process(1, frame())[0][1][11] == 0  # unconfigured: GREEN
+    # 1 packet/s committed with burst 2, peak 1 packet/s with burst 3.
+    sw.meter_set("m", 1, [(1e-6, 2), (1e-6, 3)])
+    colours = [sw.process(1, frame())[0][1][11] for _ in range(4)]
+    assert colours == [0, 0, 1, 2]  # GREEN, GREEN, YELLOW, RED
+    assert sw.meter_get("m", 1) == [(1e-6, 2), (1e-6, 3)]
+
+
+def test_action_selector_group_spreads_flows_over_members():
+    p = ethernet_program()
+    p.table("ingress", "ecmp", [("exact", ["ethernet", "ether_type"])], ["forward", "drop"],
+            default=("drop", []), type="indirect_ws", action_profile="ecmp_ap")
+    p._pipeline("ingress")["action_profiles"].append({
+        "name": "ecmp_ap", "id": 0, "max_size": 16,
+        "selector": {"algo": "crc16", "input": [field("ipv4", "src"), field("ipv4", "dst")]}})
+    sw = switch_for(p)
+    sw.act_prof_add_member("ecmp_ap", 1, fwd(1))
+    sw.act_prof_add_member("ecmp_ap", 2, fwd(3))
+    sw.act_prof_set_group("ecmp_ap", 10, [1, 2])
+    from p4switch.runtime_api import IndirectTarget
+    sw.table_add("ecmp", [exact(0x0800)], IndirectTarget(group=10))
+    ports = {sw.process(2, frame(ipv4={"src": s}))[0][0] for s in range(32)}
+    assert ports == {1, 3}
+    # The same flow always takes the same member.
+    assert len({sw.process(2, frame(ipv4={"src": 7}))[0][0] for _ in range(5)}) == 1
+    sw.table_add("ecmp", [exact(0x0801)], IndirectTarget(member=2))
+    assert sw.process(2, frame(ether_type=0x0801))[0][0] == 3
+
+
+def test_log_console_traces_tables_and_ports(tmp_path):
+    p = ethernet_program()
+    p.table("ingress", "fwd", [("exact", ["ethernet", "dst"])], ["forward", "drop"],
+            default=("drop", []))
+    log = tmp_path / "switch.log"
+    sw = Switch({1: "p1", 2: "p2"}, log_file=str(log))
+    sw.load_program(p.build())
+    sw.table_add("fwd", [exact(0xB2)], fwd(2))
+    sw.process(1, frame(ipv4={}))
+    sw.process(1, frame(dst=3))
+    text = log.read_text()
+    for line in ("Processing packet received on port 1", "Parser 'parser': state 'parse_ipv4'",
+                 "Table 'fwd': hit with handle 0", "Action entry is forward - 0x2",
+                 "Egress port is 2", "Table 'fwd': miss",
+                 "Dropping packet at the end of ingress"):
+        assert line in text
+
+
+def test_writing_one_field_keeps_every_other_byte_of_the_header():
+    p = ethernet_program()
+    p.action("set_ttl", [], [assign(field("ipv4", "ttl"), hexstr(7)),
+                             assign(field("standard_metadata", "egress_spec"), hexstr(2))])
+    p.run("ingress", "set_ttl")
+    sw = switch_for(p)
+    f = frame(ipv4={"src": 0x01020304, "dst": 0x05060708, "id": 0xBEEF, "csum": 0xCAFE},
+              payload=b"tail")
+    [(_port, out)] = sw.process(1, f)
+    assert out == f[:14 + 8] + bytes([7]) + f[14 + 9:]
+
+
+def test_removing_a_header_and_modifying_another_repacks_the_frame():
+    p = ethernet_program()
+    p.action("decap", [], [prim("remove_header", {"type": "header", "value": "ipv4"}),
+                           assign(field("ethernet", "ether_type"), hexstr(0x88B5)),
+                           assign(field("standard_metadata", "egress_spec"), hexstr(2))])
+    p.run("ingress", "decap")
+    sw = switch_for(p)
+    f = frame(ipv4={}, payload=b"inner")
+    [(_port, out)] = sw.process(1, f)
+    assert out == f[:12] + b"\x88\xb5" + b"inner"

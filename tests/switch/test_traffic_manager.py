@@ -92,6 +92,7 @@ def test_idle_recirculation_backs_off_and_activity_resets():
         tm.run_due(t)
         now = t
     assert delays[0] == 50 and delays[-1] == 1000 and delays == sorted(delays)
-    tm.note_activity()
+    assert tm.recirculating() == 0 and len(back) == 8
+    tm.note_activity(now)
     tm.recirculate(pkt(b"r"), now)
     assert round((tm.next_deadline() - now) * 1e6) == 50

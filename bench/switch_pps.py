@@ -1,0 +1,265 @@
+"""Packets/s through the embedded switch, next to a bare Python raw-socket forwarder.
+
+    sudo python bench/switch_pps.py [--seconds 2] [--rounds 2]
+
+Builds two namespaces (dpt-ba, dpt-bb) joined to the root namespace by veths
+dptb0 and dptb1; a Python generator in dpt-ba sends minimum-size frames as fast
+as it can; the device under test, in its own process in the root namespace,
+forwards dptb0 -> dptb1. The rate is dptb1's tx_packets counter over the
+measurement window (what the DUT managed to send). DUTs:
+
+* bare: an epoll loop that moves frames from one AF_PACKET socket to the other
+  (the fastest plain-Python forwarder with the switch's socket setup);
+* switch: p4switch.Switch running p4src/fabric.p4 compiled by the embedded
+  compiler (a fabric DATA frame routed by dlid_route), or a hand-written
+  one-table forwarding program when the compiler is not available.
+
+Both are measured in the same run, alternately, best of `--rounds`, each DUT
+pinned to one CPU and the generator to another. Because the machine is shared,
+the packets per CPU-second each DUT used are reported too (less noisy than the
+wall-clock rate). `main()` returns {"switch_pps", "bare_forwarder_pps",
+"switch_ratio", "switch_pkts_per_cpu_s", "bare_pkts_per_cpu_s", "cpu_ratio",
+"program"}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+
+NS = {"dptb0": "dpt-ba", "dptb1": "dpt-bb"}
+DLID = 0x0042
+
+GENERATOR = r"""
+import socket, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[1], 0))
+f = bytes.fromhex(sys.argv[2])
+end = time.time() + float(sys.argv[3])
+send = s.send
+while time.time() < end:
+    for _ in range(2000):
+        try:
+            send(f)
+        except OSError:
+            pass
+"""
+
+
+def sh(*cmd: str) -> None:
+    subprocess.run(cmd, check=True, capture_output=True)
+
+
+def teardown() -> None:
+    for link, ns in NS.items():
+        subprocess.run(["ip", "link", "del", link], capture_output=True)
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def setup() -> None:
+    teardown()
+    for link, ns in NS.items():
+        sh("ip", "netns", "add", ns)
+        sh("ip", "link", "add", link, "type", "veth", "peer", "name", f"{link}h")
+        sh("ip", "link", "set", f"{link}h", "netns", ns)
+        subprocess.run(["sysctl", "-qw", f"net.ipv6.conf.{link}.disable_ipv6=1"],
+                       capture_output=True)
+        sh("ip", "link", "set", link, "up")
+        subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-qw",
+                        f"net.ipv6.conf.{link}h.disable_ipv6=1"], capture_output=True)
+        sh("ip", "netns", "exec", ns, "ip", "link", "set", f"{link}h", "up")
+    time.sleep(0.3)
+
+
+def tx_packets(link: str) -> int:
+    with open(f"/sys/class/net/{link}/statistics/tx_packets") as f:
+        return int(f.read())
+
+
+# -- programs ----------------------------------------------------------------------------
+def fabric_program() -> dict | None:
+    """fabric.p4 compiled by the embedded compiler, or None if it cannot (yet)."""
+    out = tempfile.mkdtemp(prefix="dpt-bench-")
+    r = subprocess.run([sys.executable, "-m", "p4compiler.cli", "--target", "bmv2", "--arch",
+                        "v1model", "-o", out, os.path.join(REPO, "p4src", "fabric.p4")],
+                       capture_output=True, cwd=REPO)
+    if r.returncode != 0:
+        return None
+    for name in os.listdir(out):
+        if name.endswith(".json"):
+            with open(os.path.join(out, name)) as f:
+                return json.load(f)
+    return None
+
+
+def forwarding_program() -> dict:
+    sys.path.insert(0, os.path.join(REPO, "tests", "switch"))
+    from bmv2json import ethernet_program
+
+    p = ethernet_program()
+    p.table("ingress", "fwd", [("exact", ["standard_metadata", "ingress_port"])],
+            ["forward", "drop"], default=("drop", []))
+    return p.build()
+
+
+def fabric_frame() -> bytes:
+    eth = bytes.fromhex("0000000000b2" "0000000000a1" "88b5")
+    lrh = bytes([0x00, 1]) + DLID.to_bytes(2, "big") + (7).to_bytes(2, "big") + \
+        (24).to_bytes(2, "big")
+    bth = bytes([0]) + (5).to_bytes(3, "big") + (1).to_bytes(4, "big")
+    app = bytes(24)
+    f = eth + lrh + bth + app
+    return f + bytes(max(0, 60 - len(f)))
+
+
+# -- devices under test (run in a child process) -------------------------------------------
+def run_bare() -> None:
+    from p4switch.ports import frame_buffer_size, open_port
+
+    a, b = open_port("dptb0"), open_port("dptb1")
+    bufsize = frame_buffer_size("dptb0")
+    ep = select.epoll()
+    ep.register(a.fileno(), select.EPOLLIN)
+    recv, send = a.recv, b.send
+    print("ready", flush=True)
+    while True:
+        ep.poll()
+        for _ in range(64):
+            try:
+                frame = recv(bufsize)
+            except BlockingIOError:
+                break
+            try:
+                send(frame)
+            except OSError:
+                pass
+
+
+def run_switch(program_path: str, fabric: bool) -> None:
+    from p4switch.runtime_api import ActionCall, MatchKind, MatchParam
+    from p4switch.switch import Switch
+
+    with open(program_path) as f:
+        prog = json.load(f)
+    sw = Switch({1: "dptb0", 2: "dptb1"}, cpu_port=510)
+    sw.load_program(prog)
+    if fabric:
+        table = next(t for t in sw.program.tables if t.endswith("dlid_route"))
+        action = next(a for a in sw.program.tables[table].action_ids if a.endswith("forward"))
+        sw.table_add(table, [MatchParam(MatchKind.EXACT, DLID)], ActionCall(action, (2,)))
+    else:
+        sw.table_add("fwd", [MatchParam(MatchKind.EXACT, 1)], ActionCall("forward", (2,)))
+    sw.start()
+    print("ready", flush=True)
+    signal.sigwait({signal.SIGTERM})
+    sw.stop()
+
+
+# -- measurement ------------------------------------------------------------------------
+def _pin(cpu: int):
+    """preexec_fn pinning a child to one CPU, so that runs are comparable."""
+    cpus = sorted(os.sched_getaffinity(0))
+
+    def pin() -> None:
+        if len(cpus) > 1:
+            os.sched_setaffinity(0, {cpus[cpu % len(cpus)]})
+    return pin
+
+
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(dut_cmd: list[str], frame: bytes, seconds: float) -> tuple[float, float]:
+    """The DUT on one CPU, the generator on another: (packets/s the DUT sent,
+    packets per CPU-second the DUT used)."""
+    dut = subprocess.Popen(dut_cmd, stdout=subprocess.PIPE, text=True, cwd=REPO,
+                           preexec_fn=_pin(1))
+    try:
+        if dut.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"DUT {dut_cmd} did not start")
+        warmup = 0.3
+        gen = subprocess.Popen(["ip", "netns", "exec", NS["dptb0"], sys.executable, "-c",
+                                GENERATOR, "dptb0h", frame.hex(), str(seconds + warmup + 0.2)],
+                               preexec_fn=_pin(0))
+        time.sleep(warmup)
+        c0, t0, u0 = tx_packets("dptb1"), time.monotonic(), cpu_seconds(dut.pid)
+        time.sleep(seconds)
+        c1, t1, u1 = tx_packets("dptb1"), time.monotonic(), cpu_seconds(dut.pid)
+        gen.wait(timeout=seconds + 10)
+        return (c1 - c0) / (t1 - t0), (c1 - c0) / max(u1 - u0, 1e-3)
+    finally:
+        dut.send_signal(signal.SIGTERM)
+        try:
+            dut.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            dut.kill()
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description="switch vs bare forwarder packet rate")
+    ap.add_argument("--seconds", type=float, default=2.0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--dut", choices=["bare", "switch"], help=argparse.SUPPRESS)
+    ap.add_argument("--program", help=argparse.SUPPRESS)
+    ap.add_argument("--fabric", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.dut == "bare":
+        run_bare()
+        return {}
+    if args.dut == "switch":
+        run_switch(args.program, args.fabric)
+        return {}
+    if os.geteuid() != 0:
+        raise SystemExit("switch_pps: needs root (network namespaces, raw sockets)")
+    prog = fabric_program()
+    fabric = prog is not None
+    frame = fabric_frame() if fabric else bytes.fromhex("0000000000b20000000000a188b5") + \
+        bytes(46)
+    if prog is None:
+        prog = forwarding_program()
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(prog, f)
+        path = f.name
+    me = [sys.executable, os.path.abspath(__file__)]
+    setup()
+    try:
+        bare = switch = bare_cpu = switch_cpu = 0.0
+        for _ in range(args.rounds):
+            pps, per_cpu = measure(me + ["--dut", "bare"], frame, args.seconds)
+            bare, bare_cpu = max(bare, pps), max(bare_cpu, per_cpu)
+            cmd = me + ["--dut", "switch", "--program", path] + (["--fabric"] if fabric else [])
+            pps, per_cpu = measure(cmd, frame, args.seconds)
+            switch, switch_cpu = max(switch, pps), max(switch_cpu, per_cpu)
+    finally:
+        teardown()
+        os.unlink(path)
+    result = {"switch_pps": round(switch), "bare_forwarder_pps": round(bare),
+              "switch_ratio": round(switch / bare, 3) if bare else 0.0,
+              "switch_pkts_per_cpu_s": round(switch_cpu),
+              "bare_pkts_per_cpu_s": round(bare_cpu),
+              "cpu_ratio": round(switch_cpu / bare_cpu, 3) if bare_cpu else 0.0,
+              "program": "fabric.p4" if fabric else "hand-written forwarding JSON"}
+    print(f"program            {result['program']}")
+    print(f"switch_pps         {result['switch_pps']}")
+    print(f"bare_forwarder_pps {result['bare_forwarder_pps']}")
+    print(f"switch_ratio       {result['switch_ratio']}")
+    print(f"per CPU-second     switch {result['switch_pkts_per_cpu_s']} bare "
+          f"{result['bare_pkts_per_cpu_s']} ratio {result['cpu_ratio']}")
+    return result
+
+
+if __name__ == "__main__":
+    main()
