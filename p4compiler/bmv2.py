@@ -9,6 +9,7 @@ inside actions, and `__meta__` version [2, 23].
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -201,7 +202,7 @@ class Bmv2Backend:
             return name
         fields: list[list[Any]] = []
         max_length = None
-        for f in t.fields:
+        for f in _flat_fields(t):
             ft = ir.unwrap(f.type)
             if isinstance(ft, ir.Varbit):
                 fields.append([f.name, "*"])
@@ -318,12 +319,12 @@ class Bmv2Backend:
         else:
             self.add_scalar(v.unique, v.type)
 
-    def temp(self, t: ir.Type) -> list[str]:
+    def temp(self, t: ir.Type, prefix: str = "tmp") -> list[str]:
         i = 0
-        while f"tmp_{i}" in self.scalar_names:
+        while f"{prefix}_{i}" in self.scalar_names:
             i += 1
-        self.add_scalar(f"tmp_{i}", t)
-        return ["scalars", f"tmp_{i}"]
+        self.add_scalar(f"{prefix}_{i}", t)
+        return ["scalars", f"{prefix}_{i}"]
 
     def finish_scalars(self) -> None:
         total = sum(f[1] for f in self.scalars)
@@ -416,8 +417,12 @@ class Bmv2Backend:
                 if isinstance(t, ir.Stack):
                     return ("stack", name)
                 return ("field", ["scalars", name])
-            if kind == "header":
-                return ("field", [base, e.member])
+            if kind in ("header", "header_struct"):
+                hdr, prefix = (base, "") if kind == "header" else base
+                name = f"{prefix}_{e.member}" if prefix else e.member
+                if isinstance(ir.unwrap(e.type), ir.StructLike):  # type: ignore[arg-type]
+                    return ("header_struct", (hdr, name))
+                return ("field", [hdr, name])
             if kind == "union":
                 return ("header", f"{base}.{e.member}")
             if kind == "stack" and isinstance(bt, ir.Stack):
@@ -673,7 +678,7 @@ class Bmv2Backend:
     def convert_parser(self, b: TypedBlock) -> dict[str, Any]:
         self.block = b
         states = []
-        for i, s in enumerate(b.states):
+        for i, s in enumerate(_split_parser_ifs(b.states)):
             ops: list[dict[str, Any]] = []
             for st in s.stmts:
                 self.parser_stmt(st, ops)
@@ -1384,10 +1389,18 @@ class Bmv2Backend:
         mt = self.p.metadata_type
         for f in mt.fields if mt else ():
             ann = ir.annotation(f.annotations, "field_list")
-            if ann and any(isinstance(a, ir.Lit) and a.value == n for a in ann.args):
+            if ann and n in [self.annotation_int(a) for a in ann.args]:
                 elements.append({"type": "field", "value": ["scalars", f"userMetadata.{f.name}"]})
         self.field_lists.append({"id": n, "name": f"field_list{n}", "elements": elements})
         return n
+
+    def annotation_int(self, a: Any) -> int | None:
+        """An annotation argument as a number (literal or global constant)."""
+        if isinstance(a, ir.Lit):
+            return a.value
+        if isinstance(a, ir.Name):
+            return self.p.constants.get(a.name)
+        return None
 
     def add_field_list_from(self, data: ir.Expr, env: _Env) -> int:
         elements = self.field_list_elements(data, env, with_constants=False)
@@ -1478,10 +1491,12 @@ class Bmv2Backend:
         return node
 
     def is_simple(self, s: ir.Stmt) -> bool:
+        if isinstance(s, ir.VarDecl) and s.init is not None and _has_apply(s.init):
+            return False
         if isinstance(s, (ir.Assign, ir.VarDecl, ir.Empty, ir.Exit)):
             return not (isinstance(s, ir.Assign) and _has_apply(s.rhs))
         if isinstance(s, ir.CallStmt):
-            return s.call.target[0] not in ("action", "apply")
+            return s.call.target[0] not in ("action", "apply", "control_apply")
         return False
 
     def lower_stmt(self, s: ir.Stmt, nxt: str | None, ret: str | None) -> str | None:
@@ -1489,12 +1504,33 @@ class Bmv2Backend:
             return self.lower(list(s.stmts), nxt, ret)
         if isinstance(s, ir.Return):
             return ret
+        if isinstance(s, ir.VarDecl) and s.init is not None:
+            ref = self._var_by_unique(s.name, s.type)
+            s = ir.Assign(ir.Name(s.name, s.loc, s.type, ref), s.init, s.loc)
+        if isinstance(s, ir.Assign):
+            # `flag = t.apply().hit;`: the table's hit/miss edges set the flag.
+            hm = _hit_miss(s.rhs)
+            if hm is None:
+                raise Unsupported(s.loc, "a table apply can only be assigned as "
+                                  "t.apply().hit or .miss")
+            table, positive = hm
+            on_hit = self.synth_table([ir.Assign(s.lhs, ir.BoolLit(positive), s.loc)], nxt)
+            on_miss = self.synth_table([ir.Assign(s.lhs, ir.BoolLit(not positive), s.loc)],
+                                       nxt)
+            return self.table_node(table, s.loc, {"__HIT__": on_hit, "__MISS__": on_miss},
+                                   nxt)
         if isinstance(s, ir.CallStmt):
             tgt = s.call.target
             if tgt[0] == "apply":
                 return self.table_node(tgt[1], s.call.loc, {}, nxt)
             if tgt[0] == "action":
                 return self.action_call_table(s.call, nxt)
+            if tgt[0] == "control_apply":
+                # `return` inside the inlined control ends only that control.
+                return self.lower(list(tgt[2].stmts), nxt, nxt)
+        if isinstance(s, ir.If) and isinstance(s.cond, ir.BoolLit):
+            taken = s.then if s.cond.value else s.other
+            return self.lower([taken], nxt, ret) if taken is not None else nxt
         if isinstance(s, ir.If):
             then = self.lower([s.then], nxt, ret)
             other = self.lower([s.other], nxt, ret) if s.other is not None else nxt
@@ -1545,12 +1581,22 @@ class Bmv2Backend:
     def table_node(self, t: TableEntity, loc: Location, next_tables: dict[str, str | None],
                    nxt: str | None) -> str:
         if t.qualified in self.applied:
-            raise CompileError(loc, f"{t.qualified}: table applied more than once; bmv2 "
-                               "needs one successor per table (p4c rejects this too)")
+            # bmv2 keeps one successor map per table: a second apply is only possible
+            # when it continues exactly like the first (p4c: "multiple successors").
+            prev = self.nodes[t.qualified].json
+            same = prev["base_default_next"] == nxt and (
+                prev["next_tables"] == next_tables
+                or (not next_tables and set(prev["next_tables"].values()) == {nxt}))
+            if same:
+                return t.qualified
+            raise CompileError(loc, f"{t.qualified}: table is applied more than once with "
+                               "different successors; bmv2 cannot implement this (p4c: "
+                               "'has multiple successors'); apply it once")
         self.applied.add(t.qualified)
         self.used_names.add(t.qualified)
         env = _Env()
         keys = []
+        key_prims: list[dict[str, Any]] = []
         for k in t.keys:
             if k.match_kind == "selector":
                 continue
@@ -1560,26 +1606,40 @@ class Bmv2Backend:
             if isinstance(e, ir.Binary) and e.op == "&" and isinstance(e.right, ir.Lit):
                 msk = hexstr(e.right.value, _width(e.type))
                 e = e.left
+            elif isinstance(e, ir.Slice) and isinstance(e.hi, ir.Lit) and \
+                    isinstance(e.lo, ir.Lit):
+                # As p4c: the whole field, masked (entries carry the bits in place).
+                msk = hexstr(mask(e.hi.value - e.lo.value + 1) << e.lo.value,
+                             _width(e.expr.type))
+                e = e.expr
             if isinstance(e, ir.Call) and e.target and e.target[1:2] == ("isValid",):
                 callee = e.callee
                 assert isinstance(callee, ir.Member)
                 entry["target"] = [self.header_name(callee.expr, env), "$valid$"]
                 entry["match_type"] = "exact" if k.match_kind == "exact" else k.match_kind
             else:
-                kind, v = self.path(e, env)
+                try:
+                    kind, v = self.path(e, env)
+                except Unsupported:
+                    kind, v = "expr", None
                 if kind != "field":
-                    raise Unsupported(t.loc, f"{t.name}: key {k.name} must be a field on bmv2")
+                    # Like p4c's SimplifyKey: compute the key into a temporary first.
+                    v = self.temp(e.type if not isinstance(e.type, ir.Bool)  # type: ignore
+                                  else ir.Bits(1), "key")
+                    key_prims.append(self.prim("assign", [{"type": "field", "value": v},
+                                                          self.operand(e, env)], k.loc
+                                               if hasattr(k, "loc") else t.loc))
                 entry["target"] = v
             entry["mask"] = msk
             keys.append(entry)
+        # bmv2's precedence: any range key makes a range table, then ternary (optional
+        # keys need priorities too), then lpm, else exact.
         kinds = {k["match_type"] for k in keys}
-        match_type = "ternary" if kinds & {"ternary", "optional"} else \
-            "range" if "range" in kinds else "lpm" if "lpm" in kinds else "exact"
-        for k in keys:
-            if k["match_type"] == "optional":
-                k["match_type"] = "ternary"
-        if "range" in kinds and kinds & {"ternary", "optional"}:
-            match_type = "range"
+        match_type = "range" if "range" in kinds else \
+            "ternary" if kinds & {"ternary", "optional"} else \
+            "lpm" if "lpm" in kinds else "exact"
+        if sum(1 for k in keys if k["match_type"] == "lpm") > 1:
+            raise CompileError(t.loc, f"{t.name}: multiple LPM keys in table")
         action_names = [r.action.qualified for r in t.actions]
         action_ids = [self.action_ids[self.action_key(r.action)] for r in t.actions]
         table_type = "simple"
@@ -1594,16 +1654,25 @@ class Bmv2Backend:
                   "action_ids": action_ids, "actions": action_names})
         if t.implementation is not None:
             self.action_profile(t, j)
+        hit_miss = "__HIT__" in next_tables
         if not next_tables:
             next_tables = {n: nxt for n in action_names}
-        j["base_default_next"] = nxt
+        j["base_default_next"] = None if hit_miss else nxt
         j["next_tables"] = next_tables
-        if t.default_action is not None:
+        if t.default_action is not None and t.implementation is not None:
+            self.diags.warn(t.loc, f"target does not support default_action for {t.name} "
+                            "(due to action profiles)")
+        elif t.default_action is not None:
             j["default_entry"] = self.default_entry(t.default_action, t.default_const)
         if t.entries is not None:
             j["entries"] = self.const_entries(t, keys)
         self.nodes[t.qualified] = _Node(t.qualified, "table", j,
                                         [nxt] + list(next_tables.values()))
+        if key_prims:
+            aname = self.unique_name(f"key_{t.name}")
+            aid = self.add_action(aname, [], key_prims, t.loc)
+            return self.hidden_table(self.unique_name(f"tbl_{aname}"), aname, aid, [], t.loc,
+                                     t.qualified)
         return t.qualified
 
     def action_profile(self, t: TableEntity, j: dict[str, Any]) -> None:
@@ -1696,14 +1765,14 @@ class Bmv2Backend:
 
     def action_call_table(self, call: ir.Call, nxt: str | None) -> str:
         a: ActionEntity = call.target[1]
-        name = self.unique_name(f"tbl_{a.name}")
-        aid = self.action_ids[self.action_key(a)]
         data = []
         for p, arg in zip(a.params, call.args, strict=True):
-            if p.direction:
-                raise Unsupported(call.loc, f"{a.name}: calling an action with directional "
-                                  "parameters from an apply block is not supported")
+            if p.direction or not _is_constant(arg.value):
+                # Not expressible as action data: run the action's body inline.
+                return self.synth_table([ir.CallStmt(call, call.loc)], nxt)  # type: ignore
             data.append(hexstr(_const(arg.value, call.loc)))  # type: ignore[arg-type]
+        name = self.unique_name(f"tbl_{a.name}")
+        aid = self.action_ids[self.action_key(a)]
         return self.hidden_table(name, a.qualified, aid, data, call.loc, nxt)
 
     def hidden_table(self, name: str, action: str, aid: int, data: list[str],
@@ -1780,6 +1849,70 @@ class Bmv2Backend:
 # ---------------------------------------------------------------- helpers
 
 
+def _split_parser_ifs(states: list[ir.ParserState]) -> list[ir.ParserState]:
+    """bmv2 parse states have no conditionals: split a state at each `if` into a
+    select on the condition, one state per branch and a state for what follows."""
+    out: list[ir.ParserState] = []
+    taken = {s.name for s in states}
+
+    def fresh(base: str) -> str:
+        name, i = base, 0
+        while name in taken:
+            i += 1
+            name = f"{base}_{i}"
+        taken.add(name)
+        return name
+
+    def flat(stmts: tuple[ir.Stmt, ...]) -> list[ir.Stmt]:
+        result: list[ir.Stmt] = []
+        for x in stmts:
+            if isinstance(x, ir.Block) and not any(isinstance(y, ir.VarDecl) for y in x.stmts):
+                result.extend(flat(x.stmts))
+            else:
+                result.append(x)
+        return result
+
+    def split(state: ir.ParserState) -> None:
+        stmts = flat(state.stmts)
+        i = next((k for k, x in enumerate(stmts) if isinstance(x, ir.If)), None)
+        if i is None:
+            out.append(dataclasses.replace(state, stmts=tuple(stmts)))
+            return
+        cond_if = stmts[i]
+        assert isinstance(cond_if, ir.If)
+        join = fresh(f"{state.name}_join")
+        true_state = fresh(f"{state.name}_true")
+        false_state = fresh(f"{state.name}_false") if cond_if.other is not None else join
+        one = ir.Lit(1, cond_if.loc, ir.Bits(1))
+        select = ir.Transition(None, (cond_if.cond,), (
+            ir.SelectCase((one,), true_state, cond_if.loc),
+            ir.SelectCase((ir.DefaultKey(cond_if.loc),), false_state, cond_if.loc)),
+            cond_if.loc)
+        out.append(dataclasses.replace(state, stmts=tuple(stmts[:i]), transition=select))
+        to_join = ir.Transition(join, loc=cond_if.loc)
+        split(ir.ParserState(true_state, (cond_if.then,), to_join, (), cond_if.loc))
+        if cond_if.other is not None:
+            split(ir.ParserState(false_state, (cond_if.other,), to_join, (), cond_if.loc))
+        split(ir.ParserState(join, tuple(stmts[i + 1:]), state.transition, (), state.loc))
+
+    for s in states:
+        split(s)
+    return out
+
+
+def _flat_fields(t: ir.StructLike, prefix: str = "") -> list[ir.StructField]:
+    """Header fields with struct-typed fields flattened (`row0_alt0_valid`)."""
+    out = []
+    for f in t.fields:
+        name = f"{prefix}_{f.name}" if prefix else f.name
+        ft = ir.unwrap(f.type)
+        if isinstance(ft, ir.StructLike) and ft.kind == "struct":
+            out.extend(_flat_fields(ft, name))
+        else:
+            out.append(ir.StructField(name, f.type, f.annotations))
+    return out
+
+
 def _const(e: ir.Expr | None, loc: Location | None) -> int:
     if isinstance(e, ir.Lit):
         return e.value
@@ -1791,6 +1924,14 @@ def _const(e: ir.Expr | None, loc: Location | None) -> int:
         i = t.members.index(e.member)
         return t.values[i] if t.underlying is not None else i
     raise CompileError(getattr(e, "loc", loc), "expected a compile-time constant")
+
+
+def _is_constant(e: ir.Expr | None) -> bool:
+    try:
+        _const(e, None)
+        return True
+    except CompileError:
+        return False
 
 
 def _range_to_masks(lo: int, hi: int, width: int) -> list[tuple[int, int]]:
@@ -1832,6 +1973,8 @@ def _calls(s: Any) -> list[ir.Call]:
     def walk(x: Any) -> None:
         if isinstance(x, ir.Call):
             out.append(x)
+            if x.target and x.target[0] == "control_apply":
+                walk(x.target[2])
             for a in x.args:
                 walk(a.value)
             walk(x.callee)

@@ -14,6 +14,7 @@ from typing import Any
 from p4.config.v1 import p4info_pb2
 
 from . import ir
+from .bmv2 import _flat_fields
 from .errors import CompileError, Location
 from .typecheck import ActionEntity, InstanceEntity, TableEntity, TypedProgram
 
@@ -221,6 +222,7 @@ class P4InfoBuilder:
 
         info = self.info
         info.pkg_info.arch = "v1model"
+        self.add_pkg_info()
         self.add_tables(tables)
         self.add_actions(actions)
         self.add_instances(instances, tables)
@@ -229,6 +231,22 @@ class P4InfoBuilder:
         self.add_digests(digests)
         self.sort()
         return info
+
+    def add_pkg_info(self) -> None:
+        """`@pkginfo(name="...", version="...", ...)` on `main` fills pkg_info."""
+        pkg = self.info.pkg_info
+        for a in self.p.main_annotations:
+            if a.name != "pkginfo":
+                continue
+            for key, value in a.kv:
+                if not isinstance(value, ir.StrLit):
+                    raise CompileError(a.loc, f"@pkginfo: value for '{key}' is not a string")
+                if key in ("name", "version", "organization", "contact", "url", "arch"):
+                    setattr(pkg, key, value.value)
+                elif key in ("brief", "description"):
+                    setattr(pkg.doc, key, value.value)
+                else:
+                    raise CompileError(a.loc, f"@pkginfo: unknown key '{key}'")
 
     def preamble(self, pre: Any, kind: int, name: str, annotations: tuple[ir.Annotation, ...],
                  display: str | None = None) -> None:
@@ -292,7 +310,9 @@ class P4InfoBuilder:
             if t.support_timeout:
                 pt.idle_timeout_behavior = p4info_pb2.Table.NOTIFY_CONTROL
             if t.entries is not None:
-                pt.is_const_table = True
+                pt.is_const_table = t.entries_const
+                if t.entries:
+                    pt.has_initial_entries = True
 
     def add_actions(self, actions: list[ActionEntity]) -> None:
         for a in actions:
@@ -371,7 +391,7 @@ class P4InfoBuilder:
                 raise CompileError(None, f"{h.name}: @controller_header needs a string")
             cpm = self.info.controller_packet_metadata.add()
             self.preamble(cpm.preamble, CONTROLLER_HEADER, h.name, h.annotations, cname)
-            for i, f in enumerate(h.fields, 1):
+            for i, f in enumerate(_flat_fields(h), 1):
                 md = cpm.metadata.add()
                 md.id = _id_annotation(f.annotations) or i
                 md.name = f.name

@@ -8,8 +8,9 @@ of type arguments (L_ANGLE/R_ANGLE), which is what keeps the grammar LALR.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import (
@@ -117,6 +118,11 @@ _POSTLEX = _PostLex()
 def _parser() -> Lark:
     global _PARSER
     if _PARSER is None:
+        # A cache file half-written by a concurrent compile is rebuilt by lark; keep its
+        # log message (with a traceback) off our stderr.
+        import logging
+
+        logging.getLogger("lark").setLevel(logging.CRITICAL)
         _PARSER = Lark(
             GRAMMAR.read_text(), parser="lalr", lexer="basic", postlex=_POSTLEX,
             propagate_positions=True, maybe_placeholders=False, cache=_cache_path(),
@@ -251,6 +257,7 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return str(c[0])
 
     nontype_name = any_name
+    decl_name = any_name
     field_name = any_name
     member = any_name
     action_name = any_name

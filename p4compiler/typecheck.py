@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import ir
-from .errors import CompileError, Diagnostics, Location
+from .errors import CompileError, Diagnostics, Location, Unsupported
 
 # ---------------------------------------------------------------- entities
 
@@ -90,6 +90,16 @@ class InstanceEntity:
 
 
 @dataclass
+class ControlInstance:
+    """A control instantiated inside another control (`Reroute() reroute;`); each
+    `reroute.apply(...)` is inlined, its locals named `Outer.reroute.x` as p4c does."""
+
+    name: str
+    prefix: str
+    decl: Any
+
+
+@dataclass
 class ValueSetEntity:
     name: str
     qualified: str
@@ -148,6 +158,7 @@ class TableEntity:
     default_action: TypedActionRef | None
     default_const: bool
     entries: tuple[TypedEntry, ...] | None
+    entries_const: bool
     size: int | None
     implementation: InstanceEntity | None
     counters: InstanceEntity | None
@@ -188,6 +199,8 @@ class TypedProgram:
     global_instances: list[InstanceEntity]
     controller_headers: list[ir.StructLike]
     digests: list[tuple[ir.Type, Location]] = field(default_factory=list)
+    constants: dict[str, Any] = field(default_factory=dict)
+    main_annotations: tuple[ir.Annotation, ...] = ()
 
     def block_list(self) -> list[TypedBlock]:
         return list(self.blocks.values())
@@ -271,10 +284,10 @@ class Checker:
                     raise CompileError(f.loc, f"{f.name}: duplicate field in {d.name}")
             if d.kind == "header":
                 for f in fields:
-                    if not isinstance(ir.unwrap(f.type), (ir.Bits, ir.Varbit, ir.Bool, ir.Enum)):
+                    if not _header_field_ok(f.type):
                         raise CompileError(d.loc, f"{d.name}.{f.name}: header fields must be "
-                                           f"bit<>, int<>, varbit<> or serializable enums, "
-                                           f"not {f.type}")
+                                           f"bit<>, int<>, varbit<>, serializable enums or "
+                                           f"structs of those, not {f.type}")
             t = ir.StructLike(d.kind, d.name, fields, d.annotations)
             self.structs.append(t)
             g.declare(d.name, TypeEntity(t, d), d.loc)
@@ -346,7 +359,15 @@ class Checker:
                                f"got {len(main.args)}")
         blocks: dict[str, TypedBlock] = {}
         decls: dict[str, Any] = {}
-        for role, arg in zip(V1MODEL_ROLES, main.args, strict=True):
+        args = list(main.args)
+        if any(a.name for a in args):
+            by_name = {a.name: a for a in args}
+            missing = [p.name for p in params if p.name not in by_name]
+            if missing or len(by_name) != len(args):
+                raise CompileError(main.loc, f"V1Switch: missing or unknown argument names "
+                                   f"(expected {', '.join(p.name for p in params)})")
+            args = [by_name[p.name] for p in params]
+        for role, arg in zip(V1MODEL_ROLES, args, strict=True):
             v = arg.value
             if not (isinstance(v, ir.Call) and isinstance(v.callee, ir.TypeName)):
                 raise CompileError(arg.loc, "V1Switch arguments must be parser/control "
@@ -380,7 +401,10 @@ class Checker:
             headers_type=htype if isinstance(htype, ir.StructLike) else None,
             metadata_type=mtype if isinstance(mtype, ir.StructLike) else None,
             global_instances=self.global_instances, controller_headers=controller,
-            digests=self.digests)
+            digests=self.digests,
+            constants={n: e.value.value for n, e in self.globals.names.items()
+                       if isinstance(e, ConstEntity) and isinstance(e.value, ir.Lit)},
+            main_annotations=main.annotations)
 
     def all_errors(self) -> list[str]:
         return self.errors
@@ -533,28 +557,30 @@ class Checker:
         self.block = None
         return blk
 
-    def control_local(self, d: ir.Node, scope: Scope, blk: TypedBlock) -> None:
+    def control_local(self, d: ir.Node, scope: Scope, blk: TypedBlock,
+                      prefix: str | None = None) -> None:
+        prefix = prefix or blk.name
         if isinstance(d, ir.ConstDecl):
             self.declare_const(d, scope)
         elif isinstance(d, ir.VarDecl):
             self.var_decl(d, scope)
         elif isinstance(d, ir.Instantiation):
-            inst = self.instantiate(d, scope, blk.name)
+            inst = self.instantiate(d, scope, prefix)
             if isinstance(inst, InstanceEntity):
                 blk.instances.append(inst)
         elif isinstance(d, ir.ValueSetDecl):
             t = self.resolve_type(d.tref, scope)
             size = self.const_int(self.expr(d.size, scope), scope)
-            vs = ValueSetEntity(d.name, self.qualify(d.name, d.annotations, blk.name), t, size,
+            vs = ValueSetEntity(d.name, self.qualify(d.name, d.annotations, prefix), t, size,
                                 d.annotations, d.loc)
             scope.declare(d.name, vs, d.loc)
             blk.value_sets.append(vs)
         elif isinstance(d, ir.ActionDecl):
-            a = self.make_action(d, scope, blk.name)
+            a = self.make_action(d, scope, prefix)
             scope.declare(d.name, a, d.loc)
             blk.actions.append(a)
         elif isinstance(d, ir.TableDecl):
-            t = self.make_table(d, scope, blk)
+            t = self.make_table(d, scope, blk, prefix)
             scope.declare(d.name, t, d.loc)
             blk.tables.append(t)
         elif isinstance(d, ir.FunctionDecl):
@@ -603,9 +629,17 @@ class Checker:
                                   tuple(args), d, d.annotations)
             scope.declare(d.name, inst, d.loc)
             return inst
+        if isinstance(t, ir.BlockT) and t.kind == "control" and block:
+            ent = self.globals.lookup(t.name)
+            if d.args:
+                raise CompileError(d.loc, f"{t.name}: constructor arguments for controls are "
+                                   "not supported")
+            prefix = self.qualify(d.name, d.annotations, block)
+            inst = ControlInstance(d.name, prefix, ent.decl)
+            scope.declare(d.name, inst, d.loc)
+            return inst
         if isinstance(t, ir.BlockT):
-            raise CompileError(d.loc, f"instantiating {t.kind} {t.name} inside another block "
-                               "is not supported; inline it")
+            raise CompileError(d.loc, f"instantiating {t.kind} {t.name} here is not supported")
         raise CompileError(d.loc, f"{t}: cannot instantiate this type")
 
     def ctor_value(self, e: ir.Expr) -> Any:
@@ -623,6 +657,8 @@ class Checker:
 
     def _generic_scope(self, ext: ir.ExternDecl, t: ir.ExternT) -> Scope:
         s = Scope(self.globals, "generic")
+        for name in ext.type_params:
+            s.names[name] = TypeEntity(ir.TypeVar(name))
         for name, ty in zip(ext.type_params, t.type_args, strict=False):
             s.names[name] = TypeEntity(ty)
         return s
@@ -640,6 +676,10 @@ class Checker:
                 raise CompileError(d.loc, f"{d.name}: directionless parameters must come last")
         body = self.stmt(d.body, ascope, "action")
         assert isinstance(body, ir.Block)
+        used = _referenced_params(body)
+        for p, decl in zip(params, d.params, strict=True):
+            if id(p) not in used and d.name != "NoAction":
+                self.diags.warn(decl.loc, f"unused action parameter {p.name}")
         qualified = self.qualify(d.name, d.annotations, block)
         return ActionEntity(d.name, qualified, params, body, d.annotations, d.loc, d, block)
 
@@ -662,7 +702,8 @@ class Checker:
             typed.append(self.coerce(self.expr(arg.value, scope, p.type), p.type, arg.loc))
         return TypedActionRef(a, tuple(typed), r.annotations)
 
-    def make_table(self, d: ir.TableDecl, scope: Scope, blk: TypedBlock) -> TableEntity:
+    def make_table(self, d: ir.TableDecl, scope: Scope, blk: TypedBlock, prefix: str
+                   ) -> TableEntity:
         keys = []
         for k in d.key:
             e = self.expr(k.expr, scope)
@@ -688,7 +729,7 @@ class Checker:
         entries = None
         if d.entries is not None:
             entries = []
-            for n, en in enumerate(d.entries):
+            for en in d.entries:
                 if len(en.keys) != len(keys):
                     raise CompileError(en.loc, f"entry has {len(en.keys)} keys, table "
                                        f"{d.name} has {len(keys)}")
@@ -699,8 +740,11 @@ class Checker:
                     raise CompileError(en.loc, f"{act.action.name} is not an action of "
                                        f"table {d.name}")
                 prio = None
+                prio_ann = ir.annotation(en.annotations, "priority")
                 if en.priority is not None:
                     prio = self.const_int(self.expr(en.priority, scope), scope)
+                elif prio_ann is not None and prio_ann.args:
+                    prio = self.const_int(self.expr(prio_ann.args[0], scope), scope)
                 entries.append(TypedEntry(ks, act, prio, en.loc))
             entries = tuple(entries)
         size = None
@@ -711,7 +755,7 @@ class Checker:
             if p.name == "size":
                 size = self.const_int(self.expr(p.value, scope), scope)
             elif p.name in ("implementation", "counters", "meters"):
-                inst = self.table_instance(p, scope, blk, d.name)
+                inst = self.table_instance(p, scope, blk, d.name, prefix)
                 if p.name == "implementation":
                     impl = inst
                 elif p.name == "counters":
@@ -723,12 +767,13 @@ class Checker:
                 timeout = isinstance(v, ir.BoolLit) and v.value
             else:
                 props[p.name] = self.expr(p.value, scope)
-        return TableEntity(d.name, self.qualify(d.name, d.annotations, blk.name), tuple(keys),
-                           actions, default, d.default_const, entries, size, impl, counters,
+        return TableEntity(d.name, self.qualify(d.name, d.annotations, prefix), tuple(keys),
+                           actions, default, d.default_const, entries, d.entries_const, size,
+                           impl, counters,
                            meters, timeout, d.annotations, d.loc, props)
 
-    def table_instance(self, p: ir.TableProperty, scope: Scope, blk: TypedBlock, table: str
-                       ) -> InstanceEntity:
+    def table_instance(self, p: ir.TableProperty, scope: Scope, blk: TypedBlock, table: str,
+                       prefix: str) -> InstanceEntity:
         v = p.value
         if isinstance(v, ir.Name):
             inst = scope.lookup(v.name)
@@ -740,7 +785,7 @@ class Checker:
             # after the table.
             d = ir.Instantiation(v.callee.tref, v.args, table, (), p.loc)
             inner = Scope(scope)
-            inst = self.instantiate(d, inner, blk.name)
+            inst = self.instantiate(d, inner, prefix)
             blk.instances.append(inst)
             return inst
         raise CompileError(p.loc, f"{p.name}: expected an extern instance")
@@ -922,6 +967,8 @@ class Checker:
             return ir.Name(e.name, e.loc, ir.CallableT("function", e.name), ent)
         if isinstance(ent, ValueSetEntity):
             return ir.Name(e.name, e.loc, ent.type, ent)
+        if isinstance(ent, ControlInstance):
+            return ir.Name(e.name, e.loc, ir.BlockT("control", ent.decl.name), ent)
         if isinstance(ent, StateEntity):
             return ir.Name(e.name, e.loc, None, ent)
         if isinstance(ent, TypeEntity):
@@ -963,6 +1010,8 @@ class Checker:
             if not any(meth.name == m for meth in ext.methods):
                 raise CompileError(e.loc, f"{m}: {bt.name} has no method of that name")
             return ir.Member(base, m, e.loc, ir.CallableT("method", m))
+        if isinstance(base, ir.Name) and isinstance(base.ref, ControlInstance) and m == "apply":
+            return ir.Member(base, m, e.loc, ir.CallableT("control_apply", base.ref.prefix))
         if isinstance(bt, ir.CallableT) and bt.kind == "table" and m == "apply":
             return ir.Member(base, m, e.loc, ir.CallableT("apply", bt.name))
         if isinstance(bt, ir.ApplyResult):
@@ -1194,6 +1243,8 @@ class Checker:
                 return self.call_builtin(e, fn, scope)
             if ft.kind == "method":
                 return self.call_method(e, fn, scope)
+            if ft.kind == "control_apply":
+                return self.inline_control(e, fn, scope)
             if ft.kind == "apply":
                 if e.args:
                     raise CompileError(e.loc, "table apply takes no arguments")
@@ -1201,7 +1252,8 @@ class Checker:
         raise CompileError(e.loc, f"{_describe_expr(callee)} is not callable")
 
     def _args(self, e: ir.Call, params: tuple[ir.Param, ...], scope: Scope,
-              bindings: dict[str, ir.Type], name: str) -> tuple[ir.Arg, ...]:
+              bindings: dict[str, ir.Type], name: str,
+              type_params: tuple[str, ...] = ()) -> tuple[ir.Arg, ...]:
         args = list(e.args)
         if any(a.name for a in args):
             by_name = {a.name: a for a in args}
@@ -1214,9 +1266,7 @@ class Checker:
             raise CompileError(e.loc, f"{name}: expects {len(params)} arguments, "
                                f"got {len(args)}")
         out = []
-        gscope = Scope(self.globals, "generic")
-        for k, v in bindings.items():
-            gscope.names[k] = TypeEntity(v)
+        gscope = self._bound(bindings, type_params)
         for a, p in zip(args, params, strict=True):
             pt = self.resolve_type(p.tref, gscope)
             if a.value is None:
@@ -1260,8 +1310,9 @@ class Checker:
         bindings: dict[str, ir.Type] = {}
         for tp, ta in zip(proto.type_params, e.type_args, strict=False):
             bindings[tp] = self.resolve_type(ta, scope)
-        args = self._args(e, proto.params, scope, bindings, f.name)
-        ret = self.resolve_type(proto.ret, self._bound(bindings)) if proto.ret else ir.Void()
+        args = self._args(e, proto.params, scope, bindings, f.name, proto.type_params)
+        ret = self.resolve_type(proto.ret, self._bound(bindings, proto.type_params)) \
+            if proto.ret else ir.Void()
         if f.name == "digest":
             data = args[1].value
             assert data is not None
@@ -1271,8 +1322,12 @@ class Checker:
             self.diags.warn(e.loc, f"{f.name} is deprecated: {msg}")
         return ir.Call(fn, args, e.type_args, e.loc, ret, ("extern_function", f.name, proto))
 
-    def _bound(self, bindings: dict[str, ir.Type]) -> Scope:
+    def _bound(self, bindings: dict[str, ir.Type], type_params: tuple[str, ...] = ()
+               ) -> Scope:
+        """Type parameters (unbound ones as type variables) shadowing global names."""
         s = Scope(self.globals, "generic")
+        for k in type_params:
+            s.names[k] = TypeEntity(ir.TypeVar(k))
         for k, v in bindings.items():
             s.names[k] = TypeEntity(v)
         return s
@@ -1285,6 +1340,35 @@ class Checker:
         self._params(proto.params, fscope, "function")
         body = self.stmt(f.decl.body, fscope, "function")
         return ir.Call(fn, args, (), e.loc, ret, ("function", f.name, body, proto))
+
+    def inline_control(self, e: ir.Call, fn: ir.Member, scope: Scope) -> ir.Expr:
+        """`inst.apply(args)`: check the instantiated control's body in place; its
+        locals join the enclosing block under the instance's name."""
+        assert isinstance(fn.expr, ir.Name)
+        inst: ControlInstance = fn.expr.ref
+        d: ir.ControlDecl = inst.decl
+        if len(e.args) != len(d.params):
+            raise CompileError(e.loc, f"{d.name}.apply: expects {len(d.params)} arguments, "
+                               f"got {len(e.args)}")
+        blk = self.block
+        assert blk is not None
+        inner = Scope(self.globals, "control", inst.prefix)
+        for arg, p in zip(e.args, d.params, strict=True):
+            assert arg.value is not None
+            v = self.expr(arg.value, scope)
+            pt = self.resolve_type(p.tref, self.globals)
+            v = self.coerce(v, pt, arg.loc)
+            if not (isinstance(v, ir.Name) and isinstance(v.ref, ParamEntity)
+                    and v.ref.owner == "control" and v.type == pt):
+                raise Unsupported(arg.loc, f"{d.name}.apply: arguments must be the enclosing "
+                                  "control's own parameters (hdr, meta, standard_metadata)")
+            inner.declare(p.name, ParamEntity(p.name, p.direction, pt, "control", v.ref.index,
+                                              p.annotations), p.loc)
+        for loc_decl in d.locals:
+            self.control_local(loc_decl, inner, blk, inst.prefix)
+        body = self.stmt(d.body, Scope(inner, "apply", inst.prefix), "control")
+        assert isinstance(body, ir.Block)
+        return ir.Call(fn, (), (), e.loc, ir.Void(), ("control_apply", inst.prefix, body))
 
     def call_builtin(self, e: ir.Call, fn: ir.Member, scope: Scope) -> ir.Expr:
         m = fn.member
@@ -1321,11 +1405,40 @@ class Checker:
         bindings = dict(inst_t.bindings())
         for tp, ta in zip(proto.type_params, e.type_args, strict=False):
             bindings[tp] = self.resolve_type(ta, scope)
-        args = self._args(e, proto.params, scope, bindings, f"{inst_t.name}.{fn.member}")
+        tparams = tuple(ext.type_params) + tuple(proto.type_params)
+        args = self._args(e, proto.params, scope, bindings, f"{inst_t.name}.{fn.member}",
+                          tparams)
         assert proto.ret is not None
-        ret = self.resolve_type(proto.ret, self._bound(bindings))
+        ret = self.resolve_type(proto.ret, self._bound(bindings, tparams))
         return ir.Call(fn, args, e.type_args, e.loc, ret, ("method", inst_t.name, fn.member,
                                                             proto))
+
+
+def _header_field_ok(t: ir.Type) -> bool:
+    t = ir.unwrap(t)
+    if isinstance(t, ir.StructLike) and t.kind == "struct":
+        return all(_header_field_ok(f.type) for f in t.fields)
+    return isinstance(t, (ir.Bits, ir.Varbit, ir.Bool)) or (
+        isinstance(t, ir.Enum) and t.underlying is not None)
+
+
+def _referenced_params(node: Any) -> set[int]:
+    """ids of the ParamEntity objects a typed statement tree refers to."""
+    found: set[int] = set()
+
+    def walk(x: Any) -> None:
+        if isinstance(x, ir.Name) and isinstance(x.ref, ParamEntity):
+            found.add(id(x.ref))
+        if isinstance(x, (list, tuple)):
+            for y in x:
+                walk(y)
+        elif dataclasses.is_dataclass(x) and not isinstance(x, type):
+            for f in dataclasses.fields(x):
+                if f.name not in ("ref", "type", "loc", "target"):
+                    walk(getattr(x, f.name))
+
+    walk(node)
+    return found
 
 
 def _wrap(v: int, t: ir.Bits) -> int:

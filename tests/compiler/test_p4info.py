@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from p4c_helpers import PROGRAMS, compile_program
+
 from p4compiler.compiler import compile_file
 from p4compiler.p4info import jenkins_one_at_a_time
-from p4c_helpers import PROGRAMS, REPO, compile_program
 
 
 def by_name(items, name):
@@ -26,7 +27,7 @@ def test_ids_match_published_p4c_output_for_the_basic_exercise() -> None:
 
 
 def test_id_is_type_prefix_and_low_24_bits_of_jenkins_hash() -> None:
-    info = compile_file(str(REPO / "p4src" / "fabric.p4")).p4info
+    info = compile_file(str(PROGRAMS / "fabric_snapshot" / "fabric.p4")).p4info
     for kind, items in ((0x02, info.tables), (0x01, info.actions), (0x12, info.counters)):
         for x in items:
             h = jenkins_one_at_a_time(x.preamble.name.encode())
@@ -34,16 +35,20 @@ def test_id_is_type_prefix_and_low_24_bits_of_jenkins_hash() -> None:
 
 
 def test_fabric_p4info_lists_what_the_subnet_manager_programs() -> None:
-    info = compile_file(str(REPO / "p4src" / "fabric.p4")).p4info
+    info = compile_file(str(PROGRAMS / "fabric_snapshot" / "fabric.p4")).p4info
     assert info.pkg_info.arch == "v1model"
     route = by_name(info.tables, "FabricIngress.dlid_route")
     assert route.size == 49152
     assert [(m.id, m.name, m.bitwidth) for m in route.match_fields] == [(1, "hdr.lrh.dlid", 16)]
     forward = by_name(info.actions, "FabricIngress.forward")
     assert [(p.id, p.name, p.bitwidth) for p in forward.params] == [(1, "port", 9)]
-    assert {a.preamble.name for a in info.actions} == {
-        "FabricIngress.forward", "FabricIngress.no_route", "FabricIngress.punt_to_cpu",
-        "FabricIngress.drop_with_reason"}
+    names = {a.preamble.name for a in info.actions}
+    assert {"FabricIngress.forward", "FabricIngress.no_route", "FabricIngress.punt_to_cpu",
+            "FabricIngress.drop_with_reason"} <= names
+    # Actions of an instantiated sub-control carry the instance name, as in p4c.
+    assert "FabricIngress.fc_receive.take_credit" in names
+    # Top-level externs keep their plain names.
+    assert "port_down" in {r.preamble.name for r in info.registers}
     drops = by_name(info.counters, "FabricIngress.drop_counter")
     assert drops.size == 512 * 8 and drops.spec.unit == drops.spec.BOTH
     packet_in = next(c for c in info.controller_packet_metadata
@@ -174,3 +179,29 @@ def test_resources_are_listed_by_id() -> None:
     info = compile_file(str(PROGRAMS / "calc.p4")).p4info
     ids = [a.preamble.id for a in info.actions]
     assert ids == sorted(ids)
+
+
+def test_pkginfo_annotation_on_main() -> None:
+    from p4c_helpers import program
+
+    from p4compiler.compiler import compile_text
+
+    text = program().replace("V1Switch(P()", '@pkginfo(name="fabric", version="1.2")\nV1Switch(P()')
+    info = compile_text(text, "t.p4").p4info
+    assert (info.pkg_info.name, info.pkg_info.version, info.pkg_info.arch) == (
+        "fabric", "1.2", "v1model")
+
+
+def test_non_const_entries_are_initial_entries() -> None:
+    r = compile_program("""
+        action a() { }
+        table t {
+            key = { hdr.ipv4.dst: ternary; }
+            actions = { a; }
+            entries = { @priority(7) 0x0a000000 &&& 0xff000000: a(); }
+        }
+        apply { t.apply(); }
+    """)
+    t = r.p4info.tables[0]
+    assert t.has_initial_entries and not t.is_const_table
+    assert r.json["pipelines"][0]["tables"][0]["entries"][0]["priority"] == 7

@@ -1,0 +1,206 @@
+/* fabriclab wire formats: the single P4 declaration of every frame the fabric
+ * carries. traffic/frames.py declares the same layers for Scapy; the test
+ * tests/test_wire_formats.py checks that both agree field by field. */
+#ifndef FABRICLAB_HEADERS_P4
+#define FABRICLAB_HEADERS_P4
+
+typedef bit<9>  port_t;
+typedef bit<16> lid_t;
+
+const bit<16> ETHERTYPE_FABRIC      = 0x88B5;  /* IEEE local experimental */
+const bit<16> ETHERTYPE_MAC_CONTROL = 0x8808;  /* 802.1Qbb PFC */
+const bit<16> PFC_OPCODE            = 0x0101;
+
+/* LRH kinds */
+const bit<8> KIND_DATA   = 1;
+const bit<8> KIND_CREDIT = 2;
+const bit<8> KIND_PROBE  = 3;
+const bit<8> KIND_HELLO  = 4;
+
+/* bmv2's conventional CPU port for packet-in/out (--cpu-port 510). */
+const port_t CPU_PORT = 510;
+
+/* Drop reasons: the index within a port's block of the drop counter. */
+const bit<32> DROP_REASONS          = 8;
+const bit<32> DROP_NO_ROUTE         = 0;
+const bit<32> DROP_NOT_FABRIC       = 1;
+const bit<32> DROP_TAIL             = 2;
+const bit<32> DROP_HEADROOM         = 3;
+const bit<32> DROP_HOQ_LIFETIME     = 4;
+const bit<32> DROP_WATCHDOG         = 5;
+const bit<32> NUM_PORTS             = 512;
+
+header ethernet_t {
+    bit<48> dst_addr;
+    bit<48> src_addr;
+    bit<16> ether_type;
+}
+
+/* Local routing header, modelled on InfiniBand's LRH. */
+header lrh_t {
+    bit<4>  vl;       /* virtual lane the frame travels on */
+    bit<4>  sl;       /* service level, mapped to VL / PFC priority by the SM */
+    bit<8>  kind;     /* KIND_* */
+    lid_t   dlid;     /* destination local identifier */
+    lid_t   slid;     /* source local identifier */
+    bit<16> pkt_len;  /* bytes after the LRH */
+}
+
+/* Base transport header, after InfiniBand's BTH. */
+header bth_t {
+    bit<8>  opcode;
+    bit<24> dest_qp;
+    bit<32> psn;      /* packet sequence number, per flow */
+}
+
+/* Application header: which collective step this chunk belongs to. */
+header app_t {
+    bit<32> flow_id;
+    bit<16> coll_id;
+    bit<16> step;
+    bit<32> chunk;
+    bit<64> send_ts;  /* sender's clock, ns */
+}
+
+/* InfiniBand flow-control packet: absolute counters modulo 4096. */
+header credit_t {
+    bit<4>  op;
+    bit<12> fctbs;    /* flow control total blocks sent (by the transmitter) */
+    bit<4>  vl;
+    bit<12> fccl;     /* flow control credit limit (advertised by the receiver) */
+}
+
+/* SM discovery: sent as packet-out of one switch port, punted by the neighbour. */
+header probe_t {
+    bit<64> origin_guid;
+    bit<16> origin_port;
+    bit<16> seq;
+}
+
+/* A host announces itself to its switch. */
+header hello_t {
+    bit<64> guid;
+}
+
+/* IEEE 802.1Qbb priority flow control (MAC control frame). */
+header pfc_t {
+    bit<16> opcode;
+    bit<16> class_enable;
+    bit<16> quanta0;
+    bit<16> quanta1;
+    bit<16> quanta2;
+    bit<16> quanta3;
+    bit<16> quanta4;
+    bit<16> quanta5;
+    bit<16> quanta6;
+    bit<16> quanta7;
+}
+
+@controller_header("packet_in")
+header packet_in_t {
+    bit<16> ingress_port;
+    bit<16> reason;
+}
+
+@controller_header("packet_out")
+header packet_out_t {
+    bit<16> egress_port;
+    bit<16> flags;
+}
+
+struct headers_t {
+    packet_out_t packet_out;
+    packet_in_t  packet_in;
+    ethernet_t   ethernet;
+    pfc_t        pfc;
+    lrh_t        lrh;
+    bth_t        bth;
+    app_t        app;
+    credit_t     credit;
+    probe_t      probe;
+    hello_t      hello;
+}
+
+/* Flow-control modes, chosen at run time by the SM (FabricIngress.fc_config). */
+const bit<8> FC_LOSSY  = 0;
+const bit<8> FC_PFC    = 1;
+const bit<8> FC_CREDIT = 2;
+
+/* Traffic classes: an SL maps to one of 8 VLs (credit mode) / PFC priorities. */
+const bit<32> NUM_CLASSES = 8;
+
+/* Flow-control frames a clone turns into (metadata_t.fc_op). */
+const bit<8> FC_OP_NONE       = 0;
+const bit<8> FC_OP_PAUSE      = 1;  /* 802.1Qbb pause, PFC_PAUSE_QUANTA */
+const bit<8> FC_OP_RESUME     = 2;  /* 802.1Qbb pause with quanta 0 */
+const bit<8> FC_OP_CREDIT     = 3;  /* CREDIT frame carrying our FCCL */
+const bit<8> FC_OP_CREDIT_REQ = 4;  /* CREDIT frame op 1: "tell me your FCCL" */
+
+/* credit_t.op values (InfiniBand: 0 normal, 1 flow-control init). */
+const bit<4> CREDIT_OP_NORMAL  = 0;
+const bit<4> CREDIT_OP_REQUEST = 1;
+
+const bit<48> PFC_DST_MAC        = 0x0180C2000001;
+const bit<48> CREDIT_DST_MAC     = 0xFFFFFFFFFFFF;
+const bit<48> SWITCH_MAC_PREFIX  = 0x020000000000;  /* locally administered; | port */
+const bit<16> PFC_PAUSE_QUANTA   = 0xFFFF;
+const bit<32> FC_FRAME_BYTES     = 60;   /* flow-control frames are cut to this size */
+
+/* Clone session the SM creates for every port p: FC_SESSION_BASE + p -> port p. */
+const bit<32> FC_SESSION_BASE = 100;
+
+/* Field lists preserved across recirculation (a held packet) and into clones. */
+const bit<8> FL_HOLD = 1;
+const bit<8> FL_FC   = 2;
+
+/* bmv2 standard_metadata.instance_type values. */
+const bit<32> INSTANCE_NORMAL        = 0;
+const bit<32> INSTANCE_INGRESS_CLONE = 1;
+const bit<32> INSTANCE_EGRESS_CLONE  = 2;
+const bit<32> INSTANCE_RECIRC        = 4;
+
+/* A blocked transmitter asks its neighbour again for credits this often. */
+const bit<64> CREDIT_REQUEST_INTERVAL_NS = 1000000;
+
+/* fc_config as the SM set it, carried along with every packet and clone. */
+struct fc_config_t {
+    bit<8>  mode;                 /* FC_LOSSY / FC_PFC / FC_CREDIT */
+    bit<32> xoff;                 /* PFC: pause the upstream at this many packets */
+    bit<32> xon;                  /* PFC: resume it at or below this many */
+    bit<32> headroom;             /* PFC: packets accepted above xoff, then dropped */
+    bit<32> credit_limit;         /* CREDIT: receive buffer per (port, VL), in blocks */
+    bit<32> credit_coalesce;      /* CREDIT: return credits every this many blocks */
+    bit<32> hoq_lifetime_us;      /* held packet discarded after this long; 0 = never */
+    bit<32> watchdog_detect_us;   /* PFC watchdog: paused this long -> storm; 0 = off */
+    bit<32> watchdog_restore_us;  /* PFC watchdog: ignore pauses (drop) this long */
+}
+
+struct metadata_t {
+    bit<32> drop_reason;
+    bit<1>  drop;                 /* a sub-control asks FabricIngress to drop + count */
+    /* Routing result before the liveness check (reroute.p4). */
+    port_t  route_primary;
+    port_t  route_backup;
+    bit<1>  route_has_backup;
+    bit<1>  routed;
+    bit<64> pause_quantum_ns;     /* 512 bit times at the ingress port's rate */
+    /* A data frame under flow control; what a held (recirculating) packet keeps. */
+    @field_list(FL_HOLD) bit<1>  is_data;
+    @field_list(FL_HOLD) bit<1>  held;
+    @field_list(FL_HOLD) bit<1>  has_ticket;
+    @field_list(FL_HOLD) bit<32> ticket;
+    @field_list(FL_HOLD) bit<48> arrival_ts;   /* ingress_global_timestamp, first pass */
+    @field_list(FL_HOLD) bit<32> verdict;      /* held packet to discard: DROP_* + 1 */
+    @field_list(FL_HOLD) port_t  in_port;      /* where it entered the switch */
+    @field_list(FL_HOLD) bit<3>  in_cls;       /* class it arrived in (LRH VL on the wire) */
+    @field_list(FL_HOLD) port_t  out_port;
+    @field_list(FL_HOLD) bit<3>  cls;          /* class it leaves in (sl_to_vl) */
+    /* Flow-control frame to build from a clone (egress). */
+    @field_list(FL_FC) bit<8>  fc_op;
+    @field_list(FL_FC) bit<3>  fc_cls;
+    @field_list(FL_FC) bit<32> fc_credit_limit;  /* cfg.credit_limit, for the FCCL */
+    /* Set by fc_config on every ingress pass; reaches egress with the packet. */
+    fc_config_t cfg;
+}
+
+#endif

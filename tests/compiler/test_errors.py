@@ -1,0 +1,142 @@
+"""Bad programs: one clear `file:line:col: error: ...`, never a traceback."""
+
+from __future__ import annotations
+
+import pytest
+from p4c_helpers import compile_program, program
+
+from p4compiler.compiler import compile_text
+from p4compiler.errors import CompileError
+
+
+def error_of(ingress: str, **kw: str) -> CompileError:
+    with pytest.raises(CompileError) as e:
+        compile_program(ingress, **kw)
+    return e.value
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def test_width_mismatch_in_assignment_is_located() -> None:
+    ingress = "apply { hdr.ipv4.ttl = hdr.ipv4.len; }"
+    err = error_of(ingress)
+    assert "cannot implicitly cast bit<16> to bit<8>" in err.message
+    assert err.loc.line == line_of(program(ingress), "hdr.ipv4.ttl = hdr.ipv4.len")
+    assert str(err).startswith(f"test.p4:{err.loc.line}:")
+
+
+def test_width_mismatch_in_arithmetic() -> None:
+    err = error_of("apply { hdr.ipv4.ttl = hdr.ipv4.ttl + hdr.ipv4.len; }")
+    assert "different types bit<8> and bit<16>" in err.message
+
+
+def test_undeclared_name() -> None:
+    err = error_of("apply { hdr.ipv4.ttl = nosuch; }")
+    assert "nosuch: undeclared name" in err.message
+
+
+def test_unknown_field() -> None:
+    err = error_of("apply { hdr.ipv4.nosuch = 1; }")
+    assert "nosuch: no such field in ipv4_t" in err.message
+
+
+def test_wrong_argument_count_for_action() -> None:
+    err = error_of("action a(bit<8> x) { hdr.ipv4.ttl = x; } apply { a(1, 2); }")
+    assert "a: expects 1 arguments, got 2" in err.message
+
+
+def test_wrong_argument_count_for_extern_method() -> None:
+    err = error_of("register<bit<8>>(4) r; apply { r.write(1); }")
+    assert "register.write: expects 2 arguments, got 1" in err.message
+
+
+def test_wrong_argument_count_for_extern_function() -> None:
+    err = error_of("apply { mark_to_drop(sm, sm); }")
+    assert "mark_to_drop: expects 0 or 1 arguments, got 2" in err.message
+
+
+def test_table_applied_twice_with_different_successors() -> None:
+    err = error_of("""
+        table t { key = { hdr.ipv4.dst: exact; } actions = { NoAction; } }
+        apply { t.apply(); hdr.ipv4.ttl = 1; t.apply(); }
+    """)
+    assert "applied more than once" in err.message
+
+
+def test_assigning_an_in_parameter_is_rejected() -> None:
+    err = error_of("action a(in bit<8> x) { x = 1; } apply { a(hdr.ipv4.ttl); }")
+    assert "read-only" in err.message
+
+
+def test_if_condition_must_be_bool() -> None:
+    err = error_of("apply { if (hdr.ipv4.ttl) { hdr.ipv4.ttl = 1; } }")
+    assert "must be bool" in err.message
+
+
+def test_default_action_must_be_listed() -> None:
+    err = error_of("""
+        action a() { }
+        table t { key = { hdr.ipv4.dst: exact; } actions = { NoAction; } default_action = a(); }
+        apply { t.apply(); }
+    """)
+    assert "not in the actions list" in err.message
+
+
+def test_unknown_match_kind() -> None:
+    err = error_of("""
+        table t { key = { hdr.ipv4.dst: fuzzy; } actions = { NoAction; } }
+        apply { t.apply(); }
+    """)
+    assert "fuzzy: unknown match kind" in err.message
+
+
+def test_unknown_parser_state() -> None:
+    with pytest.raises(CompileError) as e:
+        compile_program(parser="state start { transition nowhere; }")
+    assert "nowhere: no parser state" in e.value.message
+
+
+def test_syntax_error_points_at_the_token() -> None:
+    with pytest.raises(CompileError) as e:
+        compile_text("#include <v1model.p4>\nheader h_t { bit<8> f }\n", "bad.p4")
+    assert (e.value.loc.file, e.value.loc.line) == ("bad.p4", 2)
+    assert "syntax error" in e.value.message
+
+
+def test_error_in_included_file_names_that_file(tmp_path) -> None:
+    (tmp_path / "inc.p4").write_text("\n\nconst bit<8> X = nosuch;\n")
+    src = tmp_path / "main.p4"
+    src.write_text('#include <v1model.p4>\n#include "inc.p4"\n')
+    from p4compiler.compiler import compile_file
+
+    with pytest.raises(CompileError) as e:
+        compile_file(str(src))
+    assert e.value.loc.file.endswith("inc.p4") and e.value.loc.line == 3
+
+
+def test_missing_main() -> None:
+    with pytest.raises(CompileError) as e:
+        compile_text("#include <v1model.p4>\n", "nomain.p4")
+    assert "no 'main'" in e.value.message
+
+
+def test_deprecated_extern_gives_a_warning() -> None:
+    r = compile_program("apply { mark_to_drop(); }")
+    assert any("deprecated" in w for w in r.warnings)
+
+
+@pytest.mark.parametrize("snippet", [
+    "apply { hdr.ipv4.ttl = 1 }",                      # missing ;
+    "apply { hdr.ipv4.ttl = (bit<8>)hdr.ipv4; }",     # cast of a header
+    "apply { hdr.ipv4.ttl = hdr.ipv4.ttl[9:0]; }",    # slice out of range
+    "apply { hdr.ipv4.ttl = 1 / 0; }",                # division by zero
+    "apply { hdr.ipv4.setValid(1); }",                # builtin arity
+    "apply { hdr.ethernet = hdr.ipv4; }",             # header type mismatch
+    "apply { exit; hdr.ipv4 }",                       # garbage
+    "table t { actions = { nosuch; } } apply { t.apply(); }",
+])
+def test_bad_programs_raise_compile_errors_not_crashes(snippet: str) -> None:
+    with pytest.raises(CompileError):
+        compile_program(snippet)

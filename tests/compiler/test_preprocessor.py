@@ -1,0 +1,63 @@
+"""The C-style preprocessor in front of the parser."""
+
+from __future__ import annotations
+
+import pytest
+
+from p4compiler.errors import CompileError
+from p4compiler.preprocessor import Preprocessor
+
+
+def lines(text: str, **defines: str) -> list[str]:
+    src = Preprocessor(defines=defines).run_text(text, "t.p4")
+    return [line for line in src.text.splitlines() if line.strip()]
+
+
+def test_object_like_macros_and_undef() -> None:
+    assert lines("#define N 4\nbit<N> x;\n#undef N\nN") == ["bit<4> x;", "N"]
+
+
+def test_macros_are_not_expanded_in_strings() -> None:
+    assert lines('#define X 1\nlog_msg("X");') == ['log_msg("X");']
+
+
+def test_conditionals_with_defined_and_else() -> None:
+    text = "#ifdef A\na\n#elif defined(B) && B > 1\nb\n#else\nc\n#endif"
+    assert lines(text, A="1") == ["a"]
+    assert lines(text, B="2") == ["b"]
+    assert lines(text) == ["c"]
+    assert lines("#ifndef A\nna\n#endif\n#if 0\nx\n#endif") == ["na"]
+
+
+def test_directives_inside_block_comments_are_ignored() -> None:
+    assert lines("/*\n#error no\n*/\nok") == ["/*", "#error no", "*/", "ok"]
+
+
+def test_line_map_points_into_included_files(tmp_path) -> None:
+    (tmp_path / "inc.p4").write_text("a\nb\n")
+    main = tmp_path / "main.p4"
+    main.write_text('x\n#include "inc.p4"\ny\n')
+    src = Preprocessor().run(str(main))
+    out = src.text.splitlines()
+    b = out.index("b") + 1
+    assert src.location(b, 3).file.endswith("inc.p4") and src.location(b, 3).line == 2
+    y = out.index("y") + 1
+    assert src.location(y, 1).line == 3
+
+
+def test_system_includes_resolve_the_shipped_architecture() -> None:
+    src = Preprocessor().run_text("#include <core.p4>\n#include <v1model.p4>\n")
+    assert "extern packet_in" in src.text and "package V1Switch" in src.text
+
+
+@pytest.mark.parametrize("text,msg", [
+    ('#include "nope.p4"', "not found"),
+    ("#if 1\nx", "unterminated"),
+    ("#endif", "without #if"),
+    ("#error stop here", "#error stop here"),
+    ("#define F(x) x", "function-like"),
+])
+def test_errors_have_locations(text: str, msg: str) -> None:
+    with pytest.raises(CompileError) as e:
+        Preprocessor().run_text(text, "t.p4")
+    assert msg in e.value.message and e.value.loc.file == "t.p4"
