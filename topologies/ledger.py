@@ -3,8 +3,9 @@
 Teardown removes exactly what the ledger lists, by PID and by interface name,
 never by process name. The ledger is a file on disk, so a run that was killed
 (SIGKILL, a crashed test) is cleaned up by the next run or by `make cleanup`.
-A recorded PID is only signalled while its command line still matches what was
-recorded, so a PID reused by someone else's process is left alone.
+A recorded PID is only signalled while its start time (field 22 of
+/proc/PID/stat, which exec does not change) still matches what was recorded,
+so a PID reused by someone else's process is left alone.
 """
 
 from __future__ import annotations
@@ -28,6 +29,15 @@ def _cmdline(pid: int) -> str | None:
     return raw.replace(b"\0", b" ").decode(errors="replace").strip()
 
 
+def start_time(pid: int) -> int | None:
+    """The process's start time in clock ticks since boot, or None if it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[19])
+
+
 def _interface_exists(name: str) -> bool:
     return Path("/sys/class/net", name).exists()
 
@@ -38,12 +48,12 @@ def delete_interface(name: str) -> None:
         subprocess.run(["ip", "link", "del", name], capture_output=True, check=False)
 
 
-def stop_pid(pid: int, expected_cmdline: str | None = None, timeout: float = 3.0) -> bool:
+def stop_pid(pid: int, expected_start: int | None = None, timeout: float = 3.0) -> bool:
     """SIGTERM, then SIGKILL after `timeout`. Returns True if the process is gone."""
-    current = _cmdline(pid)
+    current = start_time(pid)
     if current is None:
         return True
-    if expected_cmdline is not None and current != expected_cmdline:
+    if expected_start is not None and current != expected_start:
         return True  # the PID now belongs to someone else: not ours
     try:
         os.kill(pid, signal.SIGTERM)
@@ -85,7 +95,7 @@ class Ledger:
     """What one run created. Saved after every change."""
 
     path: Path
-    processes: list[dict] = field(default_factory=list)  # {"pid", "cmdline", "what"}
+    processes: list[dict] = field(default_factory=list)  # {"pid", "start", "cmdline", "what"}
     interfaces: list[str] = field(default_factory=list)
 
     @classmethod
@@ -107,7 +117,8 @@ class Ledger:
         os.replace(tmp, self.path)
 
     def add_process(self, pid: int, what: str) -> None:
-        self.processes.append({"pid": pid, "cmdline": _cmdline(pid), "what": what})
+        self.processes.append({"pid": pid, "start": start_time(pid), "cmdline": _cmdline(pid),
+                               "what": what})
         self.save()
 
     def add_interfaces(self, names: list[str]) -> None:
@@ -120,7 +131,7 @@ class Ledger:
         Returns what could not be removed (empty when all is gone)."""
         leftovers: list[str] = []
         for proc in reversed(self.processes):
-            if not stop_pid(proc["pid"], proc.get("cmdline")):
+            if not stop_pid(proc["pid"], proc.get("start")):
                 leftovers.append(f"process {proc['pid']} ({proc['what']})")
         for name in self.interfaces:
             delete_interface(name)
