@@ -35,12 +35,50 @@ class LinkSpec:
 
 @dataclass(frozen=True)
 class TrafficSpec:
-    pattern: str = "stream"  # stream: one flow of numbered DATA frames src -> dst
-    src: str = "h1"
-    dst: str = "h2"
-    frames: int = 300
-    rate_pps: int = 500
+    pattern: str = "stream"  # see PATTERNS
+    src: str = "h1"  # stream: the sender
+    dst: str = "h2"  # stream: the receiver; incast: the root
+    hosts: tuple[str, ...] = ()  # collectives: the ranks in order; empty = every host
+    frames: int = 300  # stream: numbered DATA frames, PSN 0..frames-1
+    rate_pps: int = 500  # each sender's rate
     payload_bytes: int = 64
+    message_bytes: int = 65536  # collectives: the message each rank contributes
+    repetitions: int = 1  # collectives: how many times the collective runs
+
+
+@dataclass(frozen=True)
+class PfcSpec:
+    """802.1Qbb watermarks, in packets of one ingress port and priority."""
+
+    xoff: int = 24  # occupancy at which a pause is sent upstream
+    xon: int = 12  # occupancy below which a resume (quanta 0) is sent
+    headroom: int = 24  # buffer above xoff for frames in flight; beyond it frames drop
+    watchdog_detect_us: int = 0  # a queue paused this long stops honouring pauses; 0 = off
+    watchdog_restore_us: int = 0  # ... for this long
+
+
+@dataclass(frozen=True)
+class CreditSpec:
+    """InfiniBand-style credit flow control; one credit = one packet here."""
+
+    buffer_pkts: int = 32  # receive buffer per input port and VL, advertised as credits
+    coalesce: int = 4  # return credits every this many drained packets
+    hoq_lifetime_us: int = 0  # discard packets held longer than this; 0 = never
+
+
+@dataclass(frozen=True)
+class FaultSpec:
+    at_s: float = 0.0  # seconds after traffic starts
+    kind: str = ""  # see FAULT_KINDS
+    target: str = ""  # a link "s1-s2", a host "h3" or a switch "s2"
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """Run the scenario once per value of one parameter, into one table."""
+
+    parameter: str = ""  # dotted path, e.g. "pfc.xoff", "link.rate_pps", "topology"
+    values: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -59,6 +97,10 @@ class Scenario:
     duration_s: float = 30.0  # hard limit for the traffic phase
     link: LinkSpec = field(default_factory=LinkSpec)
     traffic: TrafficSpec = field(default_factory=TrafficSpec)
+    pfc: PfcSpec = field(default_factory=PfcSpec)
+    credit: CreditSpec = field(default_factory=CreditSpec)
+    faults: tuple[FaultSpec, ...] = ()
+    sweep: SweepSpec = field(default_factory=SweepSpec)
     checks: ChecksSpec = field(default_factory=ChecksSpec)
 
     def as_dict(self) -> dict[str, Any]:
@@ -76,8 +118,10 @@ class Scenario:
         return changed
 
 
-PATTERNS = ("stream",)
-ROUTING_ENGINES = ("minhop",)
+PATTERNS = ("stream", "incast", "permutation", "allreduce-ring", "allreduce-hd", "alltoall")
+ROUTING_ENGINES = ("minhop", "updn", "ftree")
+FAULT_KINDS = ("link_down", "link_up", "stall", "unstall", "pause_storm", "credit_loss",
+               "switch_kill", "switch_restart")
 
 
 def _enum(kind: type[enum.Enum], value: Any, where: str) -> enum.Enum:
@@ -98,9 +142,11 @@ def _section(cls, data: Any, where: str):
                             f"known: {', '.join(known)}")
     values = {}
     for key, value in data.items():
-        expected = type(getattr(cls(), key)) if cls is not Scenario else None
-        if expected is not None and not isinstance(value, expected) and not (
-                expected is float and isinstance(value, int)):
+        expected = type(getattr(cls(), key))
+        if expected is tuple and isinstance(value, list):
+            value = tuple(value)
+        if not isinstance(value, expected) and not (
+                expected is float and isinstance(value, int) and not isinstance(value, bool)):
             raise ScenarioError(f"{where}.{key}: expected {expected.__name__}, "
                                 f"got {value!r}")
         if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
@@ -130,7 +176,29 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     values["link"] = _section(LinkSpec, data.get("link", {}), f"{origin}: [link]")
     values["traffic"] = _section(TrafficSpec, data.get("traffic", {}), f"{origin}: [traffic]")
     values["checks"] = _section(ChecksSpec, data.get("checks", {}), f"{origin}: [checks]")
+    values["pfc"] = _section(PfcSpec, data.get("pfc", {}), f"{origin}: [pfc]")
+    values["credit"] = _section(CreditSpec, data.get("credit", {}), f"{origin}: [credit]")
+    values["sweep"] = _section(SweepSpec, data.get("sweep", {}), f"{origin}: [sweep]")
+    faults = data.get("faults", [])
+    if not isinstance(faults, list):
+        raise ScenarioError(f"{origin}: faults: expected an array of tables ([[faults]])")
+    values["faults"] = tuple(_section(FaultSpec, f, f"{origin}: [[faults]] #{i + 1}")
+                             for i, f in enumerate(faults))
     scenario = Scenario(**values)
+    for i, fault in enumerate(scenario.faults):
+        if fault.kind not in FAULT_KINDS:
+            raise ScenarioError(f"{origin}: [[faults]] #{i + 1}: kind {fault.kind!r} is not one "
+                                f"of {', '.join(FAULT_KINDS)}")
+        if not fault.target:
+            raise ScenarioError(f"{origin}: [[faults]] #{i + 1}: `target` is required")
+    if scenario.pfc.xon > scenario.pfc.xoff:
+        raise ScenarioError(f"{origin}: [pfc] xon ({scenario.pfc.xon}) must not exceed xoff "
+                            f"({scenario.pfc.xoff})")
+    if scenario.sweep.parameter:
+        if not scenario.sweep.values:
+            raise ScenarioError(f"{origin}: [sweep] parameter {scenario.sweep.parameter!r} "
+                                "has no values")
+        sweep_points(data, origin)  # every point must be a valid scenario on its own
     if scenario.traffic.pattern not in PATTERNS:
         raise ScenarioError(f"{origin}: [traffic].pattern {scenario.traffic.pattern!r} is not "
                             f"one of {', '.join(PATTERNS)}")
@@ -142,19 +210,56 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     return scenario
 
 
-def load(name_or_path: str) -> Scenario:
-    """A scenario by name (a file in scenarios/) or by path."""
+def sweep_points(data: dict[str, Any], origin: str) -> list[tuple[str, Scenario]]:
+    """One validated scenario per sweep value, labelled `parameter=value`."""
+    sweep = data.get("sweep") or {}
+    parameter, values = sweep.get("parameter", ""), sweep.get("values", [])
+    if not parameter:
+        return [("", parse(data, origin))]
+    points = []
+    for value in values:
+        point = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()
+                 if k != "sweep"}
+        *sections, leaf = parameter.split(".")
+        target = point
+        for section in sections:
+            if not isinstance(target.get(section, {}), dict):
+                raise ScenarioError(f"{origin}: [sweep] parameter {parameter!r}: "
+                                    f"{section!r} is not a section")
+            target = target.setdefault(section, {})
+        target[leaf] = value
+        label = f"{parameter}={value}"
+        points.append((label, parse(point, f"{origin} ({label})")))
+    return points
+
+
+def load_points(name_or_path: str) -> list[tuple[str, Scenario]]:
+    """The scenario's sweep points (one unlabelled point when it has no sweep)."""
+    path = _path(name_or_path)
+    return sweep_points(_read(path), str(path))
+
+
+def _path(name_or_path: str) -> Path:
     path = Path(name_or_path)
     if not path.suffix:
         path = SCENARIO_DIR / f"{name_or_path}.toml"
     if not path.exists():
         raise ScenarioError(f"unknown scenario {name_or_path!r}: known are "
                             f"{', '.join(available()) or '(none)'}")
+    return path
+
+
+def _read(path: Path) -> dict[str, Any]:
     try:
-        data = tomllib.loads(path.read_text())
+        return tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
-    return parse(data, str(path))
+
+
+def load(name_or_path: str) -> Scenario:
+    """A scenario by name (a file in scenarios/) or by path."""
+    path = _path(name_or_path)
+    return parse(_read(path), str(path))
 
 
 def available() -> list[str]:

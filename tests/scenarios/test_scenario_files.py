@@ -46,3 +46,43 @@ def test_invalid_toml_is_reported_with_the_file(tmp_path):
     bad.write_text("name = \n")
     with pytest.raises(sc.ScenarioError, match="bad.toml: not valid TOML"):
         sc.load(str(bad))
+
+
+def test_a_sweep_expands_into_one_valid_scenario_per_value():
+    data = {"name": "w", "flow_control": "pfc", "pfc": {"xon": 4},
+            "sweep": {"parameter": "pfc.xoff", "values": [8, 16, 32]}}
+    points = sc.sweep_points(data, "w.toml")
+    assert [label for label, _ in points] == ["pfc.xoff=8", "pfc.xoff=16", "pfc.xoff=32"]
+    assert [p.pfc.xoff for _, p in points] == [8, 16, 32]
+    assert all(p.pfc.xon == 4 for _, p in points), "other fields of the section are kept"
+
+
+def test_a_sweep_over_the_topology_changes_the_fabric_size():
+    data = {"name": "s", "sweep": {"parameter": "topology", "values": ["line:2", "line:4"]}}
+    assert [p.topology for _, p in sc.sweep_points(data, "s.toml")] == ["line:2", "line:4"]
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"name": "x", "sweep": {"parameter": "pfc.xoff"}}, "has no values"),
+    ({"name": "x", "sweep": {"parameter": "pfc.xoff", "values": [1]}, "pfc": {"xon": 4}},
+     r"pfc.xoff=1\): \[pfc\] xon \(4\) must not exceed xoff \(1\)"),
+    ({"name": "x", "sweep": {"parameter": "pfc.colour", "values": [1]}},
+     r"\[pfc\]: unknown field\(s\) colour"),
+    ({"name": "x", "faults": [{"at_s": 1, "kind": "meteor", "target": "s1"}]},
+     r"\[\[faults\]\] #1: kind 'meteor'"),
+    ({"name": "x", "faults": [{"at_s": 1, "kind": "link_down"}]}, "`target` is required"),
+    ({"name": "x", "faults": {"at_s": 1}}, "array of tables"),
+])
+def test_bad_sweeps_and_faults_are_explained(data, message):
+    with pytest.raises(sc.ScenarioError, match=message):
+        sc.parse(data, "x.toml")
+
+
+def test_faults_and_host_lists_are_read():
+    s = sc.parse({"name": "f", "traffic": {"pattern": "allreduce-ring",
+                                           "hosts": ["h1", "h2", "h3"]},
+                  "faults": [{"at_s": 0.5, "kind": "link_down", "target": "s1-s2"},
+                             {"at_s": 1.5, "kind": "link_up", "target": "s1-s2"}]}, "f.toml")
+    assert s.traffic.hosts == ("h1", "h2", "h3")
+    assert [(f.at_s, f.kind) for f in s.faults] == [(0.5, "link_down"), (1.5, "link_up")]
+    assert s.as_dict()["faults"][0]["target"] == "s1-s2"
