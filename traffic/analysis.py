@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from traffic.capture import CaptureStats
+from traffic.collectives import BUSBW_FACTOR
 from traffic.frames import (
     DATA_CODEC,
     ETHER_TYPE_OFFSET,
@@ -60,6 +61,7 @@ from traffic.frames import (
     LRH_KIND_OFFSET,
     Kind,
 )
+from traffic.nic import read_recv_log
 from traffic.pcap import PcapError, read_frames
 from traffic.sender import SenderLogError, read_log
 
@@ -148,10 +150,15 @@ def _load_sender_log(path: Path, flows: dict[int, _FlowState], problems: list[st
     except SenderLogError as exc:
         problems.append(str(exc))
     summary = path.with_suffix(".summary.json")
+    if path.name.endswith(".sent.csv"):  # a NIC emulator's log: NAME.sent.csv
+        summary = path.with_name(path.name[:-len(".sent.csv")] + ".summary.json")
     if summary.exists():
         info = json.loads(summary.read_text())
         if "flow" in info and info["flow"] in flows:
             flows[info["flow"]].rate_kept = bool(info.get("rate_kept"))
+        for flow in info.get("flows", {}) if isinstance(info.get("flows"), dict) else ():
+            if int(flow) in flows:
+                flows[int(flow)].rate_kept = bool(info.get("rate_kept"))
 
 
 def _scan_trace(trace: ReceiverTrace, flows: dict[int, _FlowState], counts: dict[str, int],
@@ -317,3 +324,84 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# --------------------------------------------------------------------------- collectives
+
+
+def collective_times(nic_summaries: Iterable[Mapping]) -> dict[str, dict]:
+    """Per collective id, over all ranks' NIC summaries (traffic/nic.py).
+
+    cct: first frame any rank sent -> last rank complete (its last receive
+    delivered, or its last send for a rank that only sends); null when a rank
+    did not complete.
+    """
+    per_coll: dict[str, list[dict]] = {}
+    for summary in nic_summaries:
+        for coll_id, part in summary.get("collectives", {}).items():
+            per_coll.setdefault(coll_id, []).append(part)
+    out = {}
+    for coll_id, parts in sorted(per_coll.items(), key=lambda kv: int(kv[0])):
+        starts = [p["start_ns"] for p in parts if p.get("start_ns") is not None]
+        complete = all(p.get("complete") for p in parts)
+        end = max(p["end_ns"] for p in parts) if complete else None
+        cct_ns = end - min(starts) if complete and starts else None
+        out[coll_id] = {"ranks": len(parts), "complete": complete,
+                        "start_ns": min(starts) if starts else None, "end_ns": end,
+                        "cct_ms": None if cct_ns is None else cct_ns / 1e6}
+    return out
+
+
+def bandwidth(message_bytes: int, cct_ms: float | None, algorithm: str, n: int) -> dict:
+    """nccl-tests' algbw = size / time and busbw = algbw x factor (bytes/s); null without cct.
+
+    Factors: all_reduce 2(n-1)/n, alltoall (n-1)/n, incast and permutation 1.
+    """
+    if not cct_ms:
+        return {"algbw": None, "busbw": None}
+    algbw = message_bytes / (cct_ms / 1e3)
+    return {"algbw": algbw, "busbw": algbw * BUSBW_FACTOR[algorithm](n)}
+
+
+# --------------------------------------------------------------------------- recovery
+
+
+def recovery_gaps(arrivals: Mapping[int, Iterable[int]], failure_ns: int,
+                  window_ns: int = 100_000_000, share: float = 0.9) -> dict[str, dict]:
+    """Per flow, around a failure at failure_ns (CLOCK_REALTIME), from receive times (ns).
+
+    gap_ms: last arrival before the failure -> first arrival after it.
+    recovery_ms: failure -> end of the first `window_ns` window after it whose
+    goodput is back to `share` of the goodput over the `window_ns` before the
+    failure (null if it never is, or the flow had no goodput before).
+    """
+    out = {}
+    for flow, times in arrivals.items():
+        ts = sorted(times)
+        before = [t for t in ts if t < failure_ns]
+        after = [t for t in ts if t >= failure_ns]
+        gap = (after[0] - before[-1]) / 1e6 if before and after else None
+        pre = sum(1 for t in before if t >= failure_ns - window_ns)
+        recovery = None
+        if pre and after:
+            target = share * pre
+            j = 0
+            for i, t in enumerate(after):  # sliding window ending at each arrival
+                while after[j] < t - window_ns:
+                    j += 1
+                if i - j + 1 >= target:
+                    recovery = (t - failure_ns) / 1e6
+                    break
+        out[str(flow)] = {"gap_ms": gap, "recovery_ms": recovery,
+                          "pre_failure_pps": pre * 1e9 / window_ns}
+    return out
+
+
+def arrivals_from_recv_logs(paths: Iterable[Path | str]) -> dict[int, list[int]]:
+    """flow -> receive times (ns) of admitted DATA frames, from NICs' NAME.recv.csv logs."""
+    out: dict[int, list[int]] = {}
+    for path in paths:
+        for r in read_recv_log(path):
+            if r.admitted:
+                out.setdefault(r.flow, []).append(r.recv_ns)
+    return out

@@ -31,6 +31,9 @@ ETHERTYPE_FABRIC = 0x88B5  # IEEE local experimental
 ETHERTYPE_MAC_CONTROL = 0x8808
 PFC_DST_MAC = "01:80:c2:00:00:01"
 PFC_OPCODE = 0x0101
+PFC_PAUSE_QUANTA = 0xFFFF  # what a receiver over XOFF sends (p4src: PFC_PAUSE_QUANTA)
+CREDIT_DST_MAC = "ff:ff:ff:ff:ff:ff"  # link-local: a CREDIT frame never leaves its link
+FC_FRAME_BYTES = 60  # flow-control frames are padded (switch: cut) to the Ethernet minimum
 
 
 class Kind(enum.IntEnum):
@@ -40,6 +43,13 @@ class Kind(enum.IntEnum):
     CREDIT = 2
     PROBE = 3
     HELLO = 4
+
+
+class CreditOp(enum.IntEnum):
+    """credit_t `op` (InfiniBand's flow-control packet op: 0 normal, 1 init/request)."""
+
+    NORMAL = 0
+    REQUEST = 1  # "tell me your FCCL": the peer resyncs its ABR to our FCTBS and answers
 
 
 @dataclass(frozen=True)
@@ -299,6 +309,8 @@ def _generate(names: Sequence[str], widths: Sequence[int]) -> tuple[str, str, st
 
 DATA_CODEC = FrameCodec("Data", ("Ethernet", "LRH", "BTH", "APP"))
 DATA_HEADER_LEN = DATA_CODEC.size  # 14 + 8 + 8 + 20
+CREDIT_CODEC = FrameCodec("Credit", ("Ethernet", "LRH", "CREDIT"))
+PFC_CODEC = FrameCodec("Pfc", ("Ethernet", "PFC"))
 # Where a frame says what it is, for code that classifies frames before decoding them.
 ETHER_TYPE_OFFSET = DATA_CODEC.byte_offset("ether_type")
 LRH_KIND_OFFSET = DATA_CODEC.byte_offset("kind")

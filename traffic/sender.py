@@ -29,7 +29,7 @@ import socket
 import sys
 import time
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -175,13 +175,18 @@ def open_raw_socket(iface: str, sndbuf: int = 4 << 20) -> socket.socket:
 
 def write_log(path: Path | str, result: SenderResult) -> None:
     """Write the sender log (see module doc) atomically."""
+    flow, first = result.flow, result.first_psn
+    write_log_rows(path, ((flow, first + i, ts) for i, ts in enumerate(result.send_ns)))
+
+
+def write_log_rows(path: Path | str, rows: Iterable[tuple[int, int, int]]) -> None:
+    """Write a sender log of (flow, psn, send_ns) rows, any flows interleaved, atomically."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    flow, first = result.flow, result.first_psn
     with open(tmp, "w") as f:
         f.write(LOG_HEADER)
-        f.writelines(f"{flow},{first + i},{ts}\n" for i, ts in enumerate(result.send_ns))
+        f.writelines(f"{flow},{psn},{ts}\n" for flow, psn, ts in rows)
     os.replace(tmp, path)
 
 

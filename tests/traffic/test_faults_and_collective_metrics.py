@@ -1,0 +1,96 @@
+"""Fault schedules, the NIC control client, and collective / recovery metrics."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import pytest
+
+from traffic.analysis import bandwidth, collective_times, recovery_gaps
+from traffic.faults import (
+    FaultError,
+    FaultSchedule,
+    Hook,
+    LinkDown,
+    LinkEnd,
+    NicCommand,
+    NicControl,
+)
+
+
+def test_faults_run_in_time_order_and_record_when_and_errors():
+    calls = []
+    schedule = FaultSchedule([
+        (0.06, Hook("restart s1", lambda: calls.append("restart"))),
+        (0.02, Hook("kill s1", lambda: calls.append("kill"))),
+        (0.04, LinkDown([LinkEnd("nct-no-such-if", prefix=("true", "--"))])),
+        (0.05, LinkDown([LinkEnd("nct-no-such-if")])),
+    ])
+    start = time.time_ns()
+    events = schedule.start(start).join(5)
+    assert calls == ["kill", "restart"]
+    assert [e.name for e in events] == ["kill s1", "link_down nct-no-such-if",
+                                        "link_down nct-no-such-if", "restart s1"]
+    assert events[0].started_ns - start >= 20e6
+    assert events[1].error == ""  # `true -- ip link ...` succeeds: the prefix is honoured
+    assert "nct-no-such-if" in events[2].error  # a failing fault is recorded, not raised
+    assert schedule.first("restart").at_s == 0.06
+
+
+def test_nic_control_sends_one_line_and_reads_one_json_reply(tmp_path):
+    path = str(tmp_path / "nic.sock")
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(1)
+    got = []
+
+    def serve():
+        for _ in range(2):
+            conn, _ = server.accept()
+            line = conn.makefile().readline().strip()
+            got.append(line)
+            ok = line != "bogus"
+            conn.sendall(b'{"ok": true}\n' if ok else b'{"ok": false, "error": "unknown"}\n')
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    NicCommand(path, "drop_credits 3")()
+    with pytest.raises(FaultError, match="unknown"):
+        NicControl(path).send("bogus")
+    thread.join(2)
+    server.close()
+    assert got == ["drop_credits 3", "bogus"]
+
+
+def test_collective_completion_time_spans_first_send_to_last_completion():
+    ranks = [{"collectives": {"1": {"start_ns": 1_000_000, "end_ns": 9_000_000,
+                                    "complete": True}}},
+             {"collectives": {"1": {"start_ns": 2_000_000, "end_ns": 11_000_000,
+                                    "complete": True},
+                              "2": {"start_ns": 12_000_000, "end_ns": None,
+                                    "complete": False}}}]
+    times = collective_times(ranks)
+    assert times["1"]["cct_ms"] == 10.0 and times["1"]["complete"]
+    assert times["2"]["cct_ms"] is None
+
+
+def test_bus_bandwidth_follows_nccl_tests():
+    bw = bandwidth(8_000_000, 10.0, "ring_allreduce", 4)
+    assert bw["algbw"] == pytest.approx(8e8)
+    assert bw["busbw"] == pytest.approx(8e8 * 2 * 3 / 4)
+    assert bandwidth(8_000_000, 10.0, "alltoall", 4)["busbw"] == pytest.approx(8e8 * 3 / 4)
+    assert bandwidth(1, None, "alltoall", 4) == {"algbw": None, "busbw": None}
+
+
+def test_recovery_gap_and_time_back_to_90_percent_goodput():
+    ms = 1_000_000
+    failure = 1000 * ms
+    # 1 frame/ms before, nothing for 30 ms, then 1 frame/ms again
+    times = [t * ms for t in range(800, 1000)] + [t * ms for t in range(1030, 1300)]
+    r = recovery_gaps({7: times}, failure, window_ns=100 * ms)["7"]
+    assert r["gap_ms"] == 31.0  # 999 ms -> 1030 ms
+    assert r["recovery_ms"] == pytest.approx(30 + 89, abs=1)  # 90 frames in a 100 ms window
+    assert recovery_gaps({7: times[:10]}, failure)["7"]["gap_ms"] is None
