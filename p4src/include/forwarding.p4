@@ -1,8 +1,16 @@
 #ifndef FABRICLAB_FORWARDING_P4
 #define FABRICLAB_FORWARDING_P4
 
-/* Forwarding by destination LID from SM-installed tables; management frames
- * (PROBE, HELLO) go to the SM as packet-in, packet-out goes where it is told. */
+/* The ingress pipeline: forwarding by destination LID from SM-installed tables
+ * with fast reroute (reroute.p4), SL -> class, the receive side of flow control
+ * (flow_control.p4: consuming PFC/CREDIT frames, buffer admission, pauses);
+ * management frames (PROBE, HELLO) go to the SM as packet-in, packet-out goes
+ * where it is told. Every drop is counted here, by port and reason, including
+ * the ones egress decides (a held frame comes back with a verdict).
+ *
+ * The embedded compiler cannot instantiate a control inside another, so the
+ * flow-control and reroute steps are sections of this control rather than
+ * sub-controls; their state lives in the files named after them. */
 control FabricIngress(inout headers_t hdr,
                       inout metadata_t meta,
                       inout standard_metadata_t standard_metadata) {
@@ -11,14 +19,37 @@ control FabricIngress(inout headers_t hdr,
     counter(NUM_PORTS * DROP_REASONS, CounterType.packets_and_bytes) drop_counter;
     counter(NUM_PORTS, CounterType.packets_and_bytes) rx_port_counter;
 
+    bit<32> port_base;  /* ingress port * NUM_CLASSES */
+    bit<64> now_ns;
+
     action drop_with_reason(bit<32> reason) {
         meta.drop_reason = reason;
         mark_to_drop(standard_metadata);
         drop_counter.count((bit<32>)standard_metadata.ingress_port * DROP_REASONS + reason);
     }
 
+    /* A held frame that egress gave up on, counted at the port it came in on. */
+    action drop_held() {
+        meta.drop_reason = meta.verdict - 1;
+        mark_to_drop(standard_metadata);
+        drop_counter.count((bit<32>)meta.in_port * DROP_REASONS + meta.verdict - 1);
+    }
+
+    /* ---------------------------------------------------------------- routing */
+
+    /* One egress port (used unless port_down marks it down). */
     action forward(port_t port) {
-        standard_metadata.egress_spec = port;
+        meta.route_primary = port;
+        meta.route_has_backup = 0;
+        meta.routed = 1;
+    }
+
+    /* A primary port, and the backup used at once while the primary is down. */
+    action forward_frr(port_t primary, port_t backup) {
+        meta.route_primary = primary;
+        meta.route_backup = backup;
+        meta.route_has_backup = 1;
+        meta.routed = 1;
     }
 
     action no_route() {
@@ -31,10 +62,28 @@ control FabricIngress(inout headers_t hdr,
         }
         actions = {
             forward;
+            forward_frr;
             no_route;
         }
         default_action = no_route();
         size = 49152;
+    }
+
+    /* SL -> VL (credit mode) = PFC priority (PFC mode): one class in both. */
+    action set_vl(bit<4> vl) {
+        hdr.lrh.vl = vl;
+        meta.cls = vl[2:0];
+    }
+
+    table sl_to_vl {
+        key = {
+            hdr.lrh.sl: exact;
+        }
+        actions = {
+            set_vl;
+        }
+        default_action = set_vl(0);
+        size = 16;
     }
 
     action punt_to_cpu() {
@@ -44,30 +93,206 @@ control FabricIngress(inout headers_t hdr,
         hdr.packet_in.reason = (bit<16>)hdr.lrh.kind;
     }
 
+    /* ------------------------------------------------------- run-time config */
+
+    /* The flow-control mode and its parameters: the SM sets the default action. */
+    action set_fc_mode(bit<8> mode, bit<32> xoff, bit<32> xon, bit<32> headroom,
+                       bit<32> credit_limit, bit<32> credit_coalesce,
+                       bit<32> hoq_lifetime_us, bit<32> watchdog_detect_us,
+                       bit<32> watchdog_restore_us) {
+        meta.cfg.mode = mode;
+        meta.cfg.xoff = xoff;
+        meta.cfg.xon = xon;
+        meta.cfg.headroom = headroom;
+        meta.cfg.credit_limit = credit_limit;
+        meta.cfg.credit_coalesce = credit_coalesce;
+        meta.cfg.hoq_lifetime_us = hoq_lifetime_us;
+        meta.cfg.watchdog_detect_us = watchdog_detect_us;
+        meta.cfg.watchdog_restore_us = watchdog_restore_us;
+    }
+
+    table fc_config {
+        actions = {
+            set_fc_mode;
+        }
+        default_action = set_fc_mode(FC_LOSSY, 0, 0, 0, 0, 1, 0, 0, 0);
+        size = 1;
+    }
+
+    /* Per port: one 802.1Qbb pause quantum, 512 bit times at the link's rate
+     * (51200 ns at 10 Mb/s). */
+    action set_port(bit<32> pause_quantum_ns) {
+        meta.pause_quantum_ns = (bit<64>)pause_quantum_ns;
+    }
+
+    table port_config {
+        key = {
+            standard_metadata.ingress_port: exact;
+        }
+        actions = {
+            set_port;
+        }
+        default_action = set_port(512);  /* 1 Gb/s */
+        size = 512;
+    }
+
+    /* ------------------------------------- flow control, receive side */
+
+    /* An 802.1Qbb class: paused for quanta * 512 bit times from now; quanta 0
+     * (resume) leaves paused_until = now, i.e. not paused. */
+    action pause_class(bit<32> prio, bit<16> quanta) {
+        fc_paused_until_ns.write(port_base + prio,
+                                 now_ns + (bit<64>)quanta * meta.pause_quantum_ns);
+        pause_rx.count(port_base + prio);
+    }
+
+    action take_credit(bit<32> index) {
+        fc_fccl.write(index, hdr.credit.fccl);
+        fc_fccl_known.write(index, 1);
+        credit_rx.count(index);
+    }
+
+    /* The requester's FCTBS counts every block it sent before this frame on
+     * the same FIFO link, so ABR resynchronises to it (IB's FC init). */
+    action answer_credit_request(bit<32> index) {
+        fc_abr.write(index, hdr.credit.fctbs);
+        meta.fc_op = FC_OP_CREDIT;
+        meta.fc_cls = hdr.credit.vl[2:0];
+        meta.fc_credit_limit = meta.cfg.credit_limit;
+        clone_preserving_field_list(CloneType.I2E,
+            FC_SESSION_BASE + (bit<32>)standard_metadata.ingress_port, FL_FC);
+    }
+
+    action send_pause(bit<32> index) {
+        fc_pause_sent_ns.write(index, now_ns | 1);
+        meta.fc_op = FC_OP_PAUSE;
+        meta.fc_cls = meta.in_cls;
+        clone_preserving_field_list(CloneType.I2E,
+            FC_SESSION_BASE + (bit<32>)standard_metadata.ingress_port, FL_FC);
+    }
+
     apply {
-        rx_port_counter.count((bit<32>)standard_metadata.ingress_port);
-        if (hdr.packet_out.isValid()) {
+        fc_config.apply();
+        port_config.apply();
+        port_base = (bit<32>)standard_metadata.ingress_port * NUM_CLASSES;
+        now_ns = (bit<64>)standard_metadata.ingress_global_timestamp * 1000;
+
+        if (meta.held == 1) {
+            /* A held data frame back from recirculation: straight back to its
+             * port, or to the drop counter if egress gave up on it. */
+            if (meta.verdict != 0) {
+                drop_held();
+            } else {
+                standard_metadata.egress_spec = meta.out_port;
+            }
+        } else if (hdr.packet_out.isValid()) {
+            rx_port_counter.count((bit<32>)standard_metadata.ingress_port);
             standard_metadata.egress_spec = (port_t)hdr.packet_out.egress_port;
             hdr.packet_out.setInvalid();
+        } else if (hdr.pfc.isValid()) {
+            /* 802.1Qbb: consumed, never forwarded; honoured in PFC mode only
+             * (egress looks at fc_paused_until_ns only then). */
+            rx_port_counter.count((bit<32>)standard_metadata.ingress_port);
+            if (hdr.pfc.opcode == PFC_OPCODE) {
+                if (hdr.pfc.class_enable[0:0] == 1) { pause_class(0, hdr.pfc.quanta0); }
+                if (hdr.pfc.class_enable[1:1] == 1) { pause_class(1, hdr.pfc.quanta1); }
+                if (hdr.pfc.class_enable[2:2] == 1) { pause_class(2, hdr.pfc.quanta2); }
+                if (hdr.pfc.class_enable[3:3] == 1) { pause_class(3, hdr.pfc.quanta3); }
+                if (hdr.pfc.class_enable[4:4] == 1) { pause_class(4, hdr.pfc.quanta4); }
+                if (hdr.pfc.class_enable[5:5] == 1) { pause_class(5, hdr.pfc.quanta5); }
+                if (hdr.pfc.class_enable[6:6] == 1) { pause_class(6, hdr.pfc.quanta6); }
+                if (hdr.pfc.class_enable[7:7] == 1) { pause_class(7, hdr.pfc.quanta7); }
+            }
+            mark_to_drop(standard_metadata);
         } else if (hdr.lrh.isValid()) {
+            rx_port_counter.count((bit<32>)standard_metadata.ingress_port);
             if (hdr.lrh.kind == KIND_PROBE || hdr.lrh.kind == KIND_HELLO) {
                 punt_to_cpu();
+            } else if (hdr.credit.isValid()) {
+                /* InfiniBand flow-control packet: absolute FCCL, consumed. */
+                bit<32> index = port_base + (bit<32>)hdr.credit.vl[2:0];
+                take_credit(index);
+                if (hdr.credit.op == CREDIT_OP_REQUEST && meta.cfg.mode == FC_CREDIT) {
+                    answer_credit_request(index);
+                }
+                mark_to_drop(standard_metadata);
             } else {
+                meta.in_cls = hdr.lrh.vl[2:0];
+                sl_to_vl.apply();
                 dlid_route.apply();
+                if (meta.routed == 1) {
+                    /* Fast reroute: the primary unless it is down, else the backup. */
+                    bit<1> primary_down;
+                    bit<1> backup_down = 1;
+                    port_down.read(primary_down, (bit<32>)meta.route_primary);
+                    if (meta.route_has_backup == 1) {
+                        port_down.read(backup_down, (bit<32>)meta.route_backup);
+                    }
+                    if (primary_down == 0) {
+                        standard_metadata.egress_spec = meta.route_primary;
+                    } else if (backup_down == 0) {
+                        standard_metadata.egress_spec = meta.route_backup;
+                    } else {
+                        meta.routed = 0;
+                        no_route();
+                    }
+                }
+                if (meta.routed == 1 && hdr.lrh.kind == KIND_DATA) {
+                    /* Admission into the receive buffer of (ingress port, class). */
+                    meta.is_data = 1;
+                    meta.in_port = standard_metadata.ingress_port;
+                    meta.out_port = standard_metadata.egress_spec;
+                    meta.arrival_ts = standard_metadata.ingress_global_timestamp;
+                    bit<32> index = port_base + (bit<32>)meta.in_cls;
+                    bit<1> admitted = 1;
+                    if (meta.cfg.mode != FC_LOSSY) {
+                        bit<32> occupancy;
+                        fc_buffer.read(occupancy, index);
+                        bit<32> limit = meta.cfg.credit_limit;
+                        if (meta.cfg.mode == FC_PFC) {
+                            limit = meta.cfg.xoff + meta.cfg.headroom;
+                        }
+                        if (occupancy >= limit) {
+                            /* PFC: the headroom is used up. CREDIT: the sender
+                             * ignored our credit limit. Both overflow the buffer. */
+                            admitted = 0;
+                            drop_with_reason(DROP_HEADROOM);
+                        } else {
+                            occupancy = occupancy + 1;
+                            fc_buffer.write(index, occupancy);
+                            bit<32> peak;
+                            buffer_peak.read(peak, index);
+                            if (occupancy > peak) {
+                                buffer_peak.write(index, occupancy);
+                            }
+                            if (meta.cfg.mode == FC_PFC) {
+                                if (occupancy >= meta.cfg.xoff) {
+                                    /* Pause once per crossing, and again once half
+                                     * the pause time has passed (it would expire). */
+                                    bit<64> sent_ns;
+                                    fc_pause_sent_ns.read(sent_ns, index);
+                                    bit<64> refresh_ns =
+                                        ((bit<64>)PFC_PAUSE_QUANTA * meta.pause_quantum_ns) >> 1;
+                                    if (sent_ns == 0 || now_ns > sent_ns + refresh_ns) {
+                                        send_pause(index);
+                                    }
+                                }
+                            } else {
+                                bit<12> abr;
+                                fc_abr.read(abr, index);
+                                fc_abr.write(index, abr + 1);
+                            }
+                        }
+                    }
+                    if (admitted == 1) {
+                        class_rx.count(index);
+                    }
+                }
             }
         } else {
+            rx_port_counter.count((bit<32>)standard_metadata.ingress_port);
             drop_with_reason(DROP_NOT_FABRIC);
         }
-    }
-}
-
-control FabricEgress(inout headers_t hdr,
-                     inout metadata_t meta,
-                     inout standard_metadata_t standard_metadata) {
-    counter(NUM_PORTS, CounterType.packets_and_bytes) tx_port_counter;
-
-    apply {
-        tx_port_counter.count((bit<32>)standard_metadata.egress_port);
     }
 }
 

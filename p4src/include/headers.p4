@@ -121,8 +121,91 @@ struct headers_t {
     hello_t      hello;
 }
 
+/* Flow-control modes, chosen at run time by the SM (FabricIngress.fc_config). */
+const bit<8> FC_LOSSY  = 0;
+const bit<8> FC_PFC    = 1;
+const bit<8> FC_CREDIT = 2;
+
+/* Traffic classes: an SL maps to one of 8 VLs (credit mode) / PFC priorities. */
+const bit<32> NUM_CLASSES = 8;
+
+/* Flow-control frames a clone turns into (metadata_t.fc_op). */
+const bit<8> FC_OP_NONE       = 0;
+const bit<8> FC_OP_PAUSE      = 1;  /* 802.1Qbb pause, PFC_PAUSE_QUANTA */
+const bit<8> FC_OP_RESUME     = 2;  /* 802.1Qbb pause with quanta 0 */
+const bit<8> FC_OP_CREDIT     = 3;  /* CREDIT frame carrying our FCCL */
+const bit<8> FC_OP_CREDIT_REQ = 4;  /* CREDIT frame op 1: "tell me your FCCL" */
+
+/* credit_t.op values (InfiniBand: 0 normal, 1 flow-control init). */
+const bit<4> CREDIT_OP_NORMAL  = 0;
+const bit<4> CREDIT_OP_REQUEST = 1;
+
+const bit<48> PFC_DST_MAC        = 0x0180C2000001;
+const bit<48> CREDIT_DST_MAC     = 0xFFFFFFFFFFFF;
+const bit<48> SWITCH_MAC_PREFIX  = 0x020000000000;  /* locally administered; | port */
+const bit<16> PFC_PAUSE_QUANTA   = 0xFFFF;
+const bit<32> FC_FRAME_BYTES     = 60;   /* flow-control frames are cut to this size */
+
+/* Clone session the SM creates for every port p: FC_SESSION_BASE + p -> port p. */
+const bit<32> FC_SESSION_BASE = 100;
+
+/* Field lists preserved across recirculation (a held packet) and into clones.
+ * metadata_t's @field_list annotations use the numbers themselves: p4c wants
+ * literals there. */
+const bit<8> FL_HOLD = 1;
+const bit<8> FL_FC   = 2;
+
+/* bmv2 standard_metadata.instance_type of clones. */
+const bit<32> INSTANCE_INGRESS_CLONE = 1;
+const bit<32> INSTANCE_EGRESS_CLONE  = 2;
+
+/* A blocked transmitter asks its neighbour again for credits this often. */
+const bit<64> CREDIT_REQUEST_INTERVAL_NS = 10000000;
+/* A queue head not seen for this long was lost; its ticket is skipped. Far
+ * longer than a held frame's round trip (recirculation + a full egress queue
+ * at an emulated link rate), so it never fires for a live head. */
+const bit<64> HEAD_LOST_NS = 1000000000;
+
+/* fc_config as the SM set it: loaded on every ingress pass, it reaches egress
+ * with the packet (a clone keeps only fc_credit_limit). */
+struct fc_config_t {
+    bit<8>  mode;                 /* FC_LOSSY / FC_PFC / FC_CREDIT */
+    bit<32> xoff;                 /* PFC: pause the upstream at this many packets */
+    bit<32> xon;                  /* PFC: resume it at or below this many */
+    bit<32> headroom;             /* PFC: packets accepted above xoff, then dropped */
+    bit<32> credit_limit;         /* CREDIT: receive buffer per (port, VL), in blocks */
+    bit<32> credit_coalesce;      /* CREDIT: return credits every this many blocks */
+    bit<32> hoq_lifetime_us;      /* held packet discarded after this long; 0 = never */
+    bit<32> watchdog_detect_us;   /* PFC watchdog: paused this long -> storm; 0 = off */
+    bit<32> watchdog_restore_us;  /* PFC watchdog: ignore pauses (drop) this long */
+}
+
 struct metadata_t {
     bit<32> drop_reason;
+    /* dlid_route result, before port_down (reroute.p4) picks the port. */
+    port_t  route_primary;
+    port_t  route_backup;
+    bit<1>  route_has_backup;
+    bit<1>  routed;
+    bit<64> pause_quantum_ns;     /* 512 bit times at the ingress port's rate */
+    /* A data frame under flow control; what a held (recirculating) packet keeps
+     * (field list 1 = FL_HOLD). */
+    @field_list(1) bit<1>  is_data;
+    @field_list(1) bit<1>  held;
+    @field_list(1) bit<1>  has_ticket;
+    @field_list(1) bit<32> ticket;
+    @field_list(1) bit<48> arrival_ts;   /* ingress_global_timestamp, first pass */
+    @field_list(1) bit<32> verdict;      /* held packet to discard: DROP_* + 1 */
+    @field_list(1) port_t  in_port;      /* where it entered the switch */
+    @field_list(1) bit<3>  in_cls;       /* class it arrived in (LRH VL on the wire) */
+    @field_list(1) port_t  out_port;
+    @field_list(1) bit<3>  cls;          /* class it leaves in (sl_to_vl) */
+    /* Flow-control frame to build from a clone (field list 2 = FL_FC). */
+    @field_list(2) bit<8>  fc_op;
+    @field_list(2) bit<3>  fc_cls;
+    @field_list(2) bit<32> fc_credit_limit;  /* cfg.credit_limit, for the FCCL */
+    /* Set by fc_config on every ingress pass; reaches egress with the packet. */
+    fc_config_t cfg;
 }
 
 #endif

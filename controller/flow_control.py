@@ -1,0 +1,78 @@
+"""Setting a switch's flow-control mode and parameters at run time (never by recompiling).
+
+The contract with p4src/fabric.p4 (docs/fabric.md):
+* `FabricIngress.fc_config`: a keyless table whose default action
+  `set_fc_mode(mode, xoff, xon, headroom, credit_limit, credit_coalesce,
+  hoq_lifetime_us, watchdog_detect_us, watchdog_restore_us)` the SM modifies;
+* `FabricIngress.port_config`: per ingress port, `set_port(pause_quantum_ns)`,
+  one 802.1Qbb quantum (512 bit times) at that link's emulated rate;
+* clone session `FC_SESSION_BASE + port` sends flow-control frames (pauses,
+  credits) out of `port`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from p4.v1 import p4runtime_pb2
+
+from controller.p4runtime_client import SwitchConnection
+
+FC_SESSION_BASE = 100  # p4src/include/headers.p4
+FC_CONFIG_TABLE = "FabricIngress.fc_config"
+FC_CONFIG_ACTION = "FabricIngress.set_fc_mode"
+PORT_CONFIG_TABLE = "FabricIngress.port_config"
+PORT_CONFIG_ACTION = "FabricIngress.set_port"
+
+
+class Mode(enum.IntEnum):
+    LOSSY = 0
+    PFC = 1
+    CREDIT = 2
+
+
+@dataclass(frozen=True)
+class FlowControlParams:
+    mode: Mode = Mode.LOSSY
+    xoff: int = 0  # PFC, packets per (ingress port, priority)
+    xon: int = 0
+    headroom: int = 0
+    credit_limit: int = 0  # CREDIT: receive buffer per (input port, VL) in packets
+    credit_coalesce: int = 1
+    hoq_lifetime_us: int = 0  # 0 = never discard
+    watchdog_detect_us: int = 0  # 0 = no PFC watchdog
+    watchdog_restore_us: int = 0
+
+
+def updates(conn: SwitchConnection, params: FlowControlParams,
+            pause_quantum_ns: dict[int, int]) -> list[p4runtime_pb2.Update]:
+    """The writes that put one switch in `params`' mode, for its wired ports."""
+    p4info = conn.p4info
+    if p4info is None:
+        raise ValueError(f"switch {conn.name}: no pipeline yet (push it before flow control)")
+    out = []
+    default = p4info.table_entry(FC_CONFIG_TABLE, {}, FC_CONFIG_ACTION, {
+        "mode": int(params.mode), "xoff": params.xoff, "xon": params.xon,
+        "headroom": params.headroom, "credit_limit": params.credit_limit,
+        "credit_coalesce": max(1, params.credit_coalesce),
+        "hoq_lifetime_us": params.hoq_lifetime_us,
+        "watchdog_detect_us": params.watchdog_detect_us,
+        "watchdog_restore_us": params.watchdog_restore_us})
+    default.is_default_action = True
+    out.append(SwitchConnection.modify(default))
+    for port, quantum in sorted(pause_quantum_ns.items()):
+        entry = p4info.table_entry(PORT_CONFIG_TABLE, {"standard_metadata.ingress_port": port},
+                                   PORT_CONFIG_ACTION, {"pause_quantum_ns": max(1, quantum)})
+        out.append(SwitchConnection.insert(entry))
+        session = p4runtime_pb2.Update(type=p4runtime_pb2.Update.INSERT)
+        clone = session.entity.packet_replication_engine_entry.clone_session_entry
+        clone.session_id = FC_SESSION_BASE + port
+        clone.replicas.add(egress_port=port, instance=1)
+        out.append(session)
+    return out
+
+
+def configure(conn: SwitchConnection, params: FlowControlParams,
+              pause_quantum_ns: dict[int, int]) -> None:
+    conn.write(updates(conn, params, pause_quantum_ns))

@@ -1,0 +1,103 @@
+"""The hosts' side of a run: one NIC emulator (traffic/nic.py) per host, in its namespace.
+
+Every NIC is started with the same `--start-at` a little in the future, so the
+collective starts at once everywhere whatever each process's start-up took;
+the run waits for every NIC's "ready" line, then for all of them to finish
+(`--until-done`), and collects their summaries and logs.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from topologies.ledger import Ledger, stop_pid
+
+ROOT = Path(__file__).resolve().parent.parent
+START_MARGIN_S = 2.0  # NIC start-up takes 0.4-1 s on a loaded 2-core machine
+
+
+@dataclass(frozen=True)
+class NicSettings:
+    mode: str  # lossy | pfc | credit
+    rate_pps: int
+    frame_bytes: int
+    buffer: int
+    xoff: int
+    xon: int
+    credit_coalesce: int
+
+
+@dataclass
+class NicFleet:
+    """The NIC processes of one run."""
+
+    log_dir: Path
+    ledger: Ledger
+    procs: dict[str, subprocess.Popen] = field(default_factory=dict)
+    control: dict[str, Path] = field(default_factory=dict)
+
+    def start(self, hosts: dict, flows: dict[str, Path], lids: dict[str, int],
+              macs: dict[str, str], settings: NicSettings, duration_s: float) -> float:
+        """Start a NIC on every host in `flows`; returns the common start time (epoch s)."""
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        start_at = time.time() + START_MARGIN_S + 0.05 * len(flows)
+        for name, flows_path in sorted(flows.items()):
+            control = self.log_dir / f"{name}.ctl"
+            self.control[name] = control
+            cmd = [sys.executable, "-m", "traffic.nic", "--iface", f"{name}-eth0",
+                   "--mode", settings.mode, "--rate-pps", str(settings.rate_pps),
+                   "--frame-bytes", str(settings.frame_bytes), "--buffer", str(settings.buffer),
+                   "--xoff", str(settings.xoff), "--xon", str(settings.xon),
+                   "--credit-coalesce", str(settings.credit_coalesce),
+                   "--flows", str(flows_path), "--log-dir", str(self.log_dir),
+                   "--duration", str(duration_s), "--start-at", f"{start_at:.6f}",
+                   "--until-done", "--control", str(control), "--name", name,
+                   "--lid", str(lids[name]), "--mac", macs[name]]
+            proc = hosts[name].popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     cwd=str(ROOT), text=True)
+            self.procs[name] = proc
+            self.ledger.add_process(proc.pid, f"NIC on {name}")
+        for name, proc in self.procs.items():
+            line = proc.stdout.readline()
+            if '"ready"' not in line:
+                err = proc.stderr.read() if proc.poll() is not None else ""
+                raise RuntimeError(f"NIC on {name} did not start: {line.strip()} {err.strip()}")
+        return start_at
+
+    def wait(self, timeout_s: float) -> dict[str, dict]:
+        """Wait for every NIC to finish (or stop it at the timeout); their summaries."""
+        deadline = time.monotonic() + timeout_s
+        problems = {}
+        for name, proc in self.procs.items():
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                stop_pid(proc.pid)  # SIGTERM: the NIC still writes its logs
+                problems[name] = "did not finish in time"
+            if proc.returncode not in (0, None, -15):
+                problems[name] = (proc.stderr.read() or f"exit {proc.returncode}").strip()
+        summaries = {}
+        for name in self.procs:
+            path = self.log_dir / f"{name}.summary.json"
+            if path.exists():
+                summaries[name] = json.loads(path.read_text())
+            else:
+                summaries[name] = {"name": name, "missing": True,
+                                   "problem": problems.get(name, "no summary written")}
+        return summaries
+
+    def sent_logs(self) -> list[Path]:
+        return sorted(self.log_dir.glob("*.sent.csv"))
+
+    def recv_logs(self) -> list[Path]:
+        return sorted(self.log_dir.glob("*.recv.csv"))
+
+    def stop(self) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                stop_pid(proc.pid)

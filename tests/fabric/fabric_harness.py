@@ -1,0 +1,104 @@
+"""A small harness that runs fabric.p4 in the embedded switch, configured the way
+the SM configures it, and builds the frames the tests send."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from scapy.layers.l2 import Ether
+
+from traffic.frames import APP, BTH, CREDIT, ETHERTYPE_FABRIC, LRH, Kind
+
+FABRIC_P4 = Path(__file__).resolve().parents[2] / "p4src" / "fabric.p4"
+
+CPU_PORT = 510
+FC_SESSION_BASE = 100
+PORTS = (1, 2, 3, 4)
+FC_LOSSY, FC_PFC, FC_CREDIT = 0, 1, 2
+
+
+@dataclass
+class FcConfig:
+    """The arguments of FabricIngress.set_fc_mode, in order."""
+
+    mode: int = FC_LOSSY
+    xoff: int = 0
+    xon: int = 0
+    headroom: int = 0
+    credit_limit: int = 0
+    credit_coalesce: int = 1
+    hoq_lifetime_us: int = 0
+    watchdog_detect_us: int = 0
+    watchdog_restore_us: int = 0
+
+    def args(self) -> tuple[int, ...]:
+        return (self.mode, self.xoff, self.xon, self.headroom, self.credit_limit,
+                self.credit_coalesce, self.hoq_lifetime_us, self.watchdog_detect_us,
+                self.watchdog_restore_us)
+
+
+class Fabric:
+    """One switch running fabric.p4, configured the way the SM does it."""
+
+    def __init__(self, bmv2_json: dict, ports: dict[int, str] | None = None):
+        from p4switch.runtime_api import ActionCall, Replica
+        from p4switch.switch import Switch
+
+        self._ActionCall = ActionCall
+        self.sw = Switch(ports=ports or {}, cpu_port=CPU_PORT)
+        self.sw.load_program(bmv2_json)
+        for port in PORTS:
+            self.sw.clone_session_set(FC_SESSION_BASE + port, [Replica(port)])
+
+    def route(self, dlid: int, port: int, backup: int | None = None) -> None:
+        from p4switch.runtime_api import MatchKind, MatchParam
+
+        key = [MatchParam(MatchKind.EXACT, dlid)]
+        if backup is None:
+            call = self._ActionCall("FabricIngress.forward", (port,))
+        else:
+            call = self._ActionCall("FabricIngress.forward_frr", (port, backup))
+        self.sw.table_add("FabricIngress.dlid_route", key, call)
+
+    def sl_to_vl(self, sl: int, vl: int) -> None:
+        from p4switch.runtime_api import MatchKind, MatchParam
+
+        self.sw.table_add("FabricIngress.sl_to_vl", [MatchParam(MatchKind.EXACT, sl)],
+                          self._ActionCall("FabricIngress.set_vl", (vl,)))
+
+    def set_mode(self, config: FcConfig) -> None:
+        self.sw.table_set_default("FabricIngress.fc_config",
+                                  self._ActionCall("FabricIngress.set_fc_mode", config.args()))
+
+    def pause_quantum(self, port: int, ns: int) -> None:
+        from p4switch.runtime_api import MatchKind, MatchParam
+
+        self.sw.table_add("FabricIngress.port_config", [MatchParam(MatchKind.EXACT, port)],
+                          self._ActionCall("FabricIngress.set_port", (ns,)))
+
+    def send(self, port: int, frame) -> list[tuple[int, bytes]]:
+        return self.sw.process(port, bytes(frame))
+
+    def register(self, name: str, index: int) -> int:
+        return self.sw.register_read(name, index)
+
+    def counter(self, name: str, index: int) -> tuple[int, int]:
+        """(bytes, packets)."""
+        return self.sw.counter_read(name, index)
+
+
+def data_frame(dlid: int, psn: int = 0, sl: int = 0, vl: int = 0, flow: int = 1,
+               payload: bytes = b"x" * 32):
+    return (Ether(dst="02:00:00:00:00:aa", src="02:00:00:00:00:bb", type=ETHERTYPE_FABRIC)
+            / LRH(vl=vl, sl=sl, kind=int(Kind.DATA), dlid=dlid, slid=7)
+            / BTH(opcode=4, dest_qp=1, psn=psn) / APP(flow_id=flow) / payload)
+
+
+def credit_frame(vl: int, fccl: int, fctbs: int = 0, op: int = 0):
+    return (Ether(dst="ff:ff:ff:ff:ff:ff", src="02:00:00:00:00:cc", type=ETHERTYPE_FABRIC)
+            / LRH(vl=vl, kind=int(Kind.CREDIT)) / CREDIT(op=op, fctbs=fctbs, vl=vl, fccl=fccl))
+
+
+def psn_of(frame: bytes) -> int:
+    return Ether(frame)[BTH].psn

@@ -1,0 +1,89 @@
+"""The SM-facing contract of fabric.p4 over P4Runtime: the compiled pipeline is
+pushed to the embedded switch's server by the SM's own client, configured the
+way docs/fabric.md says (default action of fc_config, port_config, FRR routes,
+clone sessions 100 + port, the port_down register), and frames follow."""
+
+from __future__ import annotations
+
+import pytest
+from fabric_harness import CPU_PORT, FC_PFC, FC_SESSION_BASE, data_frame, psn_of
+from scapy.layers.l2 import Ether
+
+from traffic.frames import pfc_frame
+
+p4runtime_pb2 = pytest.importorskip("p4.v1.p4runtime_pb2")
+
+DEVICE_ID = 1
+
+
+@pytest.fixture
+def sm_and_switch(compiled, tmp_path):
+    import json
+
+    from google.protobuf import text_format
+
+    from controller.p4runtime_client import SwitchConnection
+    from p4switch.p4runtime_server import serve
+    from p4switch.switch import Switch
+
+    bmv2, info = compiled
+    json_path, info_path = tmp_path / "fabric.json", tmp_path / "fabric.p4info.txtpb"
+    json_path.write_text(json.dumps(bmv2))
+    info_path.write_text(text_format.MessageToString(info))
+    sw = Switch(ports={}, cpu_port=CPU_PORT, device_id=DEVICE_ID)
+    server = serve(sw, "127.0.0.1:0", DEVICE_ID, CPU_PORT)
+    conn = SwitchConnection("s1", f"127.0.0.1:{server.port}", DEVICE_ID)
+    try:
+        conn.set_pipeline(info_path, json_path)
+        yield conn, sw
+    finally:
+        conn.close()
+        server.stop(None)
+
+
+def register_update(conn, name: str, index: int, value: int, width: int):
+    from controller.p4info import encode
+
+    entry = p4runtime_pb2.RegisterEntry(register_id=conn.p4info.id("registers", name))
+    entry.index.index = index
+    entry.data.bitstring = encode(value, width)
+    return p4runtime_pb2.Update(type=p4runtime_pb2.Update.MODIFY,
+                                entity=p4runtime_pb2.Entity(register_entry=entry))
+
+
+def clone_session_insert(session: int, port: int):
+    entry = p4runtime_pb2.PacketReplicationEngineEntry()
+    entry.clone_session_entry.session_id = session
+    entry.clone_session_entry.replicas.add(egress_port=port, instance=1)
+    return p4runtime_pb2.Update(type=p4runtime_pb2.Update.INSERT,
+                                entity=p4runtime_pb2.Entity(packet_replication_engine_entry=entry))
+
+
+def test_sm_configures_pfc_frr_and_clone_sessions_over_p4runtime(sm_and_switch):
+    conn, sw = sm_and_switch
+    info = conn.p4info
+    mode = info.table_entry("FabricIngress.fc_config", {}, "FabricIngress.set_fc_mode", {
+        "mode": FC_PFC, "xoff": 2, "xon": 0, "headroom": 4, "credit_limit": 0,
+        "credit_coalesce": 1, "hoq_lifetime_us": 0, "watchdog_detect_us": 0,
+        "watchdog_restore_us": 0})
+    mode.is_default_action = True
+    conn.write([
+        conn.modify(mode),
+        conn.insert(info.table_entry("FabricIngress.port_config",
+                                     {"standard_metadata.ingress_port": 1},
+                                     "FabricIngress.set_port", {"pause_quantum_ns": 51200})),
+        conn.insert(info.table_entry("FabricIngress.dlid_route", {"hdr.lrh.dlid": 5},
+                                     "FabricIngress.forward_frr", {"primary": 2, "backup": 3})),
+        *(clone_session_insert(FC_SESSION_BASE + p, p) for p in (1, 2, 3)),
+    ])
+    assert [psn_of(f) for p, f in sw.process(1, bytes(data_frame(5, psn=1))) if p == 2] == [1]
+
+    conn.write([register_update(conn, "port_down", 2, 1, 1)])  # the local agent's write
+    assert [p for p, _ in sw.process(1, bytes(data_frame(5, psn=2)))] == [3]
+
+    # Stall port 3: frames from port 1 pile up; at XOFF port 1 gets a pause.
+    sw.process(3, bytes(pfc_frame(1, [0xFFFF] + [0] * 7)))
+    outputs = [out for psn in (3, 4) for out in sw.process(1, bytes(data_frame(5, psn=psn)))]
+    pauses = [(p, Ether(f)) for p, f in outputs if f[12:14] == b"\x88\x08"]
+    assert [p for p, _ in pauses] == [1]
+    assert conn.read_counter("pause_tx", 1 * 8 + 0)[0] == 1  # (packets, bytes)

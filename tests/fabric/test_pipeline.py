@@ -1,0 +1,237 @@
+"""fabric.p4 in the embedded switch, one frame at a time through Switch.process().
+
+process() serves queues at once and gives up on a recirculating packet after a
+few passes, so these tests see a held frame as "not transmitted, counted as
+held"; release and FIFO order under real timing are in test_hold_netns.py.
+"""
+
+from __future__ import annotations
+
+from fabric_harness import (
+    FC_CREDIT,
+    FC_LOSSY,
+    FC_PFC,
+    FcConfig,
+    credit_frame,
+    data_frame,
+    psn_of,
+)
+from scapy.contrib.mac_control import MACControlClassBasedFlowControl
+from scapy.layers.l2 import Ether
+
+from traffic.frames import CREDIT, pfc_frame
+
+DROP_REASONS = 8
+DROP_NO_ROUTE, DROP_HEADROOM = 0, 3
+NUM_CLASSES = 8
+
+
+def idx(port: int, cls: int) -> int:
+    return port * NUM_CLASSES + cls
+
+
+def data_out(outputs: list[tuple[int, bytes]]) -> list[tuple[int, int]]:
+    """(port, psn) of the data frames among `outputs`."""
+    return [(port, psn_of(f)) for port, f in outputs if f[12:14] == b"\x88\xb5"
+            and f[15] == 1]
+
+
+def pfc_out(outputs: list[tuple[int, bytes]]) -> list[tuple[int, Ether]]:
+    return [(port, Ether(f)) for port, f in outputs if f[12:14] == b"\x88\x08"]
+
+
+def credit_out(outputs: list[tuple[int, bytes]]) -> list[tuple[int, Ether]]:
+    return [(port, Ether(f)) for port, f in outputs if f[12:14] == b"\x88\xb5"
+            and f[15] == 2]
+
+
+# ----------------------------------------------------------------- LOSSY, routing
+
+
+def test_lossy_forwards_by_dlid_and_counts_per_class(fabric):
+    fabric.route(5, 2)
+    fabric.sl_to_vl(3, 3)
+    out = fabric.send(1, data_frame(5, psn=7, sl=3))
+    assert data_out(out) == [(2, 7)]
+    assert Ether(out[0][1])["LRH"].vl == 3  # the SL -> VL table rewrites the VL
+    assert fabric.counter("class_rx", idx(1, 0))[1] == 1  # arrived on VL 0
+    assert fabric.counter("class_tx", idx(2, 3))[1] == 1  # left on VL 3
+
+
+def test_unknown_dlid_is_dropped_and_counted_as_no_route(fabric):
+    assert fabric.send(1, data_frame(99)) == []
+    assert fabric.counter("FabricIngress.drop_counter",
+                          1 * DROP_REASONS + DROP_NO_ROUTE)[1] == 1
+
+
+def test_fast_reroute_uses_the_backup_while_the_primary_is_down(fabric):
+    fabric.route(5, 2, backup=3)
+    assert data_out(fabric.send(1, data_frame(5, psn=1))) == [(2, 1)]
+    fabric.sw.register_write("port_down", 2, 1)
+    assert data_out(fabric.send(1, data_frame(5, psn=2))) == [(3, 2)]
+    fabric.sw.register_write("port_down", 2, 0)
+    assert data_out(fabric.send(1, data_frame(5, psn=3))) == [(2, 3)]
+
+
+def test_both_ports_down_drops_as_no_route(fabric):
+    fabric.route(5, 2, backup=3)
+    fabric.route(6, 2)
+    fabric.sw.register_write("port_down", 2, 1)
+    fabric.sw.register_write("port_down", 3, 1)
+    assert fabric.send(1, data_frame(5)) == []
+    assert fabric.send(1, data_frame(6)) == []
+    assert fabric.counter("FabricIngress.drop_counter",
+                          1 * DROP_REASONS + DROP_NO_ROUTE)[1] == 2
+
+
+# ----------------------------------------------------------------------------- PFC
+
+
+def test_received_pause_holds_only_that_priority_on_that_port(fabric):
+    fabric.set_mode(FcConfig(mode=FC_PFC, xoff=10, xon=2, headroom=10))
+    fabric.pause_quantum(2, 51200)  # 10 Mb/s
+    fabric.route(5, 2)
+    fabric.sl_to_vl(3, 3)
+    pause = pfc_frame(1 << 3, [0, 0, 0, 0xFFFF, 0, 0, 0, 0])
+    assert fabric.send(2, pause) == []  # consumed
+    assert fabric.counter("pause_rx", idx(2, 3))[1] == 1
+
+    assert data_out(fabric.send(1, data_frame(5, psn=1, sl=3))) == []  # priority 3: held
+    assert fabric.register("fc_queue_tail", idx(2, 3)) == 1  # it took a ticket
+    assert data_out(fabric.send(1, data_frame(5, psn=2, sl=0))) == [(2, 2)]  # priority 0 flows
+    assert fabric.counter("FabricIngress.drop_counter", 1 * DROP_REASONS + 4)[1] == 0
+
+
+def test_resume_ends_the_pause(fabric):
+    fabric.set_mode(FcConfig(mode=FC_PFC, xoff=10, xon=2, headroom=10))
+    fabric.route(5, 2)
+    fabric.send(2, pfc_frame(1, [0xFFFF] + [0] * 7))
+    fabric.send(2, pfc_frame(1, [0] * 8))  # resume before anything was held
+    assert data_out(fabric.send(1, data_frame(5, psn=1))) == [(2, 1)]
+    assert fabric.counter("pause_rx", idx(2, 0))[1] == 2
+
+
+def test_crossing_xoff_sends_a_valid_8021qbb_pause_upstream(fabric):
+    """Downstream paused -> frames pile up in the buffer of ingress port 1 ->
+    at XOFF the switch pauses port 1; beyond the headroom it drops, counted."""
+    fabric.set_mode(FcConfig(mode=FC_PFC, xoff=3, xon=1, headroom=2))
+    fabric.route(5, 2)
+    fabric.send(2, pfc_frame(1, [0xFFFF] + [0] * 7))
+
+    pauses = []
+    for psn in range(1, 6):
+        out = fabric.send(1, data_frame(5, psn=psn))
+        assert data_out(out) == []
+        pauses += pfc_out(out)
+    assert len(pauses) == 1  # once per crossing
+    port, frame = pauses[0]
+    assert port == 1
+    assert frame.dst == "01:80:c2:00:00:01"
+    assert frame.type == 0x8808
+    pfc = frame[MACControlClassBasedFlowControl]
+    assert pfc._op_code == 0x0101
+    assert pfc.c0_enabled == 1 and pfc.c0_pause_time == 0xFFFF
+    assert not any(getattr(pfc, f"c{i}_enabled") for i in range(1, 8))
+    assert fabric.counter("pause_tx", idx(1, 0))[1] == 1
+    assert fabric.register("buffer_peak", idx(1, 0)) == 5
+
+    assert fabric.send(1, data_frame(5, psn=6)) == []  # xoff + headroom used up
+    assert fabric.counter("FabricIngress.drop_counter",
+                          1 * DROP_REASONS + DROP_HEADROOM)[1] == 1
+
+
+def test_pause_frames_are_not_data(fabric):
+    fabric.set_mode(FcConfig(mode=FC_PFC, xoff=3, xon=1, headroom=2))
+    fabric.send(2, pfc_frame(1, [0xFFFF] + [0] * 7))
+    assert fabric.counter("class_rx", idx(2, 0)) == (0, 0)
+    assert fabric.counter("FabricIngress.drop_counter", 2 * DROP_REASONS + 1)[1] == 0
+
+
+def test_lossy_mode_ignores_pauses(fabric):
+    fabric.set_mode(FcConfig(mode=FC_LOSSY))
+    fabric.route(5, 2)
+    fabric.send(2, pfc_frame(1, [0xFFFF] + [0] * 7))
+    assert data_out(fabric.send(1, data_frame(5, psn=1))) == [(2, 1)]
+
+
+# -------------------------------------------------------------------------- CREDIT
+
+
+def test_credit_mode_sends_only_within_the_credit_limit(fabric):
+    fabric.set_mode(FcConfig(mode=FC_CREDIT, credit_limit=2, credit_coalesce=1))
+    fabric.route(5, 2)
+    assert data_out(fabric.send(1, data_frame(5, psn=1))) == [(2, 1)]
+    assert data_out(fabric.send(1, data_frame(5, psn=2))) == [(2, 2)]
+    out = fabric.send(1, data_frame(5, psn=3))
+    assert data_out(out) == []  # no credit left: held
+    assert fabric.register("fc_fctbs", idx(2, 0)) == 2
+    # ... and it asks the neighbour for its credit limit (op 1)
+    requests = [(p, f[CREDIT]) for p, f in credit_out(out) if f[CREDIT].op == 1]
+    assert [(p, c.vl, c.fctbs) for p, c in requests] == [(2, 0, 2)]
+
+
+def test_credit_frames_return_as_the_receive_buffer_drains(fabric):
+    fabric.set_mode(FcConfig(mode=FC_CREDIT, credit_limit=8, credit_coalesce=1))
+    fabric.route(5, 2)
+    out = fabric.send(1, data_frame(5, psn=1))
+    credits = [(p, f[CREDIT]) for p, f in credit_out(out)]
+    assert [(p, c.op, c.vl) for p, c in credits] == [(1, 0, 0)]
+    # received 1 block (ABR = 1), buffer empty again: FCCL = 1 + 8
+    assert credits[0][1].fccl == 9
+    assert fabric.counter("credit_tx", idx(1, 0))[1] == 1
+    assert fabric.counter("class_rx", idx(1, 0))[1] == 1
+    assert fabric.counter("credit_rx", idx(1, 0))[1] == 0
+
+
+def test_a_credit_frame_sets_the_credit_limit_and_is_consumed(fabric):
+    fabric.set_mode(FcConfig(mode=FC_CREDIT, credit_limit=1, credit_coalesce=1))
+    fabric.route(5, 2)
+    assert fabric.send(2, credit_frame(vl=0, fccl=3)) == []
+    assert fabric.register("fc_fccl", idx(2, 0)) == 3
+    assert fabric.counter("credit_rx", idx(2, 0))[1] == 1
+    sent = [psn for psn in range(1, 6) if data_out(fabric.send(1, data_frame(5, psn=psn)))]
+    assert sent == [1, 2, 3]
+
+
+def test_credit_counters_wrap_modulo_4096(fabric):
+    fabric.set_mode(FcConfig(mode=FC_CREDIT, credit_limit=4, credit_coalesce=1))
+    fabric.route(5, 2)
+    fabric.sw.register_write("fc_fctbs", idx(2, 0), 4094)
+    fabric.send(2, credit_frame(vl=0, fccl=(4094 + 2) % 4096))  # 2 blocks of credit
+    sent = [psn for psn in range(1, 4) if data_out(fabric.send(1, data_frame(5, psn=psn)))]
+    assert sent == [1, 2]
+    assert fabric.register("fc_fctbs", idx(2, 0)) == 0
+
+
+def test_a_credit_request_is_answered_with_our_fccl(fabric):
+    fabric.set_mode(FcConfig(mode=FC_CREDIT, credit_limit=6, credit_coalesce=4))
+    out = fabric.send(3, credit_frame(vl=2, fccl=0, fctbs=17, op=1))
+    credits = [(p, f[CREDIT]) for p, f in credit_out(out)]
+    assert [(p, c.op, c.vl, c.fccl) for p, c in credits] == [(3, 0, 2, (17 + 6) % 4096)]
+
+
+def test_two_switches_in_credit_mode_keep_a_link_flowing(compiled):
+    """A's port 2 is cabled to B's port 1, B's port 2 to a host that returns a
+    credit per frame: CREDIT frames flow back hop by hop, so A keeps sending far
+    past its initial credit without a single drop or hold."""
+    from fabric_harness import Fabric
+
+    a, b = Fabric(compiled[0]), Fabric(compiled[0])
+    for switch in (a, b):
+        switch.set_mode(FcConfig(mode=FC_CREDIT, credit_limit=2, credit_coalesce=1))
+        switch.route(5, 2)
+    delivered = []
+    for psn in range(1, 21):
+        for port, frame in a.send(1, data_frame(5, psn=psn)):
+            if port != 2:
+                continue  # A's credits to the sender on its port 1
+            for b_port, b_frame in b.send(1, frame):
+                if b_port == 1:
+                    assert a.send(2, b_frame) == []  # a credit frame, consumed by A
+                elif data_out([(b_port, b_frame)]):
+                    delivered.append(psn_of(b_frame))
+                    b.send(2, credit_frame(vl=0, fccl=(len(delivered) + 2) % 4096))
+    assert delivered == list(range(1, 21))
+    assert a.register("fc_fctbs", idx(2, 0)) == 20
+    assert a.register("fc_fccl", idx(2, 0)) == 22  # B's ABR 20 + 2 free blocks
+    assert b.counter("credit_tx", idx(1, 0))[1] == 20

@@ -1,0 +1,65 @@
+"""fabric.p4 compiles with the embedded compiler and exposes what the SM needs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from fabric_harness import FABRIC_P4
+
+
+def _names(entities) -> set[str]:
+    return {e.preamble.name for e in entities}
+
+
+def test_p4info_has_the_tables_the_sm_fills(compiled):
+    _, info = compiled
+    tables = {t.preamble.name: t for t in info.tables}
+    for name in ("FabricIngress.dlid_route", "FabricIngress.sl_to_vl",
+                 "FabricIngress.fc_config", "FabricIngress.port_config"):
+        assert name in tables, name
+    keys = [(m.name, m.match_type) for m in tables["FabricIngress.dlid_route"].match_fields]
+    assert keys == [("hdr.lrh.dlid", 2)]  # EXACT
+    assert not tables["FabricIngress.fc_config"].match_fields  # keyless: default action only
+
+
+def test_p4info_actions_keep_their_parameters(compiled):
+    _, info = compiled
+    actions = {a.preamble.name: [p.name for p in a.params] for a in info.actions}
+    assert actions["FabricIngress.forward"] == ["port"]
+    assert actions["FabricIngress.forward_frr"] == ["primary", "backup"]
+    assert actions["FabricIngress.set_vl"] == ["vl"]
+    assert actions["FabricIngress.set_port"] == ["pause_quantum_ns"]
+    assert actions["FabricIngress.set_fc_mode"] == [
+        "mode", "xoff", "xon", "headroom", "credit_limit", "credit_coalesce",
+        "hoq_lifetime_us", "watchdog_detect_us", "watchdog_restore_us"]
+
+
+def test_p4info_has_the_telemetry_and_state(compiled):
+    _, info = compiled
+    counters = _names(info.counters)
+    assert {"FabricIngress.drop_counter", "class_rx", "class_tx", "pause_tx", "pause_rx",
+            "credit_tx", "credit_rx"} <= counters
+    registers = _names(info.registers)
+    assert {"port_down", "blocked_ns", "buffer_peak", "fc_buffer", "fc_fctbs", "fc_fccl",
+            "fc_paused_until_ns"} <= registers
+    controller = {h.preamble.name for h in info.controller_packet_metadata}
+    assert controller == {"packet_in", "packet_out"}
+
+
+def test_drop_reasons_fit_the_counter_block():
+    text = (Path(FABRIC_P4).parent / "include" / "headers.p4").read_text()
+    consts = {n: int(v) for n, v in re.findall(r"const bit<32> DROP_(\w+)\s*=\s*(\d+);", text)}
+    per_port = consts.pop("REASONS")
+    assert sorted(consts.values()) == list(range(len(consts)))
+    assert max(consts.values()) < per_port
+
+
+def test_bmv2_json_preserves_hold_and_flow_control_field_lists(compiled):
+    bmv2, _ = compiled
+    lists = {fl["id"]: {e["value"][1] for e in fl["elements"]} for fl in bmv2["field_lists"]}
+    hold = {f.split(".")[-1] for f in lists[1]}
+    assert {"ticket", "has_ticket", "held", "arrival_ts", "out_port", "in_port", "cls",
+            "in_cls", "verdict", "is_data"} <= hold
+    fc = {f.split(".")[-1] for f in lists[2]}
+    assert {"fc_op", "fc_cls", "fc_credit_limit"} <= fc
