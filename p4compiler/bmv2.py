@@ -1526,8 +1526,10 @@ class Bmv2Backend:
             if tgt[0] == "action":
                 return self.action_call_table(s.call, nxt)
             if tgt[0] == "control_apply":
-                # `return` inside the inlined control ends only that control.
-                return self.lower(list(tgt[2].stmts), nxt, nxt)
+                # `return` inside the inlined control ends only that control (its
+                # copy-out assignments, if any, still run).
+                after = self.lower(list(tgt[3]), nxt, nxt) if len(tgt) > 3 else nxt
+                return self.lower(list(tgt[2].stmts), after, after)
         if isinstance(s, ir.If) and isinstance(s.cond, ir.BoolLit):
             taken = s.then if s.cond.value else s.other
             return self.lower([taken], nxt, ret) if taken is not None else nxt
@@ -1866,7 +1868,7 @@ def _split_parser_ifs(states: list[ir.ParserState]) -> list[ir.ParserState]:
     def flat(stmts: tuple[ir.Stmt, ...]) -> list[ir.Stmt]:
         result: list[ir.Stmt] = []
         for x in stmts:
-            if isinstance(x, ir.Block) and not any(isinstance(y, ir.VarDecl) for y in x.stmts):
+            if isinstance(x, ir.Block):   # local names are unique after type checking
                 result.extend(flat(x.stmts))
             else:
                 result.append(x)

@@ -171,6 +171,7 @@ class NewType(Type):
 
     name: str
     base: Type
+    annotations: tuple[Any, ...] = dataclasses.field(default=(), compare=False)
 
     def width(self) -> int | None:
         return self.base.width()

@@ -141,6 +141,22 @@ def _render_value(x: Any) -> str:
     return str(x)
 
 
+def _translation(t: ir.NewType) -> tuple[str, int, bool] | None:
+    """(uri, controller bitwidth, is_string) of @p4runtime_translation on a `type`."""
+    a = ir.annotation(t.annotations, "p4runtime_translation")
+    if a is None or len(a.args) < 2 or not isinstance(a.args[0], ir.StrLit):
+        return None
+    x = a.args[1]
+    if isinstance(x, ir.Lit):
+        return a.args[0].value, x.value, False
+    if isinstance(x, ir.TypeRef) and x.kind == "string":
+        return a.args[0].value, 0, True
+    if isinstance(x, ir.TypeRef) and x.kind == "bit" and isinstance(x.width, ir.Lit):
+        return a.args[0].value, x.width.value, False
+    raise CompileError(a.loc, "@p4runtime_translation needs (\"uri\", N), (\"uri\", bit<N>) "
+                       "or (\"uri\", string)")
+
+
 def _is_hidden(annotations: tuple[ir.Annotation, ...]) -> bool:
     return ir.annotation(annotations, "hidden") is not None
 
@@ -278,8 +294,7 @@ class P4InfoBuilder:
                 for a in k.annotations:
                     if a.name not in _NOT_PREAMBLE_ANNOTATIONS:
                         mf.annotations.append(_render_annotation(a))
-                w = ir.unwrap(k.expr.type).width()  # type: ignore[arg-type]
-                mf.bitwidth = w or 0
+                self.typed_width(mf, k.expr.type)
                 if k.match_kind in _MATCH_TYPES:
                     mf.match_type = _MATCH_TYPES[k.match_kind]
                 else:
@@ -322,8 +337,7 @@ class P4InfoBuilder:
                 pp = pa.params.add()
                 pp.id = _id_annotation(p.annotations) or i
                 pp.name = ir.annotation_string(p.annotations, "name") or p.name
-                w = ir.unwrap(p.type).width()
-                pp.bitwidth = w or 0
+                self.typed_width(pp, p.type)
                 for ann in p.annotations:
                     if ann.name not in _NOT_PREAMBLE_ANNOTATIONS:
                         pp.annotations.append(_render_annotation(ann))
@@ -366,8 +380,10 @@ class P4InfoBuilder:
             elif kind == "register":
                 r = self.info.registers.add()
                 self.preamble(r.preamble, REGISTER, i.qualified, i.annotations)
-                w = ir.unwrap(i.type.type_args[0]).width() if i.type.type_args else 32
-                r.type_spec.bitstring.bit.bitwidth = w or 32
+                if i.type.type_args:
+                    self.type_spec(r.type_spec, i.type.type_args[0])
+                else:
+                    r.type_spec.bitstring.bit.bitwidth = 32
                 r.size = i.args[0]
             elif kind in ("action_profile", "action_selector"):
                 ap = self.info.action_profiles.add()
@@ -395,7 +411,7 @@ class P4InfoBuilder:
                 md = cpm.metadata.add()
                 md.id = _id_annotation(f.annotations) or i
                 md.name = f.name
-                md.bitwidth = ir.unwrap(f.type).width() or 0
+                self.typed_width(md, f.type)
 
     def add_value_sets(self) -> None:
         for b in self.p.blocks.values():
@@ -410,7 +426,7 @@ class P4InfoBuilder:
                     mf.id = i
                     if f.name:
                         mf.name = f.name
-                    mf.bitwidth = ir.unwrap(f.type).width() or 0
+                    self.typed_width(mf, f.type)
                     mf.match_type = p4info_pb2.MatchField.EXACT
                 v.size = vs.size
 
@@ -433,13 +449,76 @@ class P4InfoBuilder:
             for f in fields:
                 m = st.members.add()
                 m.name = f.name
-                ft = ir.unwrap(f.type)
-                if isinstance(ft, ir.Bool):
-                    m.type_spec.bool.SetInParent()
-                elif isinstance(ft, ir.Bits) and ft.signed:
-                    m.type_spec.bitstring.int.bitwidth = ft.bits
-                else:
-                    m.type_spec.bitstring.bit.bitwidth = ft.width() or 0
+                self.type_spec(m.type_spec, f.type)
+
+    # ------------------------------------------------------------ user-defined types
+
+    def typed_width(self, msg: Any, t: ir.Type | None) -> None:
+        """`bitwidth` and `type_name` of a MatchField / Param / Metadata as the P4Runtime
+        guidance for `type` declarations says (and p4c does): a `type` gives its name,
+        and with @p4runtime_translation(uri, N | bit<N> | string) the SDN width."""
+        if isinstance(t, ir.NewType):
+            msg.type_name.name = t.name
+            self.add_new_type(t)
+            tr = _translation(t)
+            if tr is not None:
+                msg.bitwidth = tr[1]
+                return
+        msg.bitwidth = (ir.unwrap(t).width() if t is not None else 0) or 0
+
+    def add_new_type(self, t: ir.NewType) -> None:
+        if t.name in self.info.type_info.new_types:
+            return
+        spec = self.info.type_info.new_types[t.name]
+        tr = _translation(t)
+        if tr is not None:
+            spec.translated_type.uri = tr[0]
+            if tr[2]:
+                spec.translated_type.sdn_string.SetInParent()
+            else:
+                spec.translated_type.sdn_bitwidth = tr[1]
+        else:
+            self.type_spec(spec.original_type, t.base)
+
+    def type_spec(self, spec: Any, t: ir.Type) -> None:
+        """A P4DataTypeSpec; serializable enums and `type`s get type_info entries."""
+        if isinstance(t, ir.NewType):
+            spec.new_type.name = t.name
+            self.add_new_type(t)
+            return
+        if isinstance(t, ir.Enum) and t.underlying is not None:
+            spec.serializable_enum.name = t.name
+            self.add_serializable_enum(t)
+            return
+        if isinstance(t, ir.Enum):
+            spec.enum.name = t.name
+            e = self.info.type_info.enums[t.name]
+            if not e.members:
+                for m in t.members:
+                    e.members.add().name = m
+            return
+        if isinstance(t, ir.Bool):
+            spec.bool.SetInParent()
+        elif isinstance(t, ir.Bits) and t.signed:
+            spec.bitstring.int.bitwidth = t.bits
+        elif isinstance(t, ir.Varbit):
+            spec.bitstring.varbit.max_bitwidth = t.max_bits
+        elif isinstance(t, ir.ErrorT):
+            spec.error.SetInParent()
+        else:
+            spec.bitstring.bit.bitwidth = t.width() or 0
+
+    def add_serializable_enum(self, t: ir.Enum) -> None:
+        if t.name in self.info.type_info.serializable_enums:
+            return
+        assert t.underlying is not None
+        se = self.info.type_info.serializable_enums[t.name]
+        se.underlying_type.bitwidth = t.underlying.bits
+        nbytes = max(1, (t.underlying.bits + 7) // 8)
+        for name, value in zip(t.members, t.values, strict=True):
+            m = se.members.add()
+            m.name = name
+            m.value = (value & ((1 << t.underlying.bits) - 1)).to_bytes(nbytes, "big")
 
     def sort(self) -> None:
         """p4c lists each kind of resource by id."""

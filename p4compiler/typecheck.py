@@ -92,11 +92,23 @@ class InstanceEntity:
 @dataclass
 class ControlInstance:
     """A control instantiated inside another control (`Reroute() reroute;`); each
-    `reroute.apply(...)` is inlined, its locals named `Outer.reroute.x` as p4c does."""
+    `reroute.apply(...)` is inlined, its locals named `Outer.reroute.x` as p4c does.
+    `ctor_args` are the constructor arguments (name, constant expression)."""
 
     name: str
     prefix: str
     decl: Any
+    ctor_args: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class AliasEntity:
+    """A parameter of an inlined control bound directly to the caller's argument (an
+    lvalue or a constant): uses of the parameter are uses of `value`."""
+
+    name: str
+    value: Any
+    direction: str
 
 
 @dataclass
@@ -259,6 +271,10 @@ class Checker:
         self.unique_names: set[str] = set()
         self.block: TypedBlock | None = None
         self.digests: list[tuple[ir.Type, Location]] = []
+        self.orphan_variables: list[VarEntity] = []
+        self.temp_names: set[str] = set()
+        self.in_functions: set[str] = set()
+        self.warned: set[tuple[str, str]] = set()
 
     # ------------------------------------------------------------ program
 
@@ -303,7 +319,7 @@ class Checker:
             g.declare(d.name, TypeEntity(t, d), d.loc)
         elif isinstance(d, ir.TypedefDecl):
             base = self.resolve_type(d.tref, g)
-            t = ir.NewType(d.name, base) if d.newtype else base
+            t = ir.NewType(d.name, base, d.annotations) if d.newtype else base
             g.declare(d.name, TypeEntity(t, d), d.loc)
         elif isinstance(d, ir.ErrorDecl):
             for m in d.members:
@@ -359,6 +375,7 @@ class Checker:
                                f"got {len(main.args)}")
         blocks: dict[str, TypedBlock] = {}
         decls: dict[str, Any] = {}
+        main_args: dict[str, tuple[ir.Arg, ...]] = {}
         args = list(main.args)
         if any(a.name for a in args):
             by_name = {a.name: a for a in args}
@@ -377,6 +394,7 @@ class Checker:
             if not isinstance(ent, BlockDeclEntity) or ent.decl.is_proto:
                 raise CompileError(arg.loc, f"{name}: no parser or control of that name")
             decls[role] = ent.decl
+            main_args[role] = v.args
         parser = decls["p"]
         if not isinstance(parser, ir.ParserDecl) or len(parser.params) != 4:
             raise CompileError(parser.loc, "the V1Switch parser must take "
@@ -392,7 +410,9 @@ class Checker:
             else:
                 if role == "p":
                     raise CompileError(d.loc, f"{d.name}: expected a parser here")
-                blocks[role] = self.check_control(d, role)
+                blocks[role] = self.check_control(
+                    d, role, self.ctor_args(d, main_args[role], self.globals, d.loc))
+        blocks["p"].variables[:0] = self.orphan_variables
         controller = [s for s in self.structs if s.kind == "header"
                       and ir.annotation(s.annotations, "controller_header")]
         return TypedProgram(
@@ -544,8 +564,11 @@ class Checker:
             return e
         return self.coerce(e, t, k.loc)
 
-    def check_control(self, d: ir.ControlDecl, role: str) -> TypedBlock:
+    def check_control(self, d: ir.ControlDecl, role: str,
+                      ctor_args: tuple[tuple[str, ir.Expr], ...] = ()) -> TypedBlock:
         scope = Scope(self.globals, "control", d.name)
+        for name, value in ctor_args:
+            scope.declare(name, ConstEntity(name, value), d.loc)
         params = self._params(d.params, scope, "control")
         blk = TypedBlock("control", d.name, role, params, loc=d.loc)
         self.block = blk
@@ -553,6 +576,7 @@ class Checker:
             self.control_local(loc_decl, scope, blk)
         body = self.stmt(d.body, Scope(scope, "apply", d.name), "control")
         assert isinstance(body, ir.Block)
+        self.check_uninitialized(body, ())
         blk.body = body
         self.block = None
         return blk
@@ -605,9 +629,29 @@ class Checker:
             init = self.coerce(self.expr(d.init, scope, t), t, d.loc)
         ent = VarEntity(d.name, t, self._unique(d.name))
         scope.declare(d.name, ent, d.loc)
+        self.add_variable(ent)
+        return ir.VarDecl(d.tref, ent.unique, init, d.annotations, d.loc, t)
+
+    def add_variable(self, ent: VarEntity) -> None:
         if self.block is not None:
             self.block.variables.append(ent)
-        return ir.VarDecl(d.tref, ent.unique, init, d.annotations, d.loc, t)
+        else:   # locals of global actions: laid out with the first block
+            self.orphan_variables.append(ent)
+
+    def new_temp(self, base: str, t: ir.Type, loc: Location) -> ir.Name:
+        """A fresh compiler-generated local (`retval_0`, `hsiVar_0`, ...) as a Name."""
+        if isinstance(t, ir.InfInt):
+            t = ir.Bits(32)
+        ent = VarEntity(base, t, self._unique(base))
+        self.add_variable(ent)
+        self.temp_names.add(ent.unique)
+        return ir.Name(ent.unique, loc, t, ent)
+
+    @staticmethod
+    def temp_decl(name: ir.Name, init: ir.Expr | None, loc: Location) -> ir.Stmt:
+        assert isinstance(name.ref, VarEntity)
+        return ir.VarDecl(ir.TypeRef("name", name=str(name.type)), name.ref.unique, init, (),
+                          loc, name.type)
 
     def instantiate(self, d: ir.Instantiation, scope: Scope, block: str) -> Any:
         t = self.resolve_type(d.tref, scope)
@@ -631,16 +675,38 @@ class Checker:
             return inst
         if isinstance(t, ir.BlockT) and t.kind == "control" and block:
             ent = self.globals.lookup(t.name)
-            if d.args:
-                raise CompileError(d.loc, f"{t.name}: constructor arguments for controls are "
-                                   "not supported")
+            ctor_args = self.ctor_args(ent.decl, d.args, scope, d.loc)
             prefix = self.qualify(d.name, d.annotations, block)
-            inst = ControlInstance(d.name, prefix, ent.decl)
+            inst = ControlInstance(d.name, prefix, ent.decl, ctor_args)
             scope.declare(d.name, inst, d.loc)
             return inst
         if isinstance(t, ir.BlockT):
             raise CompileError(d.loc, f"instantiating {t.kind} {t.name} here is not supported")
         raise CompileError(d.loc, f"{t}: cannot instantiate this type")
+
+    def ctor_args(self, decl: Any, args: tuple[ir.Arg, ...], scope: Scope, loc: Location
+                  ) -> tuple[tuple[str, ir.Expr], ...]:
+        """Constructor arguments of a parser/control: compile-time constants."""
+        params = decl.ctor_params
+        if any(a.name for a in args):
+            by_name = {a.name: a for a in args}
+            if set(by_name) != {p.name for p in params}:
+                raise CompileError(loc, f"{decl.name}: constructor arguments do not match "
+                                   f"its parameters ({', '.join(p.name for p in params)})")
+            args = tuple(by_name[p.name] for p in params)
+        if len(args) != len(params):
+            raise CompileError(loc, f"{decl.name}: constructor expects {len(params)} "
+                               f"arguments, got {len(args)}")
+        out = []
+        for a, p in zip(args, params, strict=True):
+            pt = self.resolve_type(p.tref, self.globals)
+            assert a.value is not None
+            v = self.coerce(self.expr(a.value, scope, pt), pt, a.loc)
+            if not _is_constant(v):
+                raise CompileError(a.loc, f"{decl.name}: constructor argument {p.name} must be "
+                                   "a compile-time constant")
+            out.append((p.name, v))
+        return tuple(out)
 
     def ctor_value(self, e: ir.Expr) -> Any:
         if isinstance(e, ir.Lit):
@@ -676,6 +742,7 @@ class Checker:
                 raise CompileError(d.loc, f"{d.name}: directionless parameters must come last")
         body = self.stmt(d.body, ascope, "action")
         assert isinstance(body, ir.Block)
+        self.check_uninitialized(body, ())
         used = _referenced_params(body)
         for p, decl in zip(params, d.params, strict=True):
             if id(p) not in used and d.name != "NoAction":
@@ -711,11 +778,19 @@ class Checker:
                 raise CompileError(k.loc, f"{k.match_kind}: unknown match kind")
             if not isinstance(ir.unwrap(e.type), (ir.Bits, ir.Bool, ir.Enum, ir.ErrorT)):
                 raise CompileError(k.loc, f"table key of type {e.type} cannot be matched")
-            name = ir.annotation_string(k.annotations, "name") or key_name(e)
+            root = _lvalue_root(k.expr)
+            # A parameter of an inlined control keeps its own name (p4c names keys
+            # before inlining).
+            aliased = isinstance(root, ir.Name) and isinstance(scope.lookup(root.name),
+                                                               AliasEntity)
+            name = ir.annotation_string(k.annotations, "name") or \
+                key_name(k.expr if aliased else e)
             keys.append(TypedKey(e, k.match_kind, name, k.annotations))
         if not d.actions:
             raise CompileError(d.loc, f"{d.name}: table has no actions property")
         actions = tuple(self.action_ref(r, scope, d.name, True) for r in d.actions)
+        if all(a.action.name == "NoAction" for a in actions):
+            self.diags.warn(d.loc, f"{d.name}: table has no actions other than NoAction")
         names = [a.action.qualified for a in actions]
         for a in actions:
             if names.count(a.action.qualified) > 1:
@@ -793,10 +868,19 @@ class Checker:
     # ------------------------------------------------------------ statements
 
     def stmt(self, s: ir.Stmt, scope: Scope, ctx: str) -> ir.Stmt:
+        typed = self._stmt(s, scope, ctx)
+        if isinstance(typed, (ir.Block, ir.Empty, ir.Exit)):
+            return typed
+        return self.finish(typed, ctx)
+
+    def _stmt(self, s: ir.Stmt, scope: Scope, ctx: str) -> ir.Stmt:
         if isinstance(s, ir.Block):
             inner = Scope(scope, scope.kind, scope.prefix)
-            return ir.Block(tuple(self.stmt(x, inner, ctx) for x in s.stmts), s.loc)
+            stmts = tuple(self.stmt(x, inner, ctx) for x in s.stmts)
+            self.warn_unreachable(stmts)
+            return ir.Block(stmts, s.loc)
         if isinstance(s, ir.Assign):
+            self.check_alias_write(s.lhs, scope, s.loc)
             lhs = self.expr(s.lhs, scope)
             self.check_lvalue(lhs, s.loc)
             rhs = self.coerce(self.expr(s.rhs, scope, lhs.type), lhs.type, s.loc)
@@ -824,10 +908,17 @@ class Checker:
                 raise CompileError(s.loc, "exit is not allowed in a parser")
             return s
         if isinstance(s, ir.Return):
+            ret_t = _scope_attr(scope, "ret_type")
             if s.value is not None:
                 if ctx != "function":
                     raise CompileError(s.loc, "return with a value outside a function")
-                return ir.Return(self.expr(s.value, scope), s.loc)
+                if isinstance(ret_t, ir.Void):
+                    raise CompileError(s.loc, "return with a value in a void function")
+                return ir.Return(self.coerce(self.expr(s.value, scope, ret_t), ret_t, s.loc),
+                                 s.loc)
+            if ctx == "function" and ret_t is not None and not isinstance(ret_t, ir.Void):
+                raise CompileError(s.loc, f"return without a value in a function returning "
+                                   f"{ret_t}")
             return s
         if isinstance(s, ir.Switch):
             return self.switch(s, scope, ctx)
@@ -891,6 +982,10 @@ class Checker:
         if isinstance(et, ir.InfInt) and isinstance(e, ir.Lit):
             target = ir.unwrap(tt)
             if isinstance(target, ir.Bits):
+                limit = 1 << (target.bits - 1 if target.signed else target.bits)
+                if e.value >= limit and not (target.signed and e.value < 1 << target.bits):
+                    raise CompileError(e.loc or loc, f"{e.value}: value does not fit in "
+                                       f"{target.bits} bits ({tt})")
                 return ir.Lit(_wrap(e.value, target), e.loc, tt, e.base)
             if isinstance(target, ir.InfInt):
                 return e
@@ -955,6 +1050,8 @@ class Checker:
         if isinstance(ent, ConstEntity):
             v = ent.value
             return dataclasses.replace(v, loc=e.loc)  # type: ignore[call-arg]
+        if isinstance(ent, AliasEntity):
+            return ent.value
         if isinstance(ent, (ParamEntity, VarEntity)):
             return ir.Name(e.name, e.loc, ent.type, ent)
         if isinstance(ent, InstanceEntity):
@@ -1155,6 +1252,10 @@ class Checker:
                 else:
                     raise CompileError(e.loc, f"{op}: the width of the shifted value is unknown")
             t = a.type
+            at = ir.unwrap(t) if t is not None else None
+            if isinstance(b, ir.Lit) and isinstance(at, ir.Bits) and b.value >= at.bits:
+                self.diags.warn(e.loc, f"{_describe_expr(a)} {op} {b.value}: shifting a value "
+                                f"with {at.bits} bits by {b.value}")
             if isinstance(a, ir.Lit) and isinstance(b, ir.Lit):
                 v = a.value << b.value if op == "<<" else a.value >> b.value
                 return ir.Lit(_wrap(v, t) if isinstance(t, ir.Bits) else v, e.loc, t)
@@ -1337,9 +1438,254 @@ class Checker:
         args = self._args(e, proto.params, scope, {}, f.name)
         ret = self.resolve_type(proto.ret, scope) if proto.ret else ir.Void()
         fscope = Scope(self.globals, "function")
-        self._params(proto.params, fscope, "function")
-        body = self.stmt(f.decl.body, fscope, "function")
-        return ir.Call(fn, args, (), e.loc, ret, ("function", f.name, body, proto))
+        fscope.ret_type = ret  # type: ignore[attr-defined]
+        params = self._params(proto.params, fscope, "function")
+        if f.name in self.in_functions:
+            raise CompileError(e.loc, f"{f.name}: recursive function calls are not allowed")
+        self.in_functions.add(f.name)
+        try:
+            body = self.stmt(f.decl.body, fscope, "function")
+        finally:
+            self.in_functions.discard(f.name)
+        assert isinstance(body, ir.Block)
+        self.check_uninitialized(body, params)
+        stmts = [x for x in body.stmts if not isinstance(x, ir.Empty)]
+        if len(stmts) == 1 and isinstance(stmts[0], ir.Return) and stmts[0].value is not None \
+                and not _runtime_indices(stmts[0].value):
+            # `return expr;`: substituted into the caller's expression by the back end.
+            return ir.Call(fn, args, (), e.loc, ret, ("function", f.name, body, proto))
+        if not isinstance(ret, ir.Void) and not _always_returns(body):
+            raise CompileError(f.decl.loc, f"{f.name}: function does not return a value on "
+                               "every path")
+        # Anything else is inlined at the call site (as p4c's FunctionsInliner does).
+        return ir.Call(fn, args, (), e.loc, ret, ("inline_function", f.name, body, proto,
+                                                   params, _has_side_effects(body, params)))
+
+    # ------------------------------------------------------------ statement lowering
+
+    def finish(self, s: ir.Stmt, ctx: str) -> ir.Stmt:
+        """Lowerings p4c's front/mid end does per statement: inline functions whose body
+        is more than `return expr;` (copy-in/copy-out), then replace run-time header stack
+        indices by an if/else chain over the constant indices (HSIndexSimplifier)."""
+        pre: list[ir.Stmt] = []
+        s = self.lift_calls(s, pre)
+        if s is None:
+            out: list[ir.Stmt] = pre
+        else:
+            out = pre + [s]
+        out = [self.concretize(x) for x in out]
+        return out[0] if len(out) == 1 else ir.Block(tuple(out), getattr(s, "loc", None)
+                                                      or out[0].loc)  # type: ignore
+
+    def lift_calls(self, s: ir.Stmt, pre: list[ir.Stmt]) -> ir.Stmt | None:
+        if not _inline_calls(s):
+            return s
+        lift = self.lift_expr
+        if isinstance(s, ir.CallStmt):
+            call = s.call
+            args = tuple(dataclasses.replace(a, value=lift(a.value, pre, False))
+                         if a.value is not None else a for a in call.args)
+            call = dataclasses.replace(call, args=args)
+            if call.target and call.target[0] == "inline_function":
+                self.expand_call(call, pre)
+                return None
+            return ir.CallStmt(call, s.loc)
+        if isinstance(s, ir.Assign):
+            lhs = lift(s.lhs, pre, False)
+            return ir.Assign(lhs, lift(s.rhs, pre, False), s.loc)
+        if isinstance(s, ir.If):
+            return dataclasses.replace(s, cond=lift(s.cond, pre, False))
+        if isinstance(s, ir.VarDecl) and s.init is not None:
+            return dataclasses.replace(s, init=lift(s.init, pre, False))
+        if isinstance(s, ir.Switch):
+            return dataclasses.replace(s, expr=lift(s.expr, pre, False))
+        if isinstance(s, ir.Return) and s.value is not None:
+            return dataclasses.replace(s, value=lift(s.value, pre, False))
+        return s
+
+    def lift_expr(self, e: Any, pre: list[ir.Stmt], guarded: bool) -> Any:
+        """`e` with calls of inlined functions replaced by their result temporaries (the
+        inlined statements go to `pre`, in evaluation order)."""
+        if not isinstance(e, ir.Expr) or not _inline_calls(e):
+            return e
+        if isinstance(e, ir.Binary) and e.op in ("&&", "||"):
+            return dataclasses.replace(e, left=self.lift_expr(e.left, pre, guarded),
+                                       right=self.lift_expr(e.right, pre, True))
+        if isinstance(e, ir.Mux):
+            return dataclasses.replace(e, cond=self.lift_expr(e.cond, pre, guarded),
+                                       then=self.lift_expr(e.then, pre, True),
+                                       other=self.lift_expr(e.other, pre, True))
+        if isinstance(e, ir.Call):
+            args = tuple(dataclasses.replace(a, value=self.lift_expr(a.value, pre, guarded))
+                         if a.value is not None else a for a in e.args)
+            e = dataclasses.replace(e, args=args)
+            if e.target and e.target[0] == "inline_function":
+                if guarded and e.target[5]:
+                    raise Unsupported(e.loc, f"{e.target[1]}: a function with out/inout "
+                                      "parameters or extern calls cannot be called on the "
+                                      "right of && / || or in ?: here; call it first")
+                result = self.expand_call(e, pre)
+                if result is None:
+                    raise CompileError(e.loc, f"{e.target[1]} returns no value")
+                return result
+            return e
+        changes = {}
+        for f in dataclasses.fields(e):
+            if f.name in ("ref", "type", "loc", "target", "tref"):
+                continue
+            v = getattr(e, f.name)
+            if isinstance(v, ir.Expr):
+                changes[f.name] = self.lift_expr(v, pre, guarded)
+            elif isinstance(v, tuple) and v and isinstance(v[0], ir.Expr):
+                changes[f.name] = tuple(self.lift_expr(x, pre, guarded) for x in v)
+            elif isinstance(v, tuple) and v and isinstance(v[0], tuple):
+                changes[f.name] = tuple((k, self.lift_expr(x, pre, guarded)) for k, x in v)
+        return dataclasses.replace(e, **changes) if changes else e
+
+    def expand_call(self, call: ir.Call, pre: list[ir.Stmt]) -> ir.Expr | None:
+        """Inline one function call: copy-in, the body without returns, copy-out."""
+        _, name, body, proto, params, _ = call.target
+        loc = call.loc
+        subst: dict[int, ir.Expr] = {}
+        post: list[ir.Stmt] = []
+        for p, a in zip(params, call.args, strict=True):
+            v = a.value
+            direction = p.direction or "in"
+            if direction == "in" and _is_constant(v):
+                subst[id(p)] = v
+                continue
+            tmp = self.new_temp(p.name, p.type, loc)
+            subst[id(p)] = tmp
+            if direction == "out" and v is None:
+                pre.append(self.temp_decl(tmp, None, loc))
+                continue
+            pre.append(self.temp_decl(tmp, v if direction in ("in", "inout") else None, loc))
+            if direction in ("out", "inout") and v is not None:
+                post.append(ir.Assign(v, tmp, loc))
+        new_body = _rewrite(body, lambda x: subst.get(id(x.ref))
+                            if isinstance(x, ir.Name) and isinstance(x.ref, ParamEntity)
+                            else None)
+        ret_t = call.type
+        retval = None if isinstance(ret_t, ir.Void) or ret_t is None \
+            else self.new_temp("retval", ret_t, loc)
+        if retval is not None:
+            pre.append(self.temp_decl(retval, None, loc))
+        pre.extend(self.remove_returns(list(new_body.stmts), retval, loc))
+        pre.extend(post)
+        return retval
+
+    def remove_returns(self, stmts: list[ir.Stmt], retval: ir.Name | None, loc: Location
+                       ) -> list[ir.Stmt]:
+        """A function body without `return` (p4c's RemoveReturns): the value goes to
+        `retval`; code after a conditional return moves into the other branch, or is
+        guarded by a `hasReturned` flag when that is not possible."""
+        try:
+            return _rr_list(stmts, retval, None)
+        except _NeedFlag:
+            flag = self.new_temp("hasReturned", ir.Bool(), loc)
+            return [self.temp_decl(flag, ir.BoolLit(False, loc), loc)] + \
+                _rr_list(stmts, retval, flag)
+
+    def concretize(self, s: ir.Stmt) -> ir.Stmt:
+        """Run-time header stack indices: `hdr.s[i].f = x;` becomes
+        `if (i == 0) hdr.s[0].f = x; else if (i == 1) ...` (p4c's HSIndexSimplifier;
+        an index that is an expression is first saved in a `hsiVar` temporary)."""
+        if isinstance(s, ir.Block):
+            return ir.Block(tuple(self.concretize(x) for x in s.stmts), s.loc)
+        if isinstance(s, ir.If):
+            scan: Any = s.cond
+            distinct: list[ir.Index] = []
+            for x in _runtime_indices(scan):
+                if not any(_equiv(x, y) for y in distinct):
+                    distinct.append(x)
+            if len(distinct) > 1:
+                # Several run-time indices in one condition: evaluate it into a flag first.
+                flag = self.new_temp("cond", ir.Bool(), s.loc)
+                return ir.Block((self.temp_decl(flag, ir.BoolLit(False, s.loc), s.loc),
+                                 self.concretize(ir.Assign(flag, s.cond, s.loc)),
+                                 dataclasses.replace(s, cond=flag)), s.loc)
+        elif isinstance(s, ir.Switch):
+            scan = s.expr
+        elif isinstance(s, (ir.Assign, ir.CallStmt, ir.VarDecl, ir.Return)):
+            scan = s
+        else:
+            return s
+        found = _runtime_indices(scan)
+        if not found:
+            return s
+        idx = found[0]
+        stack_t = ir.unwrap(idx.expr.type)  # type: ignore[arg-type]
+        assert isinstance(stack_t, ir.Stack)
+        pre: list[ir.Stmt] = []
+        index = idx.index
+        if isinstance(index, (ir.Binary, ir.Mux, ir.Unary, ir.Cast, ir.Slice, ir.Call)):
+            tmp = self.new_temp("hsiVar", index.type or ir.Bits(32), idx.loc)
+            pre.append(ir.Assign(tmp, index, idx.loc))
+            s = _rewrite_in(s, lambda x: dataclasses.replace(x, index=tmp)
+                            if isinstance(x, ir.Index) and _equiv(x, idx) else None)
+            idx = ir.Index(idx.expr, tmp, idx.loc, idx.type)
+            index = tmp
+        it = index.type if isinstance(ir.unwrap(index.type), ir.Bits) else ir.Bits(32)  # type: ignore
+        result: ir.Stmt | None = s.other if isinstance(s, ir.If) else None
+        for i in reversed(range(stack_t.size)):
+            lit = ir.Lit(i, idx.loc, it)
+            si = _rewrite_in(s, lambda x, lit=lit: dataclasses.replace(x, index=lit)
+                             if isinstance(x, ir.Index) and _equiv(x, idx) else None)
+            eq = ir.Binary("==", index, lit, idx.loc, ir.Bool())
+            if isinstance(si, ir.If):
+                result = ir.If(ir.Binary("&&", eq, si.cond, si.loc, ir.Bool()), si.then,
+                               result, si.loc)
+            else:
+                result = ir.If(eq, self.concretize(si), result, s.loc)  # type: ignore
+        assert result is not None
+        return ir.Block(tuple(pre + [result]), s.loc) if pre else result  # type: ignore
+
+    def warn_once(self, loc: Location | None, message: str) -> None:
+        key = (str(loc), message)
+        if key not in self.warned:
+            self.warned.add(key)
+            self.diags.warn(loc, message)
+
+    def check_uninitialized(self, body: ir.Block, params: tuple[ParamEntity, ...]) -> None:
+        """p4c's "may be uninitialized" warnings: scalar locals declared without an
+        initializer (and out parameters of functions) read before every path assigns
+        them. Action calls and table applies count as assigning everything (actions
+        may write control locals)."""
+        tracked: dict[str, str] = {}
+        for n in _walk(body):
+            if isinstance(n, ir.VarDecl) and n.init is None and n.name not in self.temp_names \
+                    and isinstance(ir.unwrap(n.type), (ir.Bits, ir.Bool, ir.Enum)):  # type: ignore
+                tracked[n.name] = n.name.rsplit("_", 1)[0]
+        outs = {f"param:{id(p)}": p.name for p in params if p.direction == "out"
+                and isinstance(ir.unwrap(p.type), (ir.Bits, ir.Bool, ir.Enum))}
+        tracked.update(outs)
+        if not tracked:
+            return
+        end = _Uninit(self, tracked).block(list(body.stmts), set())
+        if end is not None:
+            for key, name in outs.items():
+                if key not in end:
+                    self.warn_once(body.loc, f"out parameter {name} may be uninitialized "
+                                   "when the function ends")
+
+    def warn_unreachable(self, stmts: tuple[ir.Stmt, ...]) -> None:
+        for i, x in enumerate(stmts[:-1]):
+            if isinstance(x, (ir.Exit, ir.Return)) or (isinstance(x, ir.If)
+                                                        and _always_leaves(x)):
+                rest = [y for y in stmts[i + 1:] if not isinstance(y, ir.Empty)]
+                if rest:
+                    self.diags.warn(getattr(rest[0], "loc", None), "unreachable code")
+                return
+
+    def check_alias_write(self, lhs: ir.Expr, scope: Scope, loc: Location) -> None:
+        base = lhs
+        while isinstance(base, (ir.Member, ir.Index, ir.Slice)):
+            base = base.expr
+        if isinstance(base, ir.Name):
+            ent = scope.lookup(base.name)
+            if isinstance(ent, AliasEntity) and ent.direction in ("", "in"):
+                raise CompileError(loc, f"cannot assign to {ent.name}: it is a read-only "
+                                   "parameter")
 
     def inline_control(self, e: ir.Call, fn: ir.Member, scope: Scope) -> ir.Expr:
         """`inst.apply(args)`: check the instantiated control's body in place; its
@@ -1353,22 +1699,56 @@ class Checker:
         blk = self.block
         assert blk is not None
         inner = Scope(self.globals, "control", inst.prefix)
+        for name, value in inst.ctor_args:
+            inner.declare(name, ConstEntity(name, value), d.loc)
+        typed = []
         for arg, p in zip(e.args, d.params, strict=True):
-            assert arg.value is not None
-            v = self.expr(arg.value, scope)
+            if arg.value is None:
+                raise CompileError(arg.loc, f"{d.name}.apply: {p.name} needs an argument")
             pt = self.resolve_type(p.tref, self.globals)
-            v = self.coerce(v, pt, arg.loc)
-            if not (isinstance(v, ir.Name) and isinstance(v.ref, ParamEntity)
-                    and v.ref.owner == "control" and v.type == pt):
-                raise Unsupported(arg.loc, f"{d.name}.apply: arguments must be the enclosing "
-                                  "control's own parameters (hdr, meta, standard_metadata)")
-            inner.declare(p.name, ParamEntity(p.name, p.direction, pt, "control", v.ref.index,
-                                              p.annotations), p.loc)
+            v = self.coerce(self.expr(arg.value, scope, pt), pt, arg.loc)
+            if p.direction in ("out", "inout"):
+                self.check_lvalue(v, arg.loc)
+            typed.append((p, pt, v))
+        # p4c's inliner passes lvalue arguments directly unless they alias another
+        # argument that the control may write; anything else goes through a temporary
+        # (copy-in before the body, copy-out after it).
+        copy_in: list[ir.Stmt] = []
+        copy_out: list[ir.Stmt] = []
+        for i, (p, pt, v) in enumerate(typed):
+            writable = p.direction in ("out", "inout")
+            aliased = any(_overlaps(v, w) and (writable or q.direction in ("out", "inout"))
+                          for j, (q, _, w) in enumerate(typed) if j != i)
+            if isinstance(v, ir.Name) and isinstance(v.ref, ParamEntity) \
+                    and v.ref.owner == "control" and v.type == pt and not aliased:
+                inner.declare(p.name, ParamEntity(p.name, p.direction, pt, "control",
+                                                  v.ref.index, p.annotations), p.loc)
+            elif p.direction in ("", "in") and _is_constant(v):
+                inner.declare(p.name, AliasEntity(p.name, v, "in"), p.loc)
+            elif _is_lvalue_path(v) and not aliased:
+                inner.declare(p.name, AliasEntity(p.name, v, p.direction), p.loc)
+            else:
+                tmp = self.new_temp(p.name, pt, e.loc)
+                inner.declare(p.name, AliasEntity(p.name, tmp, p.direction), p.loc)
+                if p.direction != "out":
+                    copy_in.append(ir.Assign(tmp, v, e.loc))
+                elif isinstance(ir.unwrap(pt), ir.StructLike) and \
+                        ir.unwrap(pt).kind == "header":  # type: ignore[union-attr]
+                    copy_in.append(ir.CallStmt(ir.Call(
+                        ir.Member(tmp, "setInvalid", e.loc, ir.CallableT("builtin",
+                                                                         "setInvalid")),
+                        (), (), e.loc, ir.Void(), ("builtin", "setInvalid")), e.loc))
+                if writable:
+                    copy_out.append(ir.Assign(v, tmp, e.loc))
         for loc_decl in d.locals:
             self.control_local(loc_decl, inner, blk, inst.prefix)
         body = self.stmt(d.body, Scope(inner, "apply", inst.prefix), "control")
         assert isinstance(body, ir.Block)
-        return ir.Call(fn, (), (), e.loc, ir.Void(), ("control_apply", inst.prefix, body))
+        if copy_in:
+            body = ir.Block(tuple(self.concretize(x) for x in copy_in) + (body,), body.loc)
+        return ir.Call(fn, (), (), e.loc, ir.Void(),
+                       ("control_apply", inst.prefix, body,
+                        tuple(self.concretize(x) for x in copy_out)))
 
     def call_builtin(self, e: ir.Call, fn: ir.Member, scope: Scope) -> ir.Expr:
         m = fn.member
@@ -1412,6 +1792,344 @@ class Checker:
         ret = self.resolve_type(proto.ret, self._bound(bindings, tparams))
         return ir.Call(fn, args, e.type_args, e.loc, ret, ("method", inst_t.name, fn.member,
                                                             proto))
+
+
+def _scope_attr(scope: Scope | None, name: str) -> Any:
+    while scope is not None:
+        if hasattr(scope, name):
+            return getattr(scope, name)
+        scope = scope.parent
+    return None
+
+
+_SKIP = ("ref", "type", "loc", "target", "tref", "annotations")
+
+
+def _children(x: Any) -> list[Any]:
+    out = []
+    for f in dataclasses.fields(x):
+        if f.name in _SKIP:
+            continue
+        v = getattr(x, f.name)
+        if isinstance(v, ir.Node):
+            out.append(v)
+        elif isinstance(v, tuple):
+            for y in v:
+                if isinstance(y, ir.Node):
+                    out.append(y)
+                elif isinstance(y, tuple):
+                    out.extend(z for z in y if isinstance(z, ir.Node))
+    return out
+
+
+def _walk(x: Any):
+    """Every node of a typed tree, children first (not inside call targets)."""
+    if isinstance(x, ir.Node):
+        for c in _children(x):
+            yield from _walk(c)
+        yield x
+
+
+def _rewrite(x: Any, fn) -> Any:
+    """Rebuild a typed tree bottom-up; `fn(node)` returns a replacement or None."""
+    if not isinstance(x, ir.Node):
+        return x
+    changes = {}
+    for f in dataclasses.fields(x):
+        if f.name in _SKIP:
+            continue
+        v = getattr(x, f.name)
+        if isinstance(v, ir.Node):
+            nv = _rewrite(v, fn)
+        elif isinstance(v, tuple) and any(isinstance(y, (ir.Node, tuple)) for y in v):
+            nv = tuple(_rewrite(y, fn) if isinstance(y, ir.Node) else
+                       tuple(_rewrite(z, fn) for z in y) if isinstance(y, tuple) else y
+                       for y in v)
+        else:
+            continue
+        if nv is not v and nv != v:
+            changes[f.name] = nv
+    if changes:
+        x = dataclasses.replace(x, **changes)
+    r = fn(x)
+    return x if r is None else r
+
+
+_rewrite_in = _rewrite
+
+
+def _equiv(a: Any, b: Any) -> bool:
+    """Structural equality ignoring source locations."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, ir.Node):
+        for f in dataclasses.fields(a):
+            if f.name == "loc":
+                continue
+            va, vb = getattr(a, f.name), getattr(b, f.name)
+            if f.name == "ref":
+                if va is not vb and va != vb:
+                    return False
+            elif not _equiv(va, vb):
+                return False
+        return True
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_equiv(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+def _runtime_indices(x: Any) -> list[ir.Index]:
+    return [n for n in _walk(x) if isinstance(n, ir.Index)
+            and not isinstance(n.index, ir.Lit)
+            and isinstance(ir.unwrap(n.expr.type), ir.Stack)]  # type: ignore[arg-type]
+
+
+def _inline_calls(x: Any) -> bool:
+    return any(isinstance(n, ir.Call) and n.target and n.target[0] == "inline_function"
+               for n in _walk(x))
+
+
+def _has_side_effects(body: ir.Block, params: tuple[ParamEntity, ...]) -> bool:
+    if any(p.direction in ("out", "inout") for p in params):
+        return True
+    return any(isinstance(n, ir.Call) and n.target and (
+        n.target[0] in ("method", "extern_function", "action", "apply")
+        or (n.target[0] in ("builtin", "inline_function") and n.target[1] != "isValid"))
+        for n in _walk(body))
+
+
+def _lvalue_root(e: Any) -> Any:
+    while isinstance(e, (ir.Member, ir.Index, ir.Slice)):
+        e = e.expr
+    return e
+
+
+def _is_lvalue_path(e: Any) -> bool:
+    """A field/header/variable reference without run-time indices."""
+    root = _lvalue_root(e)
+    return isinstance(root, ir.Name) and isinstance(root.ref, (ParamEntity, VarEntity)) \
+        and not _runtime_indices(e) and not isinstance(e, ir.Slice)
+
+
+def _overlaps(a: Any, b: Any) -> bool:
+    """Whether two lvalue-ish expressions may denote overlapping storage."""
+    ra, rb = _lvalue_root(a), _lvalue_root(b)
+    if not (isinstance(ra, ir.Name) and isinstance(rb, ir.Name)):
+        return False
+    if ra.ref is not rb.ref and not (isinstance(ra.ref, ParamEntity) and
+                                     isinstance(rb.ref, ParamEntity)
+                                     and ra.ref.owner == rb.ref.owner == "control"
+                                     and ra.ref.index == rb.ref.index):
+        return False
+    ka, kb = key_name(a), key_name(b)
+    return ka == kb or ka.startswith(kb + ".") or ka.startswith(kb + "[") or \
+        kb.startswith(ka + ".") or kb.startswith(ka + "[")
+
+
+def _is_constant(v: Any) -> bool:
+    return isinstance(v, (ir.Lit, ir.BoolLit, ir.ErrorMember, ir.StrLit)) or (
+        isinstance(v, ir.Member) and isinstance(v.expr, ir.TypeName))
+
+
+def _always_returns(s: Any) -> bool:
+    """True if every path through `s` ends in `return` (or `exit`)."""
+    if isinstance(s, (ir.Return, ir.Exit)):
+        return True
+    if isinstance(s, ir.Block):
+        return any(_always_returns(x) for x in s.stmts)
+    if isinstance(s, ir.If):
+        return s.other is not None and _always_returns(s.then) and _always_returns(s.other)
+    if isinstance(s, ir.Switch):
+        return any(c.label is None for c in s.cases) and all(
+            _always_returns(c.body) for c in s.cases if c.body is not None)
+    return False
+
+
+_always_leaves = _always_returns
+
+
+def _only_returns(s: Any) -> bool:
+    """Every path ends in `return` (exit does not count: code after it still runs in
+    other paths of the caller only through returns)."""
+    if isinstance(s, ir.Return):
+        return True
+    if isinstance(s, ir.Block):
+        return any(_only_returns(x) for x in s.stmts)
+    if isinstance(s, ir.If):
+        return s.other is not None and _only_returns(s.then) and _only_returns(s.other)
+    return False
+
+
+def _may_return(s: Any) -> bool:
+    return any(isinstance(n, ir.Return) for n in _walk(s))
+
+
+def _var_key(e: Any) -> str | None:
+    if isinstance(e, ir.Name):
+        if isinstance(e.ref, VarEntity):
+            return e.ref.unique
+        if isinstance(e.ref, ParamEntity):
+            return f"param:{id(e.ref)}"
+    return None
+
+
+class _Uninit:
+    """Definite-assignment walk for check_uninitialized. A set of assigned keys flows
+    through the statements; None means the path has left (return/exit)."""
+
+    def __init__(self, checker: Checker, tracked: dict[str, str]):
+        self.c = checker
+        self.tracked = tracked
+
+    def read(self, e: Any, assigned: set[str]) -> None:
+        for n in _walk(e):
+            k = _var_key(n)
+            if k in self.tracked and k not in assigned:
+                self.c.warn_once(n.loc, f"{self.tracked[k]} may be uninitialized")
+                assigned.add(k)     # report each variable once per path
+
+    def call(self, call: ir.Call, assigned: set[str]) -> None:
+        tgt = call.target or ()
+        kind = tgt[0] if tgt else ""
+        proto = tgt[-1] if kind in ("method", "extern_function") else \
+            tgt[3] if kind in ("function", "inline_function") else None
+        dirs = [p.direction for p in proto.params] if isinstance(proto, ir.MethodProto) else []
+        for i, a in enumerate(call.args):
+            d = dirs[i] if i < len(dirs) else "in"
+            if a.value is None:
+                continue
+            k = _var_key(a.value)
+            if d == "out" and k is not None:
+                assigned.add(k)
+            else:
+                self.read(a.value, assigned)
+                if d == "inout" and k is not None:
+                    assigned.add(k)
+        if kind in ("action", "apply", "control_apply"):
+            assigned.update(self.tracked)
+
+    def block(self, stmts: list[ir.Stmt], assigned: set[str] | None) -> set[str] | None:
+        for s in stmts:
+            if assigned is None:
+                return None
+            assigned = self.stmt(s, assigned)
+        return assigned
+
+    def stmt(self, s: ir.Stmt, a: set[str]) -> set[str] | None:
+        if isinstance(s, ir.Block):
+            return self.block(list(s.stmts), a)
+        if isinstance(s, ir.VarDecl):
+            if s.init is not None:
+                self.read(s.init, a)
+                a.add(s.name)
+            return a
+        if isinstance(s, ir.Assign):
+            for n in _walk(s.rhs):
+                if isinstance(n, ir.Call):
+                    self.call(n, a)
+            self.read(s.rhs, a)
+            k = _var_key(s.lhs)
+            if k is not None:
+                a.add(k)
+            else:
+                self.read(s.lhs, a)
+            return a
+        if isinstance(s, ir.CallStmt):
+            self.call(s.call, a)
+            return a
+        if isinstance(s, ir.If):
+            for n in _walk(s.cond):
+                if isinstance(n, ir.Call):
+                    self.call(n, a)
+            self.read(s.cond, a)
+            t = self.stmt(s.then, set(a))
+            o = self.stmt(s.other, set(a)) if s.other is not None else set(a)
+            if t is None:
+                return o
+            if o is None:
+                return t
+            return t & o
+        if isinstance(s, ir.Switch):
+            for n in _walk(s.expr):
+                if isinstance(n, ir.Call):
+                    self.call(n, a)
+            self.read(s.expr, a)
+            outs = [self.stmt(c.body, set(a)) for c in s.cases if c.body is not None]
+            if not any(c.label is None for c in s.cases):
+                outs.append(set(a))
+            live = [x for x in outs if x is not None]
+            if not live:
+                return None
+            r = live[0]
+            for x in live[1:]:
+                r = r & x
+            return r
+        if isinstance(s, ir.Return):
+            if s.value is not None:
+                self.read(s.value, a)
+            return None
+        if isinstance(s, ir.Exit):
+            return None
+        return a
+
+
+class _NeedFlag(Exception):
+    pass
+
+
+def _rr_stmt(s: ir.Stmt, retval: ir.Name | None, flag: ir.Name | None) -> ir.Stmt:
+    if isinstance(s, ir.Return):
+        out: list[ir.Stmt] = []
+        if retval is not None and s.value is not None:
+            out.append(ir.Assign(retval, s.value, s.loc))
+        if flag is not None:
+            out.append(ir.Assign(flag, ir.BoolLit(True, s.loc), s.loc))
+        return ir.Block(tuple(out), s.loc)
+    if isinstance(s, ir.Block):
+        return ir.Block(tuple(_rr_list(list(s.stmts), retval, flag)), s.loc)
+    if isinstance(s, ir.If):
+        return ir.If(s.cond, _rr_stmt(s.then, retval, flag),
+                     _rr_stmt(s.other, retval, flag) if s.other is not None else None, s.loc)
+    if isinstance(s, ir.Switch):
+        return dataclasses.replace(s, cases=tuple(
+            dataclasses.replace(c, body=_rr_stmt(c.body, retval, flag)
+                                if c.body is not None else None) for c in s.cases))
+    return s
+
+
+def _rr_list(stmts: list[ir.Stmt], retval: ir.Name | None, flag: ir.Name | None
+             ) -> list[ir.Stmt]:
+    out: list[ir.Stmt] = []
+    for i, s in enumerate(stmts):
+        if not _may_return(s):
+            out.append(s)
+            continue
+        rest = stmts[i + 1:]
+        if _only_returns(s):
+            out.append(_rr_stmt(s, retval, flag))
+            return out
+        if isinstance(s, ir.If):
+            then_m = _may_return(s.then)
+            other_m = s.other is not None and _may_return(s.other)
+            if _only_returns(s.then) and not other_m:
+                other = ([s.other] if s.other is not None else []) + rest
+                out.append(ir.If(s.cond, _rr_stmt(s.then, retval, flag),
+                                 ir.Block(tuple(_rr_list(other, retval, flag)), s.loc)
+                                 if other else None, s.loc))
+                return out
+            if s.other is not None and _only_returns(s.other) and not then_m:
+                out.append(ir.If(s.cond, ir.Block(tuple(_rr_list([s.then] + rest, retval,
+                                                                  flag)), s.loc),
+                                 _rr_stmt(s.other, retval, flag), s.loc))
+                return out
+        if flag is None:
+            raise _NeedFlag()
+        out.append(_rr_stmt(s, retval, flag))
+        if rest:
+            out.append(ir.If(ir.Unary("!", flag, s.loc, ir.Bool()),
+                             ir.Block(tuple(_rr_list(rest, retval, flag)), s.loc), None, s.loc))
+        return out
+    return out
 
 
 def _header_field_ok(t: ir.Type) -> bool:

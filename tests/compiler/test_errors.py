@@ -140,3 +140,60 @@ def test_deprecated_extern_gives_a_warning() -> None:
 def test_bad_programs_raise_compile_errors_not_crashes(snippet: str) -> None:
     with pytest.raises(CompileError):
         compile_program(snippet)
+
+
+def warnings_of(ingress: str, **kw: str) -> list[str]:
+    return compile_program(ingress, **kw).warnings
+
+
+def test_uninitialized_local_and_out_parameter_warn() -> None:
+    w = warnings_of("""
+        apply { bit<8> x; if (hdr.ipv4.ttl == 1) { x = 2; } hdr.ipv4.tos = x; }
+    """)
+    assert any("x may be uninitialized" in m for m in w)
+    w = warnings_of("apply { bit<8> y; if (hdr.ipv4.ttl == 1) { y = 2; } else { y = 3; } "
+                    "hdr.ipv4.tos = y; }")
+    assert not any("uninitialized" in m for m in w)
+    w = warnings_of("apply { bit<8> c; f(hdr.ipv4.ttl, c); hdr.ipv4.tos = c; }",
+                    decls="void f(in bit<8> a, out bit<8> b) { if (a == 0) { b = 1; } }")
+    assert any("out parameter b may be uninitialized" in m for m in w)
+
+
+def test_locals_written_by_a_table_action_are_not_reported() -> None:
+    w = warnings_of("""
+        bit<9> port;
+        action set(bit<9> p) { sm.egress_spec = p; }
+        table t { key = { hdr.ipv4.dst: exact; } actions = { set; } }
+        apply { bit<8> v; t.apply(); if (hdr.ipv4.isValid()) { v = 1; } else { exit; }
+                hdr.ipv4.ttl = v; }
+    """)
+    assert not any("uninitialized" in m for m in w)
+
+
+def test_unreachable_code_after_exit_warns() -> None:
+    w = warnings_of("apply { exit; hdr.ipv4.ttl = 1; }")
+    assert any("unreachable code" in m for m in w)
+
+
+def test_table_with_only_noaction_warns() -> None:
+    w = warnings_of("""
+        table t { key = { hdr.ipv4.dst: exact; } actions = { NoAction; } }
+        apply { t.apply(); }
+    """)
+    assert any("t: table has no actions other than NoAction" in m for m in w)
+
+
+def test_shift_by_the_width_or_more_warns() -> None:
+    w = warnings_of("apply { hdr.ipv4.ttl = hdr.ipv4.ttl << 8; }")
+    assert any("shifting a value with 8 bits by 8" in m for m in w)
+
+
+def test_int_literal_that_does_not_fit_is_an_error() -> None:
+    e = error_of("apply { hdr.ipv4.ttl = 256; }")
+    assert "256: value does not fit in 8 bits" in e.message
+    compile_program("apply { hdr.ipv4.ttl = 255; meta.s = -1; }", meta="int<8> s;")
+
+
+def test_comparing_a_header_to_a_struct_is_an_error() -> None:
+    e = error_of("apply { if (hdr.ipv4 == meta) { exit; } }", meta="bit<8> x;")
+    assert "different types" in e.message

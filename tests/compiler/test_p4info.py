@@ -205,3 +205,57 @@ def test_non_const_entries_are_initial_entries() -> None:
     t = r.p4info.tables[0]
     assert t.has_initial_entries and not t.is_const_table
     assert r.json["pipelines"][0]["tables"][0]["entries"][0]["priority"] == 7
+
+
+def test_type_and_p4runtime_translation_give_type_name_and_new_types() -> None:
+    r = compile_program("""
+        action fwd(port_t port, plain_t x, @name("q") vlan_t v) {
+            sm.egress_spec = (bit<9>)port; hdr.ipv4.ttl = (bit<8>)x; hdr.ipv4.tos = (bit<8>)v;
+        }
+        table t { key = { meta.p: exact; meta.s: exact; } actions = { fwd; } }
+        apply { t.apply(); }
+    """, decls="""
+        @p4runtime_translation("fabriclab.org/v1/port_t", 32) type bit<9> port_t;
+        @p4runtime_translation("fabriclab.org/v1/vlan_t", bit<16>) type bit<12> vlan_t;
+        @p4runtime_translation("fabriclab.org/v1/name_t", string) type bit<8> name_t;
+        type bit<10> plain_t;
+    """, meta="port_t p; name_t s;")
+    info = r.p4info
+    t = by_name(info.tables, "Ing.t")
+    assert (t.match_fields[0].type_name.name, t.match_fields[0].bitwidth) == ("port_t", 32)
+    assert (t.match_fields[1].type_name.name, t.match_fields[1].bitwidth) == ("name_t", 0)
+    params = {p.name: p for p in by_name(info.actions, "Ing.fwd").params}
+    assert (params["port"].type_name.name, params["port"].bitwidth) == ("port_t", 32)
+    assert (params["x"].type_name.name, params["x"].bitwidth) == ("plain_t", 10)
+    assert params["q"].bitwidth == 16
+    nt = info.type_info.new_types
+    assert nt["port_t"].translated_type.uri == "fabriclab.org/v1/port_t"
+    assert nt["port_t"].translated_type.sdn_bitwidth == 32
+    assert nt["vlan_t"].translated_type.sdn_bitwidth == 16
+    assert nt["name_t"].translated_type.HasField("sdn_string")
+    assert nt["plain_t"].original_type.bitstring.bit.bitwidth == 10
+    # the data plane keeps the P4 width
+    j = next(a for a in r.json["actions"] if a["name"] == "Ing.fwd")
+    assert [p["bitwidth"] for p in j["runtime_data"]] == [9, 10, 12]
+
+
+def test_serializable_enums_in_digests_and_registers_get_type_info() -> None:
+    r = compile_program("""
+        register<Kind>(4) kinds;
+        apply {
+            kinds.write(0, Kind.B);
+            digest<learn_t>(1, { hdr.ethernet.src, Kind.A });
+        }
+    """, decls="""
+        enum bit<8> Kind { A = 1, B = 0x20 }
+        struct learn_t { bit<48> mac; Kind kind; }
+    """)
+    info = r.p4info
+    se = info.type_info.serializable_enums["Kind"]
+    assert se.underlying_type.bitwidth == 8
+    assert [(m.name, m.value) for m in se.members] == [("A", b"\x01"), ("B", b"\x20")]
+    members = {m.name: m for m in info.type_info.structs["learn_t"].members}
+    assert members["kind"].type_spec.serializable_enum.name == "Kind"
+    assert members["mac"].type_spec.bitstring.bit.bitwidth == 48
+    reg = by_name(info.registers, "Ing.kinds")
+    assert reg.type_spec.serializable_enum.name == "Kind"
