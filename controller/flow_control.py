@@ -7,7 +7,10 @@ The contract with p4src/fabric.p4 (docs/fabric.md):
 * `FabricIngress.port_config`: per ingress port, `set_port(pause_quantum_ns)`,
   one 802.1Qbb quantum (512 bit times) at that link's emulated rate;
 * clone session `FC_SESSION_BASE + port` sends flow-control frames (pauses,
-  credits) out of `port`.
+  credits) out of `port`;
+* register `egress_limit[port]`: in LOSSY mode, the most data frames queued
+  towards `port` before the program tail-drops (and counts) them; the link's
+  buffer.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ FC_CONFIG_TABLE = "FabricIngress.fc_config"
 FC_CONFIG_ACTION = "FabricIngress.set_fc_mode"
 PORT_CONFIG_TABLE = "FabricIngress.port_config"
 PORT_CONFIG_ACTION = "FabricIngress.set_port"
+EGRESS_LIMIT_REGISTER = "egress_limit"
 
 
 class Mode(enum.IntEnum):
@@ -46,7 +50,8 @@ class FlowControlParams:
 
 
 def updates(conn: SwitchConnection, params: FlowControlParams,
-            pause_quantum_ns: dict[int, int]) -> list[p4runtime_pb2.Update]:
+            pause_quantum_ns: dict[int, int], queue_limit: dict[int, int] | None = None,
+            ) -> list[p4runtime_pb2.Update]:
     """The writes that put one switch in `params`' mode, for its wired ports."""
     p4info = conn.p4info
     if p4info is None:
@@ -70,9 +75,12 @@ def updates(conn: SwitchConnection, params: FlowControlParams,
         clone.session_id = FC_SESSION_BASE + port
         clone.replicas.add(egress_port=port, instance=1)
         out.append(session)
+    for port, limit in sorted((queue_limit or {}).items()):
+        out.append(conn.register_update(EGRESS_LIMIT_REGISTER, port, limit))
     return out
 
 
 def configure(conn: SwitchConnection, params: FlowControlParams,
-              pause_quantum_ns: dict[int, int]) -> None:
-    conn.write(updates(conn, params, pause_quantum_ns))
+              pause_quantum_ns: dict[int, int], queue_limit: dict[int, int] | None = None,
+              ) -> None:
+    conn.write(updates(conn, params, pause_quantum_ns, queue_limit))

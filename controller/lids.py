@@ -82,6 +82,14 @@ class LidMap:
         os.replace(tmp, self.path)
 
 
+def extended_lids(fabric: Fabric) -> dict[str, int]:
+    """LidMap's order (hosts by name, then switches) from LID 1 without the 16-bit cap:
+    for routing studies of fabrics larger than one subnet (DESIGN.md's extended-address
+    mode); not persistent."""
+    order = sorted(fabric.hosts, key=_name_key) + sorted(fabric.switches, key=_name_key)
+    return {node.name: lid for lid, node in enumerate(order, LID_MIN)}
+
+
 def _name_key(node: Node) -> tuple:
     """h2 before h10: names compare by their text and number parts."""
     head = node.name.rstrip("0123456789")

@@ -91,6 +91,14 @@ class Counter:
     unit: str  # "BYTES", "PACKETS", "BOTH"
 
 
+@dataclass(frozen=True)
+class Register:
+    id: int
+    name: str
+    size: int
+    bitwidth: int
+
+
 _KINDS = ("tables", "actions", "counters", "direct_counters", "meters", "direct_meters",
           "registers", "digests", "action_profiles", "controller_packet_metadata",
           "value_sets")
@@ -161,6 +169,11 @@ class P4Info:
         c = self._get("counters", name)
         return Counter(c.preamble.id, c.preamble.name, c.size,
                        p4info_pb2.CounterSpec.Unit.Name(c.spec.unit))
+
+    def register(self, name: str) -> Register:
+        r = self._get("registers", name)
+        return Register(r.preamble.id, r.preamble.name, r.size,
+                        r.type_spec.bitstring.bit.bitwidth)
 
     def packet_metadata(self, header: str) -> tuple[Param, ...]:
         """Fields of the `packet_in` / `packet_out` controller header, in order."""

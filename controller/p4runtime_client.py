@@ -68,8 +68,10 @@ class SwitchConnection:
     """A primary P4Runtime connection to one switch; see the module doc."""
 
     def __init__(self, name: str, address: str, device_id: int,
-                 election_id: tuple[int, int] = (0, 1), timeout: float = 10.0) -> None:
+                 election_id: tuple[int, int] = (0, 1), timeout: float = 10.0,
+                 role: str = "") -> None:
         self.name = name
+        self.role = role  # P4Runtime role: a primary per role (the agent's is not the SM's)
         self.address = address
         self.device_id = device_id
         self.election_id = election_id
@@ -123,6 +125,8 @@ class SwitchConnection:
         request = p4runtime_pb2.StreamMessageRequest()
         request.arbitration.device_id = self.device_id
         request.arbitration.election_id.CopyFrom(_uint128(self.election_id))
+        if self.role:
+            request.arbitration.role.name = self.role
         self._requests.put(request)
         try:
             answer = self._arbitration.get(timeout=self.timeout)
@@ -189,6 +193,18 @@ class SwitchConnection:
         return p4runtime_pb2.Update(type=p4runtime_pb2.Update.DELETE,
                                     entity=p4runtime_pb2.Entity(table_entry=entry))
 
+    def register_update(self, name: str, index: int, value: int) -> p4runtime_pb2.Update:
+        """MODIFY of one register cell (registers only take MODIFY)."""
+        register = self._require_p4info().register(name)
+        entry = p4runtime_pb2.RegisterEntry(register_id=register.id)
+        entry.index.index = index
+        entry.data.bitstring = encode(value, register.bitwidth)
+        return p4runtime_pb2.Update(type=p4runtime_pb2.Update.MODIFY,
+                                    entity=p4runtime_pb2.Entity(register_entry=entry))
+
+    def write_register(self, name: str, index: int, value: int) -> None:
+        self.write([self.register_update(name, index, value)])
+
     def write(self, updates: Sequence[p4runtime_pb2.Update],
               atomicity: int = p4runtime_pb2.WriteRequest.CONTINUE_ON_ERROR,
               batch_size: int = WRITE_BATCH) -> None:
@@ -198,7 +214,7 @@ class SwitchConnection:
             batch = updates[start:start + batch_size]
             request = p4runtime_pb2.WriteRequest(
                 device_id=self.device_id, election_id=_uint128(self.election_id),
-                atomicity=atomicity)
+                atomicity=atomicity, role=self.role)
             request.updates.extend(batch)
             try:
                 self._stub.Write(request, timeout=self.timeout)
@@ -223,6 +239,10 @@ class SwitchConnection:
     def _describe(self, entity: p4runtime_pb2.Entity) -> str:
         if self.p4info is not None and entity.HasField("table_entry"):
             return self.p4info.describe(entity)
+        if self.p4info is not None and entity.HasField("register_entry"):
+            r = entity.register_entry
+            return (f"{self.p4info.name(r.register_id)}[{r.index.index}] = "
+                    f"{decode(r.data.bitstring)}")
         return entity.WhichOneof("entity") or "entity"
 
     # ---------------------------------------------------------------------- reads
@@ -267,6 +287,14 @@ class SwitchConnection:
         return {e.counter_entry.index.index: (e.counter_entry.data.packet_count,
                                               e.counter_entry.data.byte_count)
                 for e in entities}
+
+    def read_register(self, name: str, index: int | None = None) -> dict[int, int]:
+        """{index: value} of a register: one cell, or all when None."""
+        entry = p4runtime_pb2.RegisterEntry(register_id=self._require_p4info().register(name).id)
+        if index is not None:
+            entry.index.index = index
+        return {e.register_entry.index.index: decode(e.register_entry.data.bitstring)
+                for e in self.read([p4runtime_pb2.Entity(register_entry=entry)])}
 
     def _require_p4info(self) -> P4Info:
         if self.p4info is None:

@@ -12,7 +12,10 @@ the step finishes everywhere it can and then raises `FabricError`, which
 names every switch that failed and why; what was installed stays installed.
 
 Routes are installed as `FabricIngress.dlid_route` entries (hdr.lrh.dlid
-exact -> FabricIngress.forward(port)). The SM remembers what each switch holds
+exact -> FabricIngress.forward(port)), or, when the pipeline has fast reroute
+(an action of dlid_route taking two ports: `forward_frr(primary, backup)` of
+p4src/include/reroute.p4), with the backup port of every route that has one.
+The SM remembers what each switch holds
 (read back from the switch the first time, so a restarted SM does not
 reinstall a whole fabric) and writes only the difference: inserts for new
 LIDs, modifies for changed ports, deletes for LIDs no longer routed.
@@ -22,6 +25,9 @@ from __future__ import annotations
 
 import json
 import os
+import queue
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -30,21 +36,42 @@ from typing import TypeVar
 
 from controller import drop_reasons
 from controller.lids import LidMap
-from controller.p4info import decode
+from controller.p4info import Action, P4Info, decode
 from controller.p4runtime_client import SwitchConnection
 from controller.routing import Routes, RoutingEngine
+from controller.routing.backup import backup_routes
+from controller.routing.diagnostics import VlLayeringError, assign_vls, deadlock_free
+from controller.routing.graph import SwitchGraph
 from controller.routing.minhop import MinHop
-from topologies.description import Fabric
+from topologies.description import Fabric, Link
 
 ROUTE_TABLE = "FabricIngress.dlid_route"
 ROUTE_KEY = "hdr.lrh.dlid"
 ROUTE_ACTION = "FabricIngress.forward"
+LIVENESS_REGISTER = "port_down"  # reroute.p4: 1 = port down, the backup takes over
 DROP_COUNTER = "FabricIngress.drop_counter"
 DEFAULT_SL = 0
+SL_TABLE = "FabricIngress.sl_to_vl"  # hdr.lrh.sl exact -> set_vl(vl); default set_vl(0)
+SL_KEY = "hdr.lrh.sl"
+SL_ACTION = "FabricIngress.set_vl"
 # Above p4runtime-shell's default (1, 0): an operator's shell is a read-only backup.
 SM_ELECTION_ID = (2, 0)
 
 T = TypeVar("T")
+
+# what a switch holds for one DLID: (primary port, backup port or None)
+RouteEntry = tuple[int, int | None]
+
+
+def frr_action(info: P4Info) -> Action | None:
+    """The fast-reroute action of dlid_route (two port parameters: primary, backup), if any."""
+    table = info.table(ROUTE_TABLE)
+    port_width = info.action(ROUTE_ACTION).param("port").bitwidth
+    for action_id in table.action_ids:
+        action = info.action(info.name(action_id))
+        if len(action.params) == 2 and all(p.bitwidth == port_width for p in action.params):
+            return action
+    return None
 
 
 class FabricError(Exception):
@@ -100,10 +127,19 @@ def connect_switches(fabric: Fabric, addresses: dict[str, str],
     return connections
 
 
+def _table_image(routes, backups) -> tuple[bytes, bytes] | None:
+    """Primary and backup LFT bytes of one switch, when both are ForwardingTables."""
+    primary = getattr(routes, "ports", None)
+    spare = getattr(backups, "ports", None) if backups else b""
+    if primary is None or spare is None:
+        return None
+    return bytes(primary), bytes(spare)
+
+
 class SubnetManager:
     def __init__(self, fabric: Fabric, connections: dict[str, SwitchConnection],
                  engine: RoutingEngine | None = None, lid_map: LidMap | None = None,
-                 host_macs: dict[str, str] | None = None) -> None:
+                 host_macs: dict[str, str] | None = None, fast_reroute: bool = True) -> None:
         missing = {s.name for s in fabric.switches} - set(connections)
         if missing:
             raise ValueError(f"no P4Runtime connection for switch(es) {sorted(missing)}")
@@ -113,8 +149,19 @@ class SubnetManager:
         self.lid_map = lid_map or LidMap()
         self.host_macs = host_macs or {}
         self.lids: dict[str, int] = {}
+        self.fast_reroute = fast_reroute  # install backups where the pipeline can use them
         self.routes: Routes = {}
-        self._installed: dict[str, dict[int, int]] = {}  # what each switch holds
+        self.backups: Routes = {}
+        self.vl_of: dict[int, int] = {}  # dlid -> VL (= SL) where the routes need layering
+        self.deadlock_problem = ""  # a cycle VL layering could not break
+        self._installed: dict[str, dict[int, RouteEntry]] = {}  # what each switch holds
+        self._images: dict[str, tuple[bytes, bytes] | None] = {}  # ... as LFT bytes
+        self.failed_links: set[Link] = set()  # reported down by the agents
+        self.timeline: list[dict] = []  # one record per port event (see handle_port_event)
+        self.timeline_path: Path | None = None  # ... also appended here as JSON lines
+        self._events: queue.Queue = queue.Queue()
+        self._event_thread: threading.Thread | None = None
+        self._install_lock = threading.Lock()
 
     # ------------------------------------------------------------------ fan-out
     def _on_all(self, step: str, work: Callable[[str, SwitchConnection], T],
@@ -141,6 +188,7 @@ class SubnetManager:
         def push(name: str, conn: SwitchConnection) -> None:
             conn.set_pipeline(p4info_path, bmv2_json_path)
             self._installed[name] = {}
+            self._images.pop(name, None)
 
         self._on_all("pipeline push", push)
 
@@ -156,25 +204,88 @@ class SubnetManager:
     def compute_routes(self) -> Routes:
         if not self.lids:
             self.assign_lids()
-        self.routes = self.engine.route(self.fabric, self.lids)
+        view = self.working_fabric()
+        self.routes = self.engine.route(view, self.lids)
+        self.backups = backup_routes(view, self.lids, self.routes, self.engine) \
+            if self.fast_reroute else {}
+        self._layer_vls(view)
         return self.routes
 
-    def install_routes(self, routes: Routes | None = None) -> dict[str, RouteChanges]:
-        """Make every switch's dlid_route equal `routes` (computed when None), writing diffs."""
+    def _layer_vls(self, view: Fabric) -> None:
+        """Spread destinations over VLs when the routes have a cyclic channel dependency
+        (engines that promise freedom, `deadlock_free = True`, are not checked)."""
+        self.vl_of, self.deadlock_problem = {}, ""
+        if getattr(self.engine, "deadlock_free", False):
+            return
+        graph = SwitchGraph.from_fabric(view, self.lids)
+        ok, cycle = deadlock_free(graph, self.routes)
+        if ok:
+            return
+        try:
+            self.vl_of = assign_vls(graph, self.routes)
+        except VlLayeringError as exc:
+            self.deadlock_problem = f"{cycle}; {exc}"
+
+    def install_sl_to_vl(self) -> None:
+        """SL n -> VL n for every VL the layering uses beyond VL 0, on every switch whose
+        pipeline has the sl_to_vl table (inserting only the missing entries)."""
+        wanted = sorted(set(self.vl_of.values()) - {0})
+
+        def install(name: str, conn: SwitchConnection) -> None:
+            info = conn.p4info
+            try:
+                table = info.table(SL_TABLE)
+            except KeyError:
+                return
+            have = {decode(e.match[0].exact.value) for e in conn.read_table_entries(table.name)}
+            conn.write([conn.insert(info.table_entry(SL_TABLE, {SL_KEY: vl}, SL_ACTION,
+                                                     {"vl": vl}))
+                        for vl in wanted if vl not in have])
+
+        if wanted:
+            self._on_all("sl_to_vl install", install)
+
+    def working_fabric(self) -> Fabric:
+        """The fabric without the links the agents reported down."""
+        if not self.failed_links:
+            return self.fabric
+        return Fabric(self.fabric.name, self.fabric.nodes,
+                      tuple(lk for lk in self.fabric.links if lk not in self.failed_links))
+
+    def install_routes(self, routes: Routes | None = None,
+                       backups: Routes | None = None) -> dict[str, RouteChanges]:
+        """Make every switch's dlid_route equal `routes` (computed when None, with their
+        backups), writing diffs; backups go in only where the pipeline has forward_frr."""
         if routes is None:
             routes = self.compute_routes()
+            backups = self.backups
+        backups = backups or {}
 
         def install(name: str, conn: SwitchConnection) -> RouteChanges:
             have = self._installed.get(name)
-            if have is None:
-                have = self.read_routes(name)
-            want = routes.get(name, {})
             info = conn.p4info
+            frr = frr_action(info) if self.fast_reroute else None
+            spare = backups.get(name, {}) if frr else {}
+            # a switch whose tables did not change at all costs one bytes comparison
+            image = _table_image(routes.get(name, {}), spare)
+            if have is not None and image is not None and self._images.get(name) == image:
+                return RouteChanges(0, 0, 0)
+            if have is None:
+                have = self.read_route_entries(name)
+            want: dict[int, RouteEntry] = {}
+            for dlid, port in routes.get(name, {}).items():
+                backup = spare.get(dlid)
+                want[dlid] = (port, backup if backup != port else None)
             updates, counts = [], [0, 0, 0]
-            for dlid, port in sorted(want.items()):
-                if dlid not in have or have[dlid] != port:
-                    entry = info.table_entry(ROUTE_TABLE, {ROUTE_KEY: dlid}, ROUTE_ACTION,
-                                             {"port": port})
+            for dlid, (port, backup) in sorted(want.items()):
+                if dlid not in have or have[dlid] != (port, backup):
+                    if backup is None:
+                        entry = info.table_entry(ROUTE_TABLE, {ROUTE_KEY: dlid}, ROUTE_ACTION,
+                                                 {"port": port})
+                    else:
+                        primary_param, backup_param = (p.name for p in frr.params)
+                        entry = info.table_entry(ROUTE_TABLE, {ROUTE_KEY: dlid}, frr.name,
+                                                 {primary_param: port, backup_param: backup})
                     updates.append(conn.insert(entry) if dlid not in have else conn.modify(entry))
                     counts[0 if dlid not in have else 1] += 1
             for dlid in sorted(set(have) - set(want)):
@@ -186,24 +297,112 @@ class SubnetManager:
                 # some updates may have landed: read the switch's table next time
                 self._installed.pop(name, None)
                 raise
-            self._installed[name] = dict(want)
+            self._installed[name] = want
+            self._images[name] = image
             return RouteChanges(*counts)
 
-        return self._on_all("route install", install)
+        with self._install_lock:
+            return self._on_all("route install", install)
 
     def read_routes(self, switch: str) -> dict[int, int]:
-        """{dlid: port} as the switch's dlid_route holds it now."""
+        """{dlid: primary port} as the switch's dlid_route holds it now."""
+        return {dlid: port for dlid, (port, _backup) in self.read_route_entries(switch).items()}
+
+    def read_route_entries(self, switch: str) -> dict[int, RouteEntry]:
+        """{dlid: (primary, backup or None)} as the switch's dlid_route holds it now."""
         conn = self.connections[switch]
         info = conn.p4info
         forward = info.action(ROUTE_ACTION)
-        port_id = forward.param("port").id
-        routes = {}
+        frr = frr_action(info)
+        routes: dict[int, RouteEntry] = {}
         for entry in conn.read_table_entries(ROUTE_TABLE):
             dlid = decode(entry.match[0].exact.value)
             call = entry.action.action
+            values = {p.param_id: decode(p.value) for p in call.params}
             if call.action_id == forward.id:
-                routes[dlid] = next(decode(p.value) for p in call.params if p.param_id == port_id)
+                routes[dlid] = (values[forward.param("port").id], None)
+            elif frr is not None and call.action_id == frr.id:
+                routes[dlid] = (values[frr.params[0].id], values[frr.params[1].id])
         return routes
+
+    # ------------------------------------------------------------- link events
+    def link_at(self, switch: str, port: int) -> Link | None:
+        for link in self.fabric.links:
+            if (link.a, link.a_port) == (switch, port) or (link.b, link.b_port) == (switch, port):
+                return link
+        return None
+
+    def report(self, event) -> None:
+        """An agent's PortEvent (thread-safe; handled in order by the event thread)."""
+        self._events.put(event)
+
+    def start_event_loop(self, timeline_path: Path | str | None = None) -> None:
+        if timeline_path is not None:
+            self.timeline_path = Path(timeline_path)
+            self.timeline_path.parent.mkdir(parents=True, exist_ok=True)
+        self._event_thread = threading.Thread(target=self._serve_events, daemon=True,
+                                              name="sm-events")
+        self._event_thread.start()
+
+    def stop_event_loop(self) -> None:
+        if self._event_thread is not None:
+            self._events.put(None)
+            self._event_thread.join(timeout=10)
+            self._event_thread = None
+
+    def _serve_events(self) -> None:
+        while (event := self._events.get()) is not None:
+            self.handle_port_event(event)
+
+    def handle_port_event(self, event) -> dict:
+        """Global reroute for one agent report: the fabric without (or again with) the link,
+        routes and backups recomputed, only the changed entries installed. Returns and logs
+        the event's timeline (times in ns since the epoch, durations in ms)."""
+        received_ns = time.time_ns()
+        record = {"event": "port_up" if event.up else "port_down", "switch": event.switch,
+                  "port": event.port, "detected_ns": event.detected_ns,
+                  "switchover_ns": event.switchover_ns, "sm_received_ns": received_ns}
+        if event.error:
+            record["switchover_error"] = event.error
+        if event.switchover_ns:
+            record["switchover_ms"] = round((event.switchover_ns - event.detected_ns) / 1e6, 3)
+        link = self.link_at(event.switch, event.port)
+        if link is None:
+            record["error"] = f"no link at {event.switch}:{event.port} in {self.fabric.name}"
+            return self._log(record)
+        record["link"] = f"{link.a}:{link.a_port}-{link.b}:{link.b_port}"
+        known_down = link in self.failed_links
+        if known_down != event.up:  # the other end already told us
+            record["note"] = "already known"
+            return self._log(record)
+        if event.up:
+            self.failed_links.discard(link)
+        else:
+            self.failed_links.add(link)
+        try:
+            self.compute_routes()
+            record["recompute_done_ns"] = time.time_ns()
+            changes = self.install_routes(self.routes, self.backups)
+            record["entries_written"] = sum(c.writes for c in changes.values())
+        except FabricError as exc:
+            record["error"] = str(exc)
+        except Exception as exc:  # noqa: BLE001 -- the SM keeps serving the fabric
+            record["error"] = f"{type(exc).__name__}: {exc}"
+        record["install_done_ns"] = time.time_ns()
+        if "recompute_done_ns" in record:
+            record["recompute_ms"] = round((record["recompute_done_ns"] - received_ns) / 1e6, 3)
+            record["install_ms"] = round(
+                (record["install_done_ns"] - record["recompute_done_ns"]) / 1e6, 3)
+        record["global_reroute_ms"] = round((record["install_done_ns"] - event.detected_ns)
+                                            / 1e6, 3)
+        return self._log(record)
+
+    def _log(self, record: dict) -> dict:
+        self.timeline.append(record)
+        if self.timeline_path is not None:
+            with self.timeline_path.open("a") as f:
+                f.write(json.dumps(record) + "\n")
+        return record
 
     # ------------------------------------------------------------- address book
     def address_book(self) -> dict:
@@ -212,7 +411,8 @@ class SubnetManager:
             self.assign_lids()
         hosts = {}
         for host in sorted(self.fabric.hosts, key=lambda n: self.lids[n.name]):
-            hosts[host.name] = {"lid": self.lids[host.name], "sl": DEFAULT_SL,
+            lid = self.lids[host.name]
+            hosts[host.name] = {"lid": lid, "sl": self.vl_of.get(lid, DEFAULT_SL),
                                 "mac": self.host_macs.get(host.name), "guid": f"{host.guid:#018x}"}
         return {"fabric": self.fabric.name, "hosts": hosts}
 
@@ -238,6 +438,7 @@ class SubnetManager:
 
     def close(self) -> None:
         """Close every switch connection (the switches keep their tables)."""
+        self.stop_event_loop()
         for conn in self.connections.values():
             conn.close()
 
@@ -248,6 +449,7 @@ class SubnetManager:
         self.push_pipeline(p4info_path, bmv2_json_path)
         self.assign_lids()
         changes = self.install_routes()
+        self.install_sl_to_vl()
         if address_book_path is not None:
             self.write_address_book(address_book_path)
         return changes

@@ -46,3 +46,39 @@ def fake_fabric_switches():
     yield make
     for server in servers:
         server.stop()
+
+
+@pytest.fixture
+def frr_p4info_path(tmp_path) -> Path:
+    """The hand-written P4Info plus reroute.p4's additions (dlid_route's
+    forward_frr(primary, backup) action, the port_down liveness register) and the
+    sl_to_vl table."""
+    from google.protobuf import text_format
+    from p4.config.v1 import p4info_pb2
+
+    info = text_format.Parse(P4INFO.read_text(), p4info_pb2.P4Info())
+    frr = info.actions.add()
+    frr.preamble.id, frr.preamble.name, frr.preamble.alias = \
+        16801234, "FabricIngress.forward_frr", "forward_frr"
+    for pid, name in ((1, "primary"), (2, "backup")):
+        frr.params.add(id=pid, name=name, bitwidth=9)
+    table = next(t for t in info.tables if t.preamble.name == "FabricIngress.dlid_route")
+    table.action_refs.add(id=frr.preamble.id)
+    set_vl = info.actions.add()
+    set_vl.preamble.id, set_vl.preamble.name, set_vl.preamble.alias = \
+        16805678, "FabricIngress.set_vl", "set_vl"
+    set_vl.params.add(id=1, name="vl", bitwidth=4)
+    sl_table = info.tables.add()
+    sl_table.preamble.id, sl_table.preamble.name, sl_table.preamble.alias = \
+        33601234, "FabricIngress.sl_to_vl", "sl_to_vl"
+    sl_table.match_fields.add(id=1, name="hdr.lrh.sl", bitwidth=4,
+                             match_type=p4info_pb2.MatchField.EXACT)
+    sl_table.action_refs.add(id=set_vl.preamble.id)
+    sl_table.size = 16
+    reg = info.registers.add()
+    reg.preamble.id, reg.preamble.name, reg.preamble.alias = 369000001, "port_down", "port_down"
+    reg.type_spec.bitstring.bit.bitwidth = 1
+    reg.size = 512
+    path = tmp_path / "fabric_frr.p4info.txtpb"
+    path.write_text(text_format.MessageToString(info))
+    return path

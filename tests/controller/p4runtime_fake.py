@@ -30,6 +30,8 @@ class FakeP4RuntimeServer(p4runtime_pb2_grpc.P4RuntimeServicer):
         self.entries: dict[bytes, p4runtime_pb2.TableEntry] = {}
         self.counters: dict[tuple[int, int], tuple[int, int]] = {}  # (id, index) -> (pkts, bytes)
         self.packet_outs: list[p4runtime_pb2.PacketOut] = []
+        self.registers: dict[tuple[int, int], bytes] = {}  # (id, index) -> bitstring
+        self.register_writes: list[tuple[int, int, bytes]] = []  # in arrival order
         self.write_requests = 0
         self.updates_seen = 0
         self.reject_dlids: set[bytes] = set()  # exact values a Write refuses (a broken switch)
@@ -132,6 +134,15 @@ class FakeP4RuntimeServer(p4runtime_pb2_grpc.P4RuntimeServicer):
         return p4runtime_pb2.WriteResponse()
 
     def _apply(self, update: p4runtime_pb2.Update) -> p4runtime_pb2.Error:
+        if update.entity.HasField("register_entry"):
+            r = update.entity.register_entry
+            if update.type != p4runtime_pb2.Update.MODIFY:
+                return p4runtime_pb2.Error(canonical_code=code_pb2.INVALID_ARGUMENT,
+                                           message="registers only take MODIFY")
+            with self._lock:
+                self.registers[(r.register_id, r.index.index)] = r.data.bitstring
+                self.register_writes.append((r.register_id, r.index.index, r.data.bitstring))
+            return p4runtime_pb2.Error(canonical_code=code_pb2.OK)
         entry = update.entity.table_entry
         key_entry = p4runtime_pb2.TableEntry(table_id=entry.table_id, priority=entry.priority)
         key_entry.match.extend(sorted(entry.match, key=lambda m: m.field_id))
@@ -177,4 +188,14 @@ class FakeP4RuntimeServer(p4runtime_pb2_grpc.P4RuntimeServicer):
                     ce = response.entities.add().counter_entry
                     ce.counter_id, ce.index.index = cid, index
                     ce.data.packet_count, ce.data.byte_count = pkts, nbytes
+            elif which == "register_entry":
+                want = entity.register_entry
+                for (rid, index), value in sorted(self.registers.items()):
+                    if rid != want.register_id:
+                        continue
+                    if want.HasField("index") and want.index.index != index:
+                        continue
+                    re_ = response.entities.add().register_entry
+                    re_.register_id, re_.index.index = rid, index
+                    re_.data.bitstring = value
         yield response

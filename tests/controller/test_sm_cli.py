@@ -24,7 +24,7 @@ def test_route_dump_has_lids_and_tables(tmp_path, capsys):
 
 
 def test_unknown_topology_is_one_clear_line(capsys):
-    assert main(["route", "bogus:3"]) == 1
+    assert main(["route", "bogus:3"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("fabriclab-sm: error: unknown topology 'bogus:3'")
     assert "\n" not in err

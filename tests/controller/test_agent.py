@@ -1,0 +1,151 @@
+"""Failure handling: the local agent flips liveness at once, the SM reroutes globally.
+
+The veth test needs root: it creates `smt-a0`/`smt-b0` and deletes them by name.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import struct
+import subprocess
+import time
+
+import pytest
+
+from controller.agent import (
+    IFF_LOWER_UP,
+    IFF_UP,
+    RTM_DELLINK,
+    RTM_NEWLINK,
+    LocalAgent,
+    PortEvent,
+    parse_link_messages,
+)
+from controller.lids import LidMap
+from controller.p4runtime_client import SwitchConnection
+from controller.routing import engine
+from controller.sm import SubnetManager
+from topologies.generators import build
+
+
+def _link_message(kind: int, name: str, flags: int) -> bytes:
+    attr_name = name.encode() + b"\0"
+    attr = struct.pack("=HH", 4 + len(attr_name), 3) + attr_name
+    attr += b"\0" * (-len(attr) % 4)
+    body = struct.pack("=BxHiII", 0, 1, 7, flags, 0xFFFFFFFF) + attr
+    return struct.pack("=IHHII", 16 + len(body), kind, 0, 0, 0) + body
+
+
+def test_netlink_link_messages_give_name_and_carrier():
+    data = (_link_message(RTM_NEWLINK, "smt-a0", IFF_UP | IFF_LOWER_UP)
+            + _link_message(RTM_NEWLINK, "eth1", IFF_UP)  # admin up, no carrier
+            + _link_message(RTM_DELLINK, "eth2", IFF_UP | IFF_LOWER_UP))
+    assert parse_link_messages(data) == [("smt-a0", True), ("eth1", False), ("eth2", False)]
+
+
+@pytest.fixture
+def frr_sm(fake_fabric_switches, frr_p4info_path, bmv2_json, tmp_path):
+    fabric = build("leafspine:2,2,2")  # s1, s2 leaves (uplinks 3, 4); s3, s4 spines
+    servers, conns = {}, {}
+    for sw in fabric.switches:
+        servers[sw.name], address = fake_fabric_switches(sw.name)
+        conns[sw.name] = SwitchConnection(sw.name, address, device_id=sw.device_id)
+    sm = SubnetManager(fabric, conns, engine=engine("ftree"), lid_map=LidMap())
+    sm.bring_up(frr_p4info_path, bmv2_json)
+    sm.timeline_path = tmp_path / "timeline.jsonl"
+    yield sm, servers
+    sm.close()
+
+
+def _event(switch: str, port: int, up: bool) -> PortEvent:
+    now = time.time_ns()
+    return PortEvent(switch, port, up, detected_ns=now, switchover_ns=now + 1000)
+
+
+def test_a_failed_uplink_moves_every_route_off_it_and_writes_only_those(frr_sm):
+    sm, _servers = frr_sm
+    before = {name: dict(t) for name, t in sm.routes.items()}
+    record = sm.handle_port_event(_event("s1", 3, up=False))
+    assert record["link"] == "s1:3-s3:1" and "error" not in record
+    assert 3 not in sm.read_routes("s1").values()
+    moved = sum(1 for name in before for dlid, port in before[name].items()
+                if sm.routes[name].get(dlid) != port)
+    assert 0 < record["entries_written"] <= moved + sum(len(t) for t in before.values())
+    for key in ("detected_ns", "switchover_ns", "sm_received_ns", "recompute_done_ns",
+                "install_done_ns"):
+        assert record[key] > 0
+    assert record["detected_ns"] <= record["sm_received_ns"] <= record["recompute_done_ns"] \
+        <= record["install_done_ns"]
+    # the spine end reports the same cable: nothing to do
+    assert sm.handle_port_event(_event("s3", 1, up=False))["note"] == "already known"
+    # the cable returns: the original routes come back
+    sm.handle_port_event(_event("s1", 3, up=True))
+    assert {name: dict(t) for name, t in sm.routes.items()} == before
+    lines = sm.timeline_path.read_text().splitlines()
+    assert [line.count('"event"') for line in lines] == [1, 1, 1]
+
+
+def test_a_switch_rejecting_the_reroute_is_logged_and_the_rest_installed(frr_sm):
+    sm, servers = frr_sm
+    servers["s2"].reject_dlids = {bytes([sm.lids["h1"]])}
+    record = sm.handle_port_event(_event("s1", 3, up=False))
+    assert "s2" in record["error"] and "rejected" in record["error"]
+    assert 3 not in sm.read_routes("s1").values()  # s1 got its new routes anyway
+
+
+def test_events_reported_by_agents_are_handled_in_order(frr_sm):
+    sm, _servers = frr_sm
+    sm.start_event_loop()
+    sm.report(_event("s1", 4, up=False))
+    sm.report(_event("s1", 4, up=True))
+    deadline = time.monotonic() + 5
+    while len(sm.timeline) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert [r["event"] for r in sm.timeline] == ["port_down", "port_up"]
+
+
+def _ip(*args: str) -> None:
+    subprocess.run(["ip", *args], check=True, capture_output=True)
+
+
+@pytest.fixture
+def smt_veth():
+    if os.geteuid() != 0:
+        pytest.skip("needs root to create veth smt-a0/smt-b0")
+    subprocess.run(["ip", "link", "del", "smt-a0"], capture_output=True)
+    _ip("link", "add", "smt-a0", "type", "veth", "peer", "name", "smt-b0")
+    _ip("link", "set", "smt-a0", "up")
+    _ip("link", "set", "smt-b0", "up")
+    yield "smt-a0", "smt-b0"
+    subprocess.run(["ip", "link", "del", "smt-a0"], capture_output=True)
+
+
+def test_agent_marks_the_port_down_within_milliseconds_of_carrier_loss(
+        smt_veth, fake_switch, frr_p4info_path, bmv2_json):
+    watched, peer = smt_veth
+    server, address = fake_switch
+    conn = SwitchConnection("s1", address, device_id=1)
+    conn.set_pipeline(frr_p4info_path, bmv2_json)
+    reports: queue.Queue[PortEvent] = queue.Queue()
+    deadline = time.monotonic() + 2
+    while not os.path.exists(f"/sys/class/net/{watched}") or \
+            open(f"/sys/class/net/{watched}/carrier").read().strip() != "1":
+        assert time.monotonic() < deadline, "veth carrier never came up"
+        time.sleep(0.01)
+    agent = LocalAgent("s1", conn, {watched: 3}, reports.put).start()
+    try:
+        cut_ns = time.time_ns()
+        _ip("link", "set", peer, "down")
+        down = reports.get(timeout=2)
+        assert (down.switch, down.port, down.up, down.error) == ("s1", 3, False, "")
+        assert conn.read_register("port_down", 3) == {3: 1}
+        detection_ms = (down.detected_ns - cut_ns) / 1e6
+        switchover_ms = (down.switchover_ns - cut_ns) / 1e6
+        assert detection_ms < 50 and switchover_ms < 100, (detection_ms, switchover_ms)
+        _ip("link", "set", peer, "up")
+        up = reports.get(timeout=2)
+        assert up.up and conn.read_register("port_down", 3) == {3: 0}
+    finally:
+        agent.stop()
+        conn.close()
