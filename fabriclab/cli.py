@@ -25,34 +25,57 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from fabriclab.runner import IMPLEMENTED_FLOW_CONTROL, fabric_for, run
+    from fabriclab.runner import IMPLEMENTED_FLOW_CONTROL, fabric_for, run, run_sweep, sweep_table
+
+    points = [(label, s.with_overrides(args.topo, args.fc))
+              for label, s in scenarios.load_points(args.scenario)]
+    for _label, scenario in points:
+        fabric_for(scenario)  # a bad topology name fails here, before anything starts
+        if scenario.flow_control not in IMPLEMENTED_FLOW_CONTROL:
+            raise scenarios.ScenarioError(
+                f"flow control {scenario.flow_control.value!r} is not implemented in "
+                f"p4src/fabric.p4 yet; available: "
+                f"{', '.join(m.value for m in IMPLEMENTED_FLOW_CONTROL)}")
+    target = resolve(args.target)
+    first = points[0][1]
+    print(f"fabriclab: scenario {first.name} on {first.topology}, "
+          f"flow control {first.flow_control.value}, target {target.value}"
+          + (f", sweep over {len(points)} points" if len(points) > 1 else ""))
+    if len(points) > 1:
+        with StatusLine() as status:
+            sweep_dir, rows = run_sweep(points, target, Path(args.results), status,
+                                        Path(args.program))
+        print(sweep_table(rows))
+        print(f"results: {sweep_dir}")
+        return 0 if all(r.get("verdict") not in ("error", None) for r in rows) else 1
+    with StatusLine() as status:
+        result = run(first, target, Path(args.results), status, Path(args.program))
+    _print_result(result.metrics)
+    print(f"verdict: {result.metrics.get('verdict')}   results: {result.run_dir}")
+    return 0 if result.ok else 1
+
+
+def _print_result(metrics: dict) -> None:
     from traffic.analysis import format_table
 
-    scenario = scenarios.load(args.scenario).with_overrides(args.topo, args.fc)
-    fabric_for(scenario)  # a bad topology name fails here, before anything starts
-    if scenario.flow_control not in IMPLEMENTED_FLOW_CONTROL:
-        raise scenarios.ScenarioError(
-            f"flow control {scenario.flow_control.value!r} is not implemented in "
-            f"p4src/fabric.p4 yet; available: "
-            f"{', '.join(m.value for m in IMPLEMENTED_FLOW_CONTROL)}")
-    target = resolve(args.target)
-    print(f"fabriclab: scenario {scenario.name} on {scenario.topology}, "
-          f"flow control {scenario.flow_control.value}, target {target.value}")
-    with StatusLine() as status:
-        result = run(scenario, target, Path(args.results), status, Path(args.program))
-    metrics = result.metrics
     if "flows" in metrics:
         print(format_table(metrics))
     for name, check in metrics.get("checks", {}).items():
         print(f"check {name}: {'ok' if check.get('ok') else 'FAILED'} "
               f"({', '.join(f'{k}={v}' for k, v in check.items() if k != 'ok')})")
+    if metrics.get("cct_ms") is not None:
+        print(f"collective: cct {metrics['cct_ms']:.1f} ms, algbw {metrics['algbw'] / 1e6:.3f} "
+              f"MB/s, busbw {metrics['busbw'] / 1e6:.3f} MB/s")
+    if metrics.get("pause_frames") or metrics.get("credit_frames"):
+        print(f"flow control frames captured at hosts: pause {metrics.get('pause_frames')}, "
+              f"credit {metrics.get('credit_frames')}")
     if metrics.get("drops_by_reason"):
         print("switch drops by reason: " + ", ".join(
             f"{k}={v}" for k, v in sorted(metrics["drops_by_reason"].items())))
+    if metrics.get("recovery_gap_ms") is not None:
+        print(f"recovery gap after the link failure: {metrics['recovery_gap_ms']:.1f} ms")
     if metrics.get("error"):
         print(f"fabriclab: run failed: {metrics['error']}", file=sys.stderr)
-    print(f"verdict: {metrics.get('verdict')}   results: {result.run_dir}")
-    return 0 if result.ok else 1
 
 
 def _cmd_list(_args: argparse.Namespace) -> int:
@@ -68,17 +91,18 @@ def _cmd_list(_args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from traffic.analysis import format_table
-
     run_dir = Path(args.run_dir)
     metrics_path = run_dir / "metrics.json"
     if not metrics_path.exists():
         print(f"fabriclab: no metrics.json in {run_dir}", file=sys.stderr)
         return 1
-    metrics = json.loads(metrics_path.read_text())
-    if "flows" in metrics:
-        print(format_table(metrics))
-    print((run_dir / "report.md").read_text() if (run_dir / "report.md").exists() else "")
+    try:
+        metrics = json.loads(metrics_path.read_text())
+    except ValueError as exc:
+        print(f"fabriclab: {metrics_path} is not valid JSON: {exc}", file=sys.stderr)
+        return 1
+    _print_result(metrics)
+    print(f"verdict: {metrics.get('verdict')}")
     return 0
 
 

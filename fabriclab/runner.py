@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FABRIC_P4 = ROOT / "p4src" / "fabric.p4"
 UNKNOWN_DLID = 0xBEEF  # inside the unicast range, never assigned by the SM in small fabrics
 CHECK_FLOW_ID = 0xFFFF  # flow id of the frames sent to UNKNOWN_DLID
-IMPLEMENTED_FLOW_CONTROL = (FlowControl.LOSSY,)  # PFC and CREDIT land with issue 5
+IMPLEMENTED_FLOW_CONTROL = (FlowControl.LOSSY, FlowControl.PFC, FlowControl.CREDIT)
 
 
 @dataclass
@@ -157,7 +157,13 @@ def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, progra
         sm.assign_lids(run_dir / "guid2lid.json")
         sm.install_routes()
         sm.write_address_book(run_dir / "address_book.json")
+        _configure_flow_control(scenario, fabric, sm)
         sm_seconds = time.monotonic() - t0
+        if scenario.traffic.pattern != "stream" or scenario.flow_control is not FlowControl.LOSSY:
+            result = _nic_experiment(scenario, fabric, net, sm, run_dir, ledger, status)
+            result.update({"sm_setup_s": round(sm_seconds, 3), "topology": fabric.name})
+            result["verdict"] = _verdict(scenario, result)
+            return result
 
         traffic = scenario.traffic
         src, dst = net.host(traffic.src), net.host(traffic.dst)
@@ -210,6 +216,210 @@ def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, progra
         sm.close()
 
 
+PATTERN_ALGORITHM = {"allreduce-ring": "ring_allreduce", "allreduce-hd": "hd_allreduce",
+                     "alltoall": "alltoall", "incast": "incast", "permutation": "permutation"}
+
+
+def _frame_bytes(scenario: Scenario) -> int:
+    from traffic.frames import DATA_HEADER_LEN
+
+    return DATA_HEADER_LEN + scenario.traffic.payload_bytes
+
+
+def _configure_flow_control(scenario: Scenario, fabric: Fabric, sm) -> None:
+    """Put every switch in the scenario's flow-control mode with its parameters."""
+    from controller import flow_control as fc
+    from traffic.nic import pause_quantum_ns
+
+    mode = {FlowControl.LOSSY: fc.Mode.LOSSY, FlowControl.PFC: fc.Mode.PFC,
+            FlowControl.CREDIT: fc.Mode.CREDIT}[scenario.flow_control]
+    pfc, credit = scenario.pfc, scenario.credit
+    params = fc.FlowControlParams(
+        mode=mode, xoff=pfc.xoff, xon=pfc.xon, headroom=pfc.headroom,
+        credit_limit=credit.buffer_pkts, credit_coalesce=credit.coalesce,
+        hoq_lifetime_us=credit.hoq_lifetime_us, watchdog_detect_us=pfc.watchdog_detect_us,
+        watchdog_restore_us=pfc.watchdog_restore_us)
+    frame_bytes = _frame_bytes(scenario)
+
+    def one(name: str) -> None:
+        quanta, limits = {}, {}
+        for link in fabric.links_of(name):
+            port, _peer, _peer_port = link.endpoint(name)
+            quanta[port] = round(pause_quantum_ns(link.params.rate_pps, frame_bytes))
+            limits[port] = link.params.buffer_pkts
+        fc.configure(sm.connections[name], params, quanta, limits)
+
+    names = [sw.name for sw in fabric.switches]
+    with ThreadPoolExecutor(max_workers=min(16, len(names))) as pool:
+        list(pool.map(one, names))
+
+
+def _ranks(scenario: Scenario, fabric: Fabric) -> list[str]:
+    hosts = list(scenario.traffic.hosts) or sorted((h.name for h in fabric.hosts),
+                                                   key=lambda n: int(n[1:]))
+    unknown = [h for h in hosts if h not in {n.name for n in fabric.hosts}]
+    if unknown:
+        raise ValueError(f"[traffic] hosts {unknown} are not in {fabric.name}")
+    return hosts
+
+
+def _stream_flow_files(scenario: Scenario, lids: dict[str, int], macs: dict[str, str],
+                       out_dir: Path) -> dict[str, Path]:
+    """FLOWS.json for a plain stream: one flow src -> dst, the receiver expects it."""
+    t = scenario.traffic
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = {
+        t.src: {"name": t.src, "lid": lids[t.src], "mac": macs[t.src],
+                "flows": [{"flow": 1, "dst_mac": macs[t.dst], "dlid": lids[t.dst],
+                           "count": t.frames, "payload": t.payload_bytes}], "recvs": []},
+        t.dst: {"name": t.dst, "lid": lids[t.dst], "mac": macs[t.dst], "flows": [],
+                "recvs": [{"coll_id": 0, "step": 0, "slid": lids[t.src],
+                           "frames": t.frames}]},
+    }
+    paths = {}
+    for name, content in files.items():
+        paths[name] = out_dir / f"{name}.flows.json"
+        paths[name].write_text(json.dumps(content, indent=1) + "\n")
+    return paths
+
+
+def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm,
+                    run_dir: Path, ledger: Ledger, status: StatusLine) -> dict:
+    """Traffic through the hosts' NIC emulators, which speak the link's flow control."""
+    from fabriclab.hosts import NicFleet, NicSettings
+    from traffic.analysis import (
+        ReceiverTrace,
+        analyze,
+        arrivals_from_recv_logs,
+        bandwidth,
+        collective_times,
+        recovery_gaps,
+    )
+    from traffic.capture import Capture
+    from traffic.collectives import CollectiveSpec, address_book, write_flow_files
+
+    t = scenario.traffic
+    lids = sm.lids
+    macs = {h.name: host_mac(int(h.name[1:])) for h in fabric.hosts}
+    flows_dir = run_dir / "flows"
+    if t.pattern == "stream":
+        ranks = [t.src, t.dst]
+        flow_files = _stream_flow_files(scenario, lids, macs, flows_dir)
+        spec = None
+    else:
+        ranks = _ranks(scenario, fabric)
+        root = ranks.index(t.dst) if t.dst in ranks else 0
+        spec = CollectiveSpec(algorithm=PATTERN_ALGORITHM[t.pattern], n=len(ranks),
+                              message_bytes=t.message_bytes, payload=t.payload_bytes,
+                              reps=t.repetitions, root=root)
+        book = address_book({h: (lids[h], macs[h]) for h in ranks})
+        flow_files = write_flow_files(spec, book, flows_dir)
+    hosts = {h: net.host(h) for h in ranks}
+    settings = NicSettings(mode=scenario.flow_control.value, rate_pps=scenario.link.rate_pps,
+                           frame_bytes=_frame_bytes(scenario),
+                           buffer=scenario.credit.buffer_pkts if scenario.flow_control is
+                           FlowControl.CREDIT else scenario.link.buffer_pkts,
+                           xoff=scenario.pfc.xoff, xon=scenario.pfc.xon,
+                           credit_coalesce=scenario.credit.coalesce)
+    captures = {}
+    for h in ranks:
+        cap = Capture(f"{h}-eth0", run_dir / "pcaps" / f"{h}.pcap", spawn=hosts[h].popen,
+                      direction="in")
+        cap.start()
+        ledger.add_process(cap.pid, f"tcpdump on {h}")
+        captures[h] = cap
+    fleet = NicFleet(run_dir / "nics", ledger)
+    stats = []
+    try:
+        status.set_phase(f"traffic: {t.pattern} over {len(ranks)} hosts "
+                         f"({scenario.flow_control.value})")
+        start_at = fleet.start(hosts, flow_files, lids, macs, settings, scenario.duration_s)
+        schedule = _fault_schedule(scenario, fabric, net, fleet)
+        if schedule is not None:
+            schedule.start(int(start_at * 1e9))
+        summaries = fleet.wait(scenario.duration_s + 15)
+        if schedule is not None:
+            schedule.cancel()
+            events = schedule.join(5)
+        else:
+            events = []
+        _drain(scenario, fabric)
+    finally:
+        fleet.stop()
+        for cap in captures.values():
+            stats.append(cap.stop())
+    status.set_phase("reading counters and analysing")
+    counters = _read_counters(sm, fabric)
+    _write_json(run_dir / "counters.json", _counters_json(counters))
+    traces = [ReceiverTrace(run_dir / "pcaps" / f"{h}.pcap", dlid=lids[h]) for h in ranks]
+    result = analyze(fleet.sent_logs(), traces, stats, switch_drops=counters)
+    result["nics"] = summaries
+    result["faults"] = [_event_json(e) for e in events]
+    result["cct_ms"] = result["algbw"] = result["busbw"] = None
+    if spec is not None:
+        cct = collective_times(summaries.values())
+        result["collectives"] = cct
+        times = [c.get("cct_ms") for c in cct.values()]
+        if times and all(x is not None for x in times):
+            result["cct_ms"] = max(times)
+            result.update(bandwidth(t.message_bytes, result["cct_ms"], spec.algorithm,
+                                    spec.n))
+    result["recovery_gap_ms"] = None
+    down = next((e for e in events if e.name.startswith("link_down")), None)
+    if down is not None and down.started_ns:
+        gaps = recovery_gaps(arrivals_from_recv_logs(fleet.recv_logs()), down.started_ns)
+        result["recovery"] = gaps
+        values = [g["gap_ms"] for g in gaps.values() if g.get("gap_ms") is not None]
+        result["recovery_gap_ms"] = max(values) if values else None
+    result["rate_kept"] = result.get("rate_kept", True) and all(
+        s.get("rate_kept", False) for s in summaries.values())
+    return result
+
+
+def _event_json(event) -> dict:
+    return {k: getattr(event, k) for k in ("name", "at_s", "started_ns", "error")
+            if hasattr(event, k)}
+
+
+def _link_ends(fabric: Fabric, target: str, net: EmulatedNetwork):
+    from traffic.faults import LinkEnd
+
+    a, _, b = target.partition("-")
+    for link in fabric.links:
+        if {link.a, link.b} == {a, b}:
+            ends = []
+            for node, port in ((link.a, link.a_port), (link.b, link.b_port)):
+                prefix = () if node.startswith("s") else ("mnexec", "-a", str(net.host(node).pid))
+                ends.append(LinkEnd(f"{node}-eth{port}", prefix))
+            return ends
+    raise ValueError(f"fault target {target!r}: no link between {a} and {b} in {fabric.name}")
+
+
+def _fault_schedule(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, fleet):
+    """The scenario's faults as a traffic.faults schedule (None without faults)."""
+    from traffic import faults
+
+    if not scenario.faults:
+        return None
+    items = []
+    for f in scenario.faults:
+        if f.kind in ("link_down", "link_up"):
+            ends = _link_ends(fabric, f.target, net)
+            action = faults.LinkDown(ends) if f.kind == "link_down" else faults.LinkUp(ends)
+        elif f.kind in ("stall", "unstall", "pause_storm", "credit_loss"):
+            if f.target not in fleet.control:
+                raise ValueError(f"fault {f.kind}: {f.target!r} runs no NIC in this scenario")
+            command = {"stall": "stall", "unstall": "resume", "pause_storm": "pause_storm on",
+                       "credit_loss": "drop_credits 1000000"}[f.kind]
+            action = faults.NicCommand(str(fleet.control[f.target]), command)
+        else:
+            sw = net.switch(f.target)
+            action = faults.Hook(f"{f.kind} {f.target}",
+                                 sw.kill if f.kind == "switch_kill" else sw.restart)
+        items.append((f.at_s, action))
+    return faults.FaultSchedule(items)
+
+
 def _drain(scenario: Scenario, fabric: Fabric) -> None:
     """Wait until frames in flight have arrived: queues drain at the link rate."""
     depth = scenario.link.buffer_pkts * max(1, len(fabric.switches))
@@ -253,6 +463,14 @@ def _send(host, ledger: Ledger, log: Path, src_mac: str, dst_mac: str, slid: int
 def _verdict(scenario: Scenario, result: dict) -> str:
     if result.get("partial"):
         return "partial"
+    collectives = result.get("collectives")
+    if collectives is not None and result.get("cct_ms") is None:
+        if result.get("lost") and not result.get("unexplained_loss"):
+            # Counted drops (lossy mode): there is no retransmission here.
+            return "incomplete"
+        # Frames neither arrived nor were dropped: a fabric that stopped
+        # moving (a deadlock, or a stall nobody bounded).
+        return "stalled"
     checks_ok = all(c.get("ok") for c in result.get("checks", {}).values())
     lossless_expected = scenario.traffic.rate_pps < scenario.link.rate_pps
     if not checks_ok or result.get("unexplained_loss"):
@@ -262,6 +480,48 @@ def _verdict(scenario: Scenario, result: dict) -> str:
     return "pass"
 
 
+SWEEP_COLUMNS = ("sent", "received", "lost", "unexplained_loss", "reordered", "pause_frames",
+                 "credit_frames", "cct_ms", "busbw", "recovery_gap_ms", "verdict")
+
+
+def run_sweep(points: list[tuple[str, Scenario]], target: Target, results_root: Path,
+              status: StatusLine | None = None, program_source: Path = FABRIC_P4
+              ) -> tuple[Path, list[dict]]:
+    """Every sweep point one after another; one table (sweep.json, sweep.md) over all."""
+    rows = []
+    name = points[0][1].name
+    sweep_dir = Path(results_root) / (time.strftime("%Y%m%d-%H%M%S") + f"-{name}-sweep")
+    sweep_dir.mkdir(parents=True, exist_ok=True)
+    for i, (label, scenario) in enumerate(points, 1):
+        if status is not None:
+            status.set_phase(f"sweep point {i}/{len(points)}: {label}")
+        result = run(scenario, target, sweep_dir, status, program_source)
+        row = {"point": label, "run": result.run_dir.name}
+        row.update({k: result.metrics.get(k) for k in SWEEP_COLUMNS})
+        rows.append(row)
+        _write_json(sweep_dir / "sweep.json", rows)  # after every point: nothing is lost
+        (sweep_dir / "sweep.md").write_text(sweep_table(rows) + "\n")
+    return sweep_dir, rows
+
+
+def sweep_table(rows: list[dict]) -> str:
+    """One line per sweep point, fixed columns (values as measured, '-' where n/a)."""
+    cols = ("point", *SWEEP_COLUMNS)
+    widths = {c: max(len(c), *(len(_cell(r.get(c))) for r in rows)) for c in cols}
+    lines = ["  ".join(c.rjust(widths[c]) for c in cols)]
+    for r in rows:
+        lines.append("  ".join(_cell(r.get(c)).rjust(widths[c]) for c in cols))
+    return "\n".join(lines)
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
 def report_markdown(scenario: Scenario, metrics: dict) -> str:
     lines = [f"# {scenario.name}", "", scenario.description, "",
              f"* topology: `{scenario.topology}`, flow control: `{scenario.flow_control.value}`, "
@@ -269,7 +529,8 @@ def report_markdown(scenario: Scenario, metrics: dict) -> str:
              f"* verdict: **{metrics.get('verdict')}**"]
     if metrics.get("error"):
         lines.append(f"* error: {metrics['error']}")
-    for key in ("sent", "received", "lost", "unexplained_loss", "reordered", "duplicates"):
+    for key in ("sent", "received", "lost", "unexplained_loss", "reordered", "duplicates",
+                "pause_frames", "credit_frames", "cct_ms", "algbw", "busbw", "recovery_gap_ms"):
         if key in metrics:
             lines.append(f"* {key}: {metrics[key]}")
     for name, check in metrics.get("checks", {}).items():

@@ -205,7 +205,7 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     if scenario.routing not in ROUTING_ENGINES:
         raise ScenarioError(f"{origin}: routing {scenario.routing!r} is not one of "
                             f"{', '.join(ROUTING_ENGINES)}")
-    if scenario.traffic.src == scenario.traffic.dst:
+    if scenario.traffic.pattern == "stream" and scenario.traffic.src == scenario.traffic.dst:
         raise ScenarioError(f"{origin}: [traffic] src and dst are the same host")
     return scenario
 

@@ -22,6 +22,13 @@
 #define FC_ARRAY (NUM_PORTS * NUM_CLASSES)
 
 /* ---- receive side: (ingress port, class) */
+/* LOSSY: data frames admitted towards each egress port and not yet sent, and
+ * the most it may hold (0 = no limit; the SM sets the link's buffer). Beyond
+ * it frames are tail-dropped here, where the drop is counted (DROP_TAIL), and
+ * not in the traffic manager, where no P4 counter would see it. */
+register<bit<32>, bit<32>>(NUM_PORTS) egress_queued;
+register<bit<32>, bit<32>>(NUM_PORTS) egress_limit;
+
 register<bit<32>, bit<32>>(FC_ARRAY) fc_buffer;          /* packets held for this input */
 register<bit<64>, bit<32>>(FC_ARRAY) fc_pause_sent_ns;   /* last pause sent; 0 = resumed */
 register<bit<12>, bit<32>>(FC_ARRAY) fc_abr;             /* adjusted blocks received */
@@ -153,6 +160,11 @@ control FabricEgress(inout headers_t hdr,
         } else if (meta.is_data == 1 && meta.cfg.mode == FC_LOSSY) {
             meta.held = 0;
             class_tx.count(index);
+            bit<32> queued;
+            egress_queued.read(queued, (bit<32>)standard_metadata.egress_port);
+            if (queued > 0) {
+                egress_queued.write((bit<32>)standard_metadata.egress_port, queued - 1);
+            }
         } else if (meta.is_data == 1) {
             /* ---- the transmit gate of (egress port, class) */
             bit<32> head;

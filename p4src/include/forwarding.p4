@@ -52,6 +52,13 @@ control FabricIngress(inout headers_t hdr,
         meta.routed = 1;
     }
 
+    /* LOSSY: the egress port's buffer is full; counted at the egress port. */
+    action tail_drop() {
+        meta.drop_reason = DROP_TAIL;
+        drop_counter.count((bit<32>)standard_metadata.egress_spec * DROP_REASONS + DROP_TAIL);
+        mark_to_drop(standard_metadata);
+    }
+
     action no_route() {
         drop_with_reason(DROP_NO_ROUTE);
     }
@@ -245,7 +252,19 @@ control FabricIngress(inout headers_t hdr,
                     meta.arrival_ts = standard_metadata.ingress_global_timestamp;
                     bit<32> index = port_base + (bit<32>)meta.in_cls;
                     bit<1> admitted = 1;
-                    if (meta.cfg.mode != FC_LOSSY) {
+                    if (meta.cfg.mode == FC_LOSSY) {
+                        bit<32> out_index = (bit<32>)standard_metadata.egress_spec;
+                        bit<32> queued;
+                        bit<32> queue_limit;
+                        egress_queued.read(queued, out_index);
+                        egress_limit.read(queue_limit, out_index);
+                        if (queue_limit != 0 && queued >= queue_limit) {
+                            admitted = 0;
+                            tail_drop();
+                        } else {
+                            egress_queued.write(out_index, queued + 1);
+                        }
+                    } else {
                         bit<32> occupancy;
                         fc_buffer.read(occupancy, index);
                         bit<32> limit = meta.cfg.credit_limit;
