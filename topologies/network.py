@@ -108,6 +108,19 @@ class P4Switch(Switch):
             self.process = None
         super().stop(deleteIntfs)
 
+    def kill(self) -> None:
+        """Fault injection: the switch process dies at once (SIGKILL), its ports stay."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def restart(self) -> None:
+        """Fault injection: a killed switch comes back empty (no pipeline, no entries)."""
+        if self.process is not None and self.process.poll() is None:
+            return
+        self.start([])
+        self.wait_ready()
+
     def crashed(self) -> int | None:
         """The exit code if the switch process died, else None."""
         return None if self.process is None else self.process.poll()
