@@ -68,13 +68,26 @@ class Fabric:
         return [n for n in self.nodes if n.kind is NodeKind.SWITCH]
 
     def node(self, name: str) -> Node:
-        for n in self.nodes:
-            if n.name == name:
-                return n
-        raise KeyError(f"no node named {name!r} in fabric {self.name}")
+        try:
+            return self._index()[0][name]
+        except KeyError:
+            raise KeyError(f"no node named {name!r} in fabric {self.name}") from None
 
     def links_of(self, name: str) -> list[Link]:
-        return [lk for lk in self.links if name in (lk.a, lk.b)]
+        return list(self._index()[1].get(name, ()))
+
+    def _index(self) -> tuple[dict[str, Node], dict[str, list[Link]]]:
+        """Nodes by name and links by node, built once (the fabric is frozen)."""
+        cached = self.extra.get("_index")
+        if cached is None:
+            by_node: dict[str, list[Link]] = {}
+            for lk in self.links:
+                by_node.setdefault(lk.a, []).append(lk)
+                if lk.b != lk.a:
+                    by_node.setdefault(lk.b, []).append(lk)
+            cached = ({n.name: n for n in self.nodes}, by_node)
+            self.extra["_index"] = cached
+        return cached
 
     def neighbours(self, name: str) -> list[tuple[int, str, int]]:
         """(own port, peer, peer port) for every link of `name`, by own port."""

@@ -30,9 +30,12 @@ class _Builder:
         self.nodes: list[Node] = []
         self.links: list[Link] = []
         self._next_port: dict[str, int] = {}
+        self._switches = 0
+        self._hosts = 0
 
     def add_switch(self, tier: int = 0, guid: int | None = None, label: str = "") -> str:
-        n = sum(1 for x in self.nodes if x.kind is NodeKind.SWITCH) + 1
+        self._switches += 1
+        n = self._switches
         name = f"s{n}"
         self.nodes.append(Node(name, NodeKind.SWITCH, guid or SWITCH_GUID_BASE + n,
                                device_id=n, tier=tier, label=label))
@@ -40,7 +43,8 @@ class _Builder:
         return name
 
     def add_host(self, guid: int | None = None, label: str = "") -> str:
-        n = sum(1 for x in self.nodes if x.kind is NodeKind.HOST) + 1
+        self._hosts += 1
+        n = self._hosts
         name = f"h{n}"
         self.nodes.append(Node(name, NodeKind.HOST, guid or HOST_GUID_BASE + n, label=label))
         self._next_port[name] = 0
