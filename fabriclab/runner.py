@@ -111,8 +111,7 @@ def run(scenario: Scenario, target: Target, results_root: Path,
     try:
         status.set_phase("building topology")
         fabric = fabric_for(scenario)
-        _write_json(run_dir / "topology.json", {k: v for k, v in asdict(fabric).items()
-                                                 if k != "extra"})
+        _write_json(run_dir / "topology.json", asdict(fabric))
         fit = capacity.check(fabric)
         metrics["capacity"] = fit.as_dict()
         for warning in fit.warnings:

@@ -78,7 +78,7 @@ class Fabric:
 
     def _index(self) -> tuple[dict[str, Node], dict[str, list[Link]]]:
         """Nodes by name and links by node, built once (the fabric is frozen)."""
-        cached = self.extra.get("_index")
+        cached = self.__dict__.get("_index_cache")
         if cached is None:
             by_node: dict[str, list[Link]] = {}
             for lk in self.links:
@@ -86,7 +86,7 @@ class Fabric:
                 if lk.b != lk.a:
                     by_node.setdefault(lk.b, []).append(lk)
             cached = ({n.name: n for n in self.nodes}, by_node)
-            self.extra["_index"] = cached
+            object.__setattr__(self, "_index_cache", cached)  # not a field: replace() drops it
         return cached
 
     def neighbours(self, name: str) -> list[tuple[int, str, int]]:
