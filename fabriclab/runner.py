@@ -150,18 +150,31 @@ def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, progra
 
     status.set_phase("subnet manager: pipeline, LIDs, routes")
     macs = {h.name: host_mac(int(h.name[1:])) for h in fabric.hosts}
+    from controller.routing import engine as routing_engine
+
     t0 = time.monotonic()
-    sm = SubnetManager(fabric, connect_switches(fabric, net.grpc_addrs), host_macs=macs)
+    sm = SubnetManager(fabric, connect_switches(fabric, net.grpc_addrs), host_macs=macs,
+                       engine=routing_engine(scenario.routing),
+                       fast_reroute=scenario.reroute == "fast")
+    agents = []
     try:
         sm.push_pipeline(program.p4info, program.bmv2_json)
         sm.assign_lids(run_dir / "guid2lid.json")
         sm.install_routes()
+        sm.install_sl_to_vl()
         sm.write_address_book(run_dir / "address_book.json")
         _configure_flow_control(scenario, fabric, sm)
         sm_seconds = time.monotonic() - t0
+        if any(f.kind in ("link_down", "link_up") for f in scenario.faults):
+            sm.start_event_loop(run_dir / "sm_timeline.jsonl")
+            agents = _start_agents(fabric, net, sm, program)
         if scenario.traffic.pattern != "stream" or scenario.flow_control is not FlowControl.LOSSY:
             result = _nic_experiment(scenario, fabric, net, sm, run_dir, ledger, status)
-            result.update({"sm_setup_s": round(sm_seconds, 3), "topology": fabric.name})
+            result.update({"sm_setup_s": round(sm_seconds, 3), "topology": fabric.name,
+                           "routing": scenario.routing, "reroute": scenario.reroute,
+                           "sm_timeline": list(sm.timeline),
+                           "deadlock_free_routing": not sm.deadlock_problem,
+                           "vls_used": len(set(sm.vl_of.values())) or 1})
             result["verdict"] = _verdict(scenario, result)
             return result
 
@@ -213,7 +226,26 @@ def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, progra
         result["verdict"] = _verdict(scenario, result)
         return result
     finally:
+        for agent in agents:
+            agent.stop()
+            agent.conn.close()
+        sm.stop_event_loop()
         sm.close()
+
+
+def _start_agents(fabric: Fabric, net: EmulatedNetwork, sm, program) -> list:
+    """A local agent per switch: carrier loss -> port_down at once -> the SM told."""
+    from controller.agent import AGENT_ROLE, LocalAgent
+    from controller.p4runtime_client import SwitchConnection
+
+    agents = []
+    for sw in fabric.switches:
+        ports = {f"{sw.name}-eth{port}": port for port, _p, _pp in fabric.neighbours(sw.name)}
+        conn = SwitchConnection(f"{sw.name}-agent", net.grpc_addrs[sw.name], sw.device_id,
+                                (1, 0), role=AGENT_ROLE)
+        conn.use_p4info(program.p4info)
+        agents.append(LocalAgent(sw.name, conn, ports, sm.report).start())
+    return agents
 
 
 PATTERN_ALGORITHM = {"allreduce-ring": "ring_allreduce", "allreduce-hd": "hd_allreduce",

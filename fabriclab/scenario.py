@@ -93,6 +93,7 @@ class Scenario:
     topology: str = "line:2"
     flow_control: FlowControl = FlowControl.LOSSY
     routing: str = "minhop"
+    reroute: str = "fast"  # fast: backup ports in the data plane + SM global reroute; global: SM only
     seed: int = 1
     duration_s: float = 30.0  # hard limit for the traffic phase
     link: LinkSpec = field(default_factory=LinkSpec)
@@ -167,7 +168,7 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     values: dict[str, Any] = dict(data)
     values["flow_control"] = _enum(FlowControl, data.get("flow_control", "lossy"),
                                    f"{origin}: flow_control")
-    for key in ("description", "topology", "routing"):
+    for key in ("description", "topology", "routing", "reroute"):
         if key in data and not isinstance(data[key], str):
             raise ScenarioError(f"{origin}: {key}: expected a string, got {data[key]!r}")
     for key in ("seed", "duration_s"):
@@ -180,7 +181,7 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     values["credit"] = _section(CreditSpec, data.get("credit", {}), f"{origin}: [credit]")
     values["sweep"] = _section(SweepSpec, data.get("sweep", {}), f"{origin}: [sweep]")
     faults = data.get("faults", [])
-    if not isinstance(faults, list):
+    if not isinstance(faults, list | tuple):
         raise ScenarioError(f"{origin}: faults: expected an array of tables ([[faults]])")
     values["faults"] = tuple(_section(FaultSpec, f, f"{origin}: [[faults]] #{i + 1}")
                              for i, f in enumerate(faults))
@@ -205,6 +206,8 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     if scenario.routing not in ROUTING_ENGINES:
         raise ScenarioError(f"{origin}: routing {scenario.routing!r} is not one of "
                             f"{', '.join(ROUTING_ENGINES)}")
+    if scenario.reroute not in ("fast", "global"):
+        raise ScenarioError(f"{origin}: reroute {scenario.reroute!r} is not one of fast, global")
     if scenario.traffic.pattern == "stream" and scenario.traffic.src == scenario.traffic.dst:
         raise ScenarioError(f"{origin}: [traffic] src and dst are the same host")
     return scenario

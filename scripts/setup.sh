@@ -12,6 +12,7 @@ apt_packages=(
   mininet tcpdump iproute2 iputils-ping ethtool procps
   python3 python3-venv python3-pip python3-dev
   shellcheck vagrant make
+  opensm ibsim-utils   # make bench: OpenSM side by side with our routing engines
 )
 
 log() { printf '[setup] %s\n' "$*"; }

@@ -86,3 +86,9 @@ def test_faults_and_host_lists_are_read():
     assert s.traffic.hosts == ("h1", "h2", "h3")
     assert [(f.at_s, f.kind) for f in s.faults] == [(0.5, "link_down"), (1.5, "link_up")]
     assert s.as_dict()["faults"][0]["target"] == "s1-s2"
+
+
+@pytest.mark.parametrize("name", sc.available())
+def test_the_scenario_as_run_parses_back_to_the_same_scenario(name):
+    s = sc.load(name)
+    assert sc.parse(s.as_dict(), "as run") == s
