@@ -9,8 +9,10 @@ the run waits for every NIC's "ready" line, then for all of them to finish
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +42,9 @@ class NicFleet:
     ledger: Ledger
     procs: dict[str, subprocess.Popen] = field(default_factory=dict)
     control: dict[str, Path] = field(default_factory=dict)
+    # Control sockets live in a short private directory: a unix socket path
+    # has at most 107 bytes, and result directories can be deep.
+    control_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="fl-nic-")))
 
     def start(self, hosts: dict, flows: dict[str, Path], lids: dict[str, int],
               macs: dict[str, str], settings: NicSettings, duration_s: float) -> float:
@@ -47,7 +52,7 @@ class NicFleet:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         start_at = time.time() + START_MARGIN_S + 0.05 * len(flows)
         for name, flows_path in sorted(flows.items()):
-            control = self.log_dir / f"{name}.ctl"
+            control = self.control_dir / f"{name}.ctl"
             self.control[name] = control
             cmd = [sys.executable, "-m", "traffic.nic", "--iface", f"{name}-eth0",
                    "--mode", settings.mode, "--rate-pps", str(settings.rate_pps),
@@ -101,3 +106,4 @@ class NicFleet:
         for proc in self.procs.values():
             if proc.poll() is None:
                 stop_pid(proc.pid)
+        shutil.rmtree(self.control_dir, ignore_errors=True)

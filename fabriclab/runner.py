@@ -123,6 +123,12 @@ def run(scenario: Scenario, target: Target, results_root: Path,
         status.set_phase(f"starting {len(fabric.switches)} switches and {len(fabric.hosts)} hosts")
         net = start_network(fabric, target, ledger, run_dir / "logs", _port_params(fabric))
         metrics.update(_experiment(scenario, fabric, net, program, run_dir, ledger, status))
+        crashed = net.crashed_switches()
+        if crashed:
+            metrics["crashed_switches"] = crashed
+            metrics.setdefault("problems", []).append(
+                "switch process(es) died during the run: " + ", ".join(
+                    f"{name} (exit {code})" for name, code in sorted(crashed.items())))
     except Exception as exc:  # noqa: BLE001 - a failed run still writes what it has
         metrics["error"] = f"{type(exc).__name__}: {exc}"
         if net is not None:
@@ -196,10 +202,14 @@ def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, progra
         finally:
             stats = capture.stop()
         status.set_phase("reading counters and analysing")
-        counters = _read_counters(sm, fabric)
+        counters, unreadable = _split_unreadable(_read_counters(sm, fabric))
         _write_json(run_dir / "counters.json", _counters_json(counters))
         result = analyze([data_log], [ReceiverTrace(pcap, dlid=lids[traffic.dst])], [stats],
                          switch_drops=counters)
+        if unreadable:
+            result["partial"] = True
+            result.setdefault("problems", []).extend(
+                f"counters of {n} could not be read: {why}" for n, why in unreadable.items())
         checks = {}
         if scenario.checks.unknown_dlid_frames:
             # A separate window after the data counters were read, so the data's
@@ -211,7 +221,7 @@ def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, progra
                   count=scenario.checks.unknown_dlid_frames, rate=traffic.rate_pps,
                   payload=traffic.payload_bytes, timeout=10)
             _drain(scenario, fabric)
-            after = _read_counters(sm, fabric)
+            after, _unreadable = _split_unreadable(_read_counters(sm, fabric))
             src_switch, src_port = fabric.host_switch(traffic.src)
             key = (src_port, "no_route")
             dropped = after[src_switch].get(key, (0, 0))[0] - counters[src_switch].get(
@@ -381,10 +391,14 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
         for cap in captures.values():
             stats.append(cap.stop())
     status.set_phase("reading counters and analysing")
-    counters = _read_counters(sm, fabric)
+    counters, unreadable = _split_unreadable(_read_counters(sm, fabric))
     _write_json(run_dir / "counters.json", _counters_json(counters))
     traces = [ReceiverTrace(run_dir / "pcaps" / f"{h}.pcap", dlid=lids[h]) for h in ranks]
     result = analyze(fleet.sent_logs(), traces, stats, switch_drops=counters)
+    if unreadable:
+        result["partial"] = True
+        result.setdefault("problems", []).extend(
+            f"counters of {name} could not be read: {why}" for name, why in unreadable.items())
     result["nics"] = summaries
     result["faults"] = [_event_json(e) for e in events]
     result["cct_ms"] = result["algbw"] = result["busbw"] = None
@@ -460,9 +474,28 @@ def _drain(scenario: Scenario, fabric: Fabric) -> None:
 
 
 def _read_counters(sm, fabric: Fabric) -> dict[str, dict[tuple[int, str], tuple[int, int]]]:
+    """Drop counters of every switch; a switch that cannot answer (killed by a
+    fault, crashed) gives none, and is listed under the key None."""
     names = [sw.name for sw in fabric.switches]
+
+    def read(name: str):
+        try:
+            return sm.read_drop_counters(name)
+        except Exception as exc:  # noqa: BLE001 - one dead switch must not lose the run
+            return exc
+
     with ThreadPoolExecutor(max_workers=min(16, len(names))) as pool:
-        return dict(zip(names, pool.map(sm.read_drop_counters, names)))
+        results = dict(zip(names, pool.map(read, names)))
+    counters = {n: r for n, r in results.items() if not isinstance(r, Exception)}
+    unreadable = {n: str(r) for n, r in results.items() if isinstance(r, Exception)}
+    if unreadable:
+        counters[None] = unreadable  # type: ignore[index]
+    return counters
+
+
+def _split_unreadable(counters: dict) -> tuple[dict, dict]:
+    counters = dict(counters)
+    return counters, counters.pop(None, {})
 
 
 def _counters_json(counters: dict) -> dict:
