@@ -41,7 +41,8 @@ NS = {"dptb0": "dpt-ba", "dptb1": "dpt-bb"}
 DLID = 0x0042
 
 GENERATOR = r"""
-import socket, sys, time
+import signal, socket, sys, time
+signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.bind((sys.argv[1], 0))
 f = bytes.fromhex(sys.argv[2])
@@ -126,6 +127,7 @@ def fabric_frame() -> bytes:
 def run_bare() -> None:
     from p4switch.ports import frame_buffer_size, open_port
 
+    signal.signal(signal.SIGTERM, lambda _s, _f: os._exit(0))
     a, b = open_port("dptb0"), open_port("dptb1")
     bufsize = frame_buffer_size("dptb0")
     ep = select.epoll()
@@ -137,7 +139,7 @@ def run_bare() -> None:
         for _ in range(64):
             try:
                 frame = recv(bufsize)
-            except BlockingIOError:
+            except OSError:  # EAGAIN; ENETDOWN while the veths are being deleted
                 break
             try:
                 send(frame)
@@ -149,6 +151,10 @@ def run_switch(program_path: str, fabric: bool) -> None:
     from p4switch.runtime_api import ActionCall, MatchKind, MatchParam
     from p4switch.switch import Switch
 
+    # SIGTERM is taken by sigwait below, in this thread only: blocked before the
+    # data-plane thread starts, so that it is never delivered there (which would kill
+    # the process in the middle of a send) and the switch stops cleanly.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
     with open(program_path) as f:
         prog = json.load(f)
     sw = Switch({1: "dptb0", 2: "dptb1"}, cpu_port=510)
@@ -187,6 +193,7 @@ def measure(dut_cmd: list[str], frame: bytes, seconds: float) -> tuple[float, fl
     packets per CPU-second the DUT used)."""
     dut = subprocess.Popen(dut_cmd, stdout=subprocess.PIPE, text=True, cwd=REPO,
                            preexec_fn=_pin(1))
+    gen = None
     try:
         if dut.stdout.readline().strip() != "ready":
             raise RuntimeError(f"DUT {dut_cmd} did not start")
@@ -201,11 +208,15 @@ def measure(dut_cmd: list[str], frame: bytes, seconds: float) -> tuple[float, fl
         gen.wait(timeout=seconds + 10)
         return (c1 - c0) / (t1 - t0), (c1 - c0) / max(u1 - u0, 1e-3)
     finally:
-        dut.send_signal(signal.SIGTERM)
-        try:
-            dut.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            dut.kill()
+        for proc in (gen, dut):  # both gone before the veths are deleted
+            if proc is None or proc.poll() is not None:
+                continue
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
 
 def main(argv: list[str] | None = None) -> dict:

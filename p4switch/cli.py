@@ -98,9 +98,21 @@ def check_address_free(addr: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+
+
+def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     argv = [a for a in argv if a != "--"]
     args = build_parser().parse_args(argv)
+    # SIGTERM/SIGINT blocked while the data-plane and gRPC threads start (they
+    # inherit the mask), unblocked below in this thread only: the kernel then
+    # always delivers them here, where the handler can wake the wait.
+    stop_signals = {signal.SIGTERM, signal.SIGINT}
+    signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
     try:
         if args.json is None and not args.no_p4:
             raise UsageError("give a bmv2 JSON program or --no-p4")
@@ -151,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda _s, _f: stop.set())
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, stop_signals)
     print(f"fabriclab-switch: device {args.device_id} running, ports "
           f"{', '.join(f'{p}@{i}' for p, i in sorted(ports.items())) or 'none'}, "
           f"P4Runtime on {args.grpc_server_addr if server else '(none)'}", file=sys.stderr)

@@ -152,3 +152,47 @@ class DeadlineTimer:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
+
+
+# -- link state changes ------------------------------------------------------------------
+NETLINK_ROUTE = 0
+RTMGRP_LINK = 1
+
+
+class LinkMonitor:
+    """A netlink socket subscribed to RTMGRP_LINK: readable when an interface's
+    state changes (carrier, admin up/down, deletion), so the switch learns about
+    carrier changes without polling. `drain()` empties it and returns True if
+    something happened (or messages were lost), i.e. carrier is worth re-reading.
+    Raises OSError where netlink is unavailable; the caller then polls."""
+
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_ROUTE)
+        try:
+            self.sock.bind((0, RTMGRP_LINK))
+            self.sock.setblocking(False)
+        except OSError:
+            self.sock.close()
+            raise
+
+    def fileno(self) -> int:
+        return self.sock.fileno()
+
+    def drain(self) -> bool:
+        changed = False
+        while True:
+            try:
+                data = self.sock.recv(65536)
+            except BlockingIOError:
+                return changed
+            except OSError as e:
+                if e.errno == errno.ENOBUFS:  # overrun: messages lost, look anyway
+                    changed = True
+                    continue
+                return True
+            if not data:
+                return changed
+            changed = True
+
+    def close(self) -> None:
+        self.sock.close()

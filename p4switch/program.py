@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -67,6 +68,10 @@ BYTE_ALIGNED_READERS = {8: "{p}[{o}]", 16: "({p}[{o}] << 8 | {p}[{o}+1])"}
 
 
 TAIL_DUPLICATION_LINES = 60  # see _emit_graph
+_SLOT_RE = re.compile(r"\bS\[(\d+)\]")
+_S_RE = re.compile(r"\bS\b")
+_MAT_RE = re.compile(r"^_mat_(\d+)\(S\)$")
+_LOCAL_RE = re.compile(r"\bS_(\d+)\b")
 
 
 class ProgramError(ValueError):
@@ -142,6 +147,16 @@ class Program:
         self.ingress = self.ns["ingress"]
         self.egress = self.ns["egress"]
         self.deparse = self.ns["deparse"]
+        # parse + ingress + egress + deparse as one function on local variables
+        # (see _gen_fused); None if this program cannot be fused.
+        self.fused_source = None if trace else self._gen_fused()
+        self.fused = None
+        if self.fused_source is not None:
+            try:
+                exec(compile(self.fused_source, "<p4switch fused>", "exec"), self.ns)
+            except SyntaxError as e:
+                raise ProgramError(f"internal code generation error (fused): {e}") from e
+            self.fused = self.ns["fused"]
 
     # ------------------------------------------------------------------ layout
     def _list(self, key: str) -> list:
@@ -455,6 +470,14 @@ class Program:
                 if node.get("op") in ("add_header", "remove_header"):
                     return  # validity only
                 if node.get("op") == "valid":
+                    return
+                params = node.get("parameters")
+                if node.get("op") in ("assign", "modify_field", "set") and \
+                        isinstance(params, list) and params and \
+                        isinstance(params[0], dict) and params[0].get("type") == "field":
+                    # The destination field is written, not read: a field only ever
+                    # written need not be decoded by the parser (see _materialize).
+                    walk(params[1:])
                     return
                 t = node.get("type")
                 v = node.get("value")
@@ -787,13 +810,19 @@ class Program:
                 val = f"({value}) & {(1 << w) - 1}"
             if hd.var_field == f:
                 val = f"({value})"
-            lines = [f"S[{slot}] = {val}"]
-            if not hd.metadata:
-                if hd.name not in self.full_headers:
-                    lines = [f"if not S[{hd.dirty}]:",
-                             f"    {self._materialize(hd)}(S)"] + lines
-                lines.append(f"S[{hd.dirty}] = 1")
-            return lines
+            if hd.metadata:
+                return [f"S[{slot}] = {val}"]
+            # A header field: the header is dirty (the deparser re-packs it) only
+            # if the value changes; rewriting a field with its own value, which
+            # forwarding programs often do, leaves the frame as it is.
+            lines = []
+            if hd.name not in self.full_headers and self._undecoded(hd):
+                lines = [f"if not S[{hd.dirty}]:", f"    {self._materialize(hd)}(S)"]
+            if hd.var_field == f:  # its width may change too (assign_VL)
+                return lines + [f"S[{slot}] = {val}", f"S[{hd.dirty}] = 1"]
+            tmp = self._tmp()
+            return lines + [f"{tmp} = {val}", f"if S[{slot}] != {tmp}:",
+                            f"    S[{slot}] = {tmp}", f"    S[{hd.dirty}] = 1"]
         if t == "expression":
             e = ref_node["value"]
             if isinstance(e, dict) and "op" not in e:
@@ -812,6 +841,10 @@ class Program:
                     f"S[{d}[2][{idx}]] = ({value}) & ((1 << {d}[3][{idx}]) - 1)",
                     f"S[{d}[1]] = -1"]
         raise ProgramError(f"{where}: cannot assign to {ref_node!r}")
+
+    def _undecoded(self, hd: Header) -> bool:
+        """True if the parser leaves some field of `hd` undecoded."""
+        return any(w != "*" and (hd.name, f) not in self.read_fields for f, w, _s in hd.fields)
 
     def _materialize(self, hd: Header) -> str:
         """Name of a function decoding the fields of `hd` the parser skipped."""
@@ -897,7 +930,7 @@ class Program:
             where = f"{where0}.parse_states[{si}] ({name})"
             lines = []
             if self.trace:
-                lines.append(f"_trace(\"Parser 'parser': state '{name}'\")")
+                lines.append(f"_trace(\"Parser 'parser' entering state '{name}'\")")
             for oi, op in enumerate(st.get("parser_ops", [])):
                 lines += self._parser_op(op, f"{where}.parser_ops[{oi}]", fail)
             lines += self._transition(st, where, goto, fail)
@@ -985,6 +1018,8 @@ class Program:
         else:
             lines += [f"if off + {n} > plen:", *_indent(fail("PacketTooShort"))]
         lines += [f"S[{hd.valid}] = 1", f"S[{hd.raw}] = off", f"S[{hd.dirty}] = 0"]
+        if self.trace:
+            lines.append(f"_trace(\"Extracting header '{hd.name}'\")")
         full = hd.name in self.full_headers
         bit = 0
         var_seen = False
@@ -1206,12 +1241,15 @@ class Program:
                 if c.get("true_next") == c.get("false_next"):
                     return pre + goto(c.get("true_next"))
                 lines = pre + [f"if {e}:"]
+                frag = (c.get("source_info") or {}).get("source_fragment")
+                cname = f"{json.dumps(frag)} ({name})" if frag else f"'{name}'"
+                cname = cname.replace("\\", "\\\\").replace('"', '\\"')
                 if self.trace:
-                    lines.append(f"    _trace(\"Condition '{name}' is true\")")
+                    lines.append(f"    _trace(\"Condition {cname} is true\")")
                 lines += _indent(goto(c.get("true_next")) or ["pass"])
                 lines.append("else:")
                 if self.trace:
-                    lines.append(f"    _trace(\"Condition '{name}' is false\")")
+                    lines.append(f"    _trace(\"Condition {cname} is false\")")
                 lines += _indent(goto(c.get("false_next")) or ["pass"])
                 return lines
             i, c = calls[name]
@@ -1240,6 +1278,7 @@ class Program:
             aid = table.default.action
             lines = []
             if self.trace:
+                lines.append(f"_trace(\"Applying table '{name}'\")")
                 lines.append(f"_trace(\"Table '{name}': miss\")")
             self._const_args = tuple(table.default.args)
             try:
@@ -1257,6 +1296,8 @@ class Program:
             return lines + goto(nxt)
         tn = self._name("T", table)
         lines: list[str] = []
+        if self.trace:
+            lines.append(f"_trace(\"Applying table '{name}'\")")
         pre: list[str] = []
         kexprs = []
         for ki, k in enumerate(t.get("key", [])):
@@ -1318,7 +1359,8 @@ class Program:
         for an, aid in zip(names, ids):
             body = self._action_body(aid, f"{where} action {an}")
             if self.trace:
-                body = [f"_trace(\"Action entry is {an} - \" + ','.join(hex(x) for x in ad))"] + body
+                body = [f"_trace(\"Action entry is {an} - \" + "
+                        "''.join(f'{x:x},' for x in ad))"] + body
             if not hit_miss and not same_next:
                 body = body + goto(targets[an])
             if not body:
@@ -1703,6 +1745,175 @@ class Program:
         lines.append("    return bytes(b)")
         return lines
 
+    # -- the fused per-packet function --------------------------------------------------
+    def _function_body(self, name: str) -> list[str] | None:
+        """The body lines (one indentation level removed) of a generated function."""
+        lines = self.source.split("\n")
+        head = f"def {name}("
+        for i, ln in enumerate(lines):
+            if ln.startswith(head):
+                body = []
+                for b in lines[i + 1:]:
+                    if b and not b.startswith(" "):
+                        break
+                    body.append(b[4:])
+                return body
+        return None
+
+    def _mat_inline(self, index: int) -> list[str] | None:
+        """The body of `_mat_<index>` on the fused function's locals."""
+        hd = next((h for h in self.headers.values() if h.index == index), None)
+        if hd is None or hd.var_field is not None:
+            return None
+        lines = [f"if S_{hd.raw} >= 0:", f"    off = S_{hd.raw}"]
+        bit = 0
+        for f, w, signed in hd.fields:
+            if (hd.name, f) not in self.read_fields:
+                o = f"off+{bit // 8}" if bit // 8 else "off"
+                val = self._read_bits(f"S_{PKT}", o, bit % 8, w)
+                if signed:
+                    val = f"_sx({val}, {w})"
+                lines.append(f"    S_{hd.slots[f]} = {val}")
+            bit += w
+        return lines
+
+    def _localize(self, body: list[str], result: str | None, nslots: int) -> list[str] | None:
+        """A function body rewritten for the fused function, or None if it cannot be.
+
+        `S[k]` becomes the local `S_k`; `return` leaves the enclosing
+        `for _ in _ONCE:` (`return X` first stores X in `result`); a statement that
+        uses the state list another way (a helper such as `_mat_3(S)` or
+        `_deparse_slow(S)`, a computed index) gets the list rebuilt from the locals
+        before it and the locals reloaded after it."""
+        allv = ", ".join(f"S_{k}" for k in range(nslots))
+        loops: list[int] = []  # indentation of enclosing for/while headers
+        out = []
+        for ln in body:
+            st = ln.lstrip()
+            if not st:
+                continue
+            ind = ln[:len(ln) - len(st)]
+            while loops and len(ind) <= loops[-1]:
+                loops.pop()
+            if st.startswith(("for ", "while ")):
+                loops.append(len(ind))
+            m = _MAT_RE.match(st)
+            if m is not None:
+                inline = self._mat_inline(int(m.group(1)))
+                if inline is not None:
+                    out += [ind + x for x in inline]
+                    continue
+            uses_list = _S_RE.search(_SLOT_RE.sub("", st)) is not None
+            if uses_list:  # on the rebuilt list `_S`, slots included
+                if st.endswith(":") and not st.startswith("if "):
+                    return None  # no place for the rebuild before an elif/else/loop
+                out.append(f"{ind}_S = @STATE@")
+                st = _S_RE.sub("_S", st)
+            else:
+                st = _SLOT_RE.sub(r"S_\1", st)
+            if st == "return" or st.startswith("return "):
+                if loops:
+                    return None  # `break` would leave the wrong loop
+                if st != "return":
+                    if result is None:
+                        return None
+                    out.append(f"{ind}{result} = {st[7:]}")
+                out.append(f"{ind}break")
+                continue
+            out.append(ind + st)
+            if uses_list and not st.endswith(":"):
+                out.append(f"{ind}{allv} = _S")
+                self._fused_reloads = True
+        return out
+
+    def _gen_fused(self) -> str | None:
+        """One function for the switch's fast path: a new packet through parser,
+        ingress, an idle unlimited egress port, egress and deparser, with the
+        per-packet state in local variables instead of a list.
+
+            fused(pkt, port, now_us, tm_ports) ->
+                None                  dropped at the end of ingress
+                (PortQueue, frame)    the frame to transmit on that port
+                (1, S)                ingress done, something special to do (clone,
+                                      digest, resubmit, multicast): the caller goes on
+                (2, S)                ingress done, the packet must be queued
+                (3, S)                egress done, something special (or a drop)
+
+        Same semantics as the separate functions (its pieces are their bodies,
+        rewritten by _localize); None when the program uses what that cannot
+        rewrite (parser loops, `exit` inside a loop, ...)."""
+        n = self.nslots
+        std = self.std
+        self._fused_reloads = False
+        sb = self._function_body("_parse_states")
+        if sb is not None:
+            wrapper = self._function_body("parse")
+            parse = self._localize(sb, None, n)
+            verify = self._localize(wrapper[1:], None, n) if wrapper else None
+            if parse is None or verify is None:
+                return None
+            parse = ["for _ in _ONCE:"] + _indent(parse) + verify
+        else:
+            pb = self._localize(self._function_body("parse") or [], None, n)
+            if pb is None:
+                # A parser loop (header stacks): the parser function on the list.
+                allv = ", ".join(f"S_{k}" for k in range(n))
+                parse = ["_S = @STATE@", "parse(_S, pkt)", f"{allv} = _S"]
+                self._fused_reloads = True
+            else:
+                parse = ["for _ in _ONCE:"] + _indent(pb or ["pass"])
+        ib = self._localize(self._function_body("ingress") or [], None, n)
+        eb = self._localize(self._function_body("egress") or [], None, n)
+        db = self._localize(self._function_body("deparse") or [], "out", n)
+        if ib is None or eb is None or db is None:
+            return None
+        def v(name):
+            return f"S_{std[name]}"
+        glue = ["ingress_port", "packet_length", "ingress_global_timestamp", "mcast_grp",
+                "egress_spec", "instance_type", "enq_timestamp", "egress_global_timestamp",
+                "enq_qdepth", "deq_qdepth", "deq_timedelta", "egress_port"]
+        # Slots the code names; the others keep their template value, written as
+        # constants where the whole state is rebuilt (unless some helper writes
+        # into the rebuilt list: then every slot is a local).
+        used = set(range(n))
+        if not self._fused_reloads:
+            used = {int(x) for ln in (*parse, *ib, *eb) for x in _LOCAL_RE.findall(ln)
+                    if not ln.lstrip().startswith("_S = @")}
+            used |= {int(x) for ln in db for x in _LOCAL_RE.findall(ln)
+                     if not ln.lstrip().startswith("_S = @")}
+            used |= {PKT, PAYLOAD, SPECIAL} | {std[g] for g in glue}
+        if any(not isinstance(self.template[k], (int, bytes, type(None)))
+               for k in range(n) if k not in used):
+            used = set(range(n))
+        full = ", ".join(f"S_{k}" if k in used else repr(self.template[k]) for k in range(n))
+        state = f"[{full}]"
+        order = sorted(used)
+        self.ns["_TPL"] = tuple(self.template[k] for k in order)
+        self.ns["_ONCE"] = (None,)
+        lines = ["def fused(pkt, port, now_us, tm_ports):",
+                 f"    {', '.join(f'S_{k}' for k in order)}{',' if len(order) == 1 else ''} = _TPL",
+                 f"    S_{PKT} = pkt", f"    {v('ingress_port')} = port",
+                 f"    {v('packet_length')} = len(pkt)",
+                 f"    {v('ingress_global_timestamp')} = now_us"]
+        lines += _indent(parse)
+        lines += _indent(["for _ in _ONCE:"] + _indent(ib or ["pass"]))
+        lines += [f"    if S_{SPECIAL} or {v('mcast_grp')}:", f"        return 1, {state}",
+                  f"    spec = {v('egress_spec')}", f"    if spec == {DROP_PORT}:",
+                  "        return None", f"    {v('instance_type')} = 0",
+                  "    pq = tm_ports.get(spec)",
+                  "    if pq is None or not pq.fast or pq.scheduled:",
+                  f"        return 2, {state}",
+                  f"    {v('enq_timestamp')} = {v('egress_global_timestamp')} = now_us",
+                  f"    {v('enq_qdepth')} = {v('deq_qdepth')} = {v('deq_timedelta')} = 0",
+                  f"    {v('egress_port')} = spec",
+                  f"    {v('egress_spec')} = {DROP_PORT + 1}"]
+        lines += _indent(["for _ in _ONCE:"] + _indent(eb or ["pass"]))
+        lines += [f"    if S_{SPECIAL} or {v('egress_spec')} == {DROP_PORT}:",
+                  f"        return 3, {state}", "    out = None"]
+        lines += _indent(["for _ in _ONCE:"] + _indent(db or ["pass"]))
+        lines += ["    return pq, out"]
+        return "\n".join(ln.replace("@STATE@", state) for ln in lines) + "\n"
+
     # -- helpers for the switch --------------------------------------------------------
     def digest_values(self, lid: int, S: list) -> tuple[str, tuple[int, ...]] | None:
         ll = self.learn_lists.get(lid)
@@ -1753,6 +1964,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if args.dump:
         print(prog.source)
+        print("# -- the fused fast path (Program.fused) --")
+        print(prog.fused_source or "# (none: this program uses the separate functions)")
     return 0
 
 

@@ -22,6 +22,7 @@ from p4switch import program as P
 from p4switch.externs import Meter
 from p4switch.ports import (
     DeadlineTimer,
+    LinkMonitor,
     PcapWriter,
     PortError,
     carrier,
@@ -71,6 +72,7 @@ class Switch:
         elif log_console:
             self._log_out = sys.stderr
         self._trace = self._log if self._log_out is not None else None
+        self._pkt_id = -1  # for the log lines: the first packet is 0, as in bmv2
         self._socks: dict[int, object] = {}
         self._pcap_in: dict[int, PcapWriter] = {}
         self._pcap_out: dict[int, PcapWriter] = {}
@@ -84,10 +86,15 @@ class Switch:
 
     # ---------------------------------------------------------------- logging
     def _log(self, msg: str) -> None:
+        """One bmv2-style line: `[time] [bmv2] [D] [thread T] [P.0] [cxt 0] msg`,
+        P the number of the packet being processed (bmv2's packet id; the copy id
+        is always 0 here)."""
         out = self._log_out
         if out is not None:
-            ts = time.strftime("%H:%M:%S")
-            out.write(f"[{ts}.{int(time.time() * 1000) % 1000:03d}] [bmv2] [D] "
+            now = time.time()
+            ts = time.strftime("%H:%M:%S", time.localtime(now))
+            out.write(f"[{ts}.{int(now * 1000) % 1000:03d}] [bmv2] [D] "
+                      f"[thread {threading.get_native_id()}] [{self._pkt_id}.0] "
                       f"[cxt 0] {msg}\n")
 
     # ---------------------------------------------------------------- program
@@ -145,13 +152,21 @@ class Switch:
         frame = S[0]
         trace = self._trace
         if trace:
+            self._pkt_id += 1
             trace(f"Processing packet received on port {S[self._s_inport]}")
+            trace("Parser 'parser': start")
         try:
             prog.parse(S, frame)
+            if trace:
+                trace(f"Bytes parsed: {S[P.PAYLOAD]}")
+                trace("Parser 'parser': end")
+                trace("Pipeline 'ingress': start")
             prog.ingress(S)
         except Exception as e:  # noqa: BLE001 - a packet must never kill the switch
             self._pipeline_error(e)
             return
+        if trace:
+            trace("Pipeline 'ingress': end")
         self._after_ingress(prog, S, now)
 
     def _after_ingress(self, prog: Program, S: list, now: float) -> None:
@@ -237,11 +252,16 @@ class Switch:
         """Egress + deparser; returns the frame to transmit, or None."""
         S[self._s_eport] = port
         S[self._s_espec] = P.DROP_PORT + 1
+        trace = self._trace
+        if trace:
+            trace("Pipeline 'egress': start")
         try:
             prog.egress(S)
         except Exception as e:  # noqa: BLE001
             self._pipeline_error(e)
             return None
+        if trace:
+            trace("Pipeline 'egress': end")
         return self._after_egress(prog, S, now)
 
     def _after_egress(self, prog: Program, S: list, now: float) -> bytes | None:
@@ -253,7 +273,11 @@ class Switch:
                 if trace:
                     trace("Dropping packet at the end of egress")
                 return None
+            if trace:
+                trace("Deparser 'deparser': start")
             frame = prog.deparse(S)
+            if trace:
+                trace("Deparser 'deparser': end")
         except Exception as e:  # noqa: BLE001
             self._pipeline_error(e)
             return None
@@ -297,6 +321,56 @@ class Switch:
         ingress_tail = self._ingress
         after_egress = self._after_egress
         send_general = self._send
+
+        fused = prog.fused
+        after_ingress = self._after_ingress
+
+        def send_out(pq, spec: int, out: bytes) -> None:
+            send = pq.send
+            if send is None:
+                if not send_general(spec, out):
+                    pq.drops.tx_error += 1
+                return
+            try:
+                send(out)
+            except OSError:
+                pq.drops.tx_error += 1
+
+        def rx_fused(frame: bytes, port: int, now: float, now_us: int) -> None:
+            try:
+                r = fused(frame, port, now_us, tm_ports)
+            except Exception as e:  # noqa: BLE001
+                error(e)
+                return
+            if r is not None:
+                finish(r, now)
+
+        def finish(r: tuple, now: float) -> None:
+            """What comes after the fused function: send, or the general path."""
+            pq, x = r
+            if pq.__class__ is not int:
+                send = pq.send
+                if send is None:
+                    send_out(pq, pq.port, x)
+                    return
+                try:
+                    send(x)
+                except OSError:
+                    pq.drops.tx_error += 1
+                return
+            if pq == 1:
+                after_ingress(prog, x, now)
+            elif pq == 2:
+                enqueue(x[s_espec], x, now)
+            else:
+                spec = x[s_eport]
+                out = after_egress(prog, x, now)
+                if out is not None:
+                    send_out(tm_ports[spec], spec, out)
+
+        if fused is not None and not general:
+            rx_fused.fused, rx_fused.finish = fused, finish
+            return rx_fused
 
         def rx(frame: bytes, port: int, now: float, now_us: int) -> None:
             S = tpl_copy()
@@ -352,6 +426,46 @@ class Switch:
 
         return rx
 
+    def _batch_path(self, prog: Program | None) -> Callable:
+        """batch(recv, bufsize, port, now, now_us, pcap): up to RX_BATCH frames
+        from one port's socket through the fast path, the fused function called
+        here directly (one Python call per batch, not per frame, of glue)."""
+        rx = self._fast_path(prog) if prog is not None else None
+        fused = getattr(rx, "fused", None)
+        finish = getattr(rx, "finish", None)
+        tm_ports = self.tm.ports
+        error = self._pipeline_error
+        int_ = int
+
+        def batch(recv, bufsize: int, port: int, now: float, now_us: int, pc) -> None:
+            for _ in range(RX_BATCH):
+                try:
+                    frame = recv(bufsize)
+                except OSError:  # EAGAIN; or the interface went down
+                    return
+                if pc is not None:
+                    pc.write(frame)
+                if fused is None:
+                    if rx is not None:
+                        rx(frame, port, now, now_us)
+                    continue
+                try:
+                    r = fused(frame, port, now_us, tm_ports)
+                except Exception as e:  # noqa: BLE001 - a packet must never kill the switch
+                    error(e)
+                    continue
+                if r is None:
+                    continue
+                pq = r[0]
+                if pq.__class__ is not int_ and pq.send is not None:
+                    try:
+                        pq.send(r[1])
+                    except OSError:
+                        pq.drops.tx_error += 1
+                    continue
+                finish(r, now)
+        return batch
+
     def _clone_e2e(self, prog: Program, S: list, now: float) -> None:
         sid, fl = S[P.CLONE], S[P.CLONE_FL]
         S[P.CLONE] = -1
@@ -386,13 +500,13 @@ class Switch:
         return self._egress(prog, port, S, time.monotonic())
 
     def _send(self, port: int, frame: bytes) -> bool:
+        if self._trace:
+            self._trace(f"Transmitting packet of size {len(frame)} out of port {port}")
         if self._sync_out is not None:
             self._sync_out.append((port, frame))
             if port == self.cpu_port and self._packet_in is not None:
                 self._packet_in(frame)
             return True
-        if self._trace:
-            self._trace(f"Transmitting packet of size {len(frame)} out of port {port}")
         if port == self.cpu_port:
             if self._packet_in is not None:
                 try:
@@ -674,7 +788,11 @@ class Switch:
         if not self._running:
             return
         self._running = False
-        self._wake()
+        if self._wake_fd is not None:  # _wake() only writes while running
+            try:
+                os.eventfd_write(self._wake_fd, 1)
+            except OSError:
+                pass
         if self._thread is not None:
             self._thread.join(timeout=5)
         for s in self._socks.values():
@@ -699,7 +817,11 @@ class Switch:
             except OSError:
                 pass
 
-    def _poll_carrier(self) -> None:
+    def _flush_pcaps(self) -> None:
+        for pc in (*self._pcap_in.values(), *self._pcap_out.values()):
+            pc.flush()
+
+    def _poll_carrier(self, flush: bool = True) -> None:
         for port, iface in self.ports.items():
             up = carrier(iface)
             if up != self._port_up.get(port):
@@ -712,8 +834,8 @@ class Switch:
                         self._port_status(port, up)
                     except Exception as e:  # noqa: BLE001
                         self._log(f"port status handler failed: {e}")
-        for pc in (*self._pcap_in.values(), *self._pcap_out.values()):
-            pc.flush()
+        if flush:
+            self._flush_pcaps()
 
     def _run(self) -> None:
         ep = select.epoll()
@@ -725,21 +847,36 @@ class Switch:
         timer = DeadlineTimer()
         if timer.fd is not None:
             ep.register(timer.fd, select.EPOLLIN)
+        # Carrier changes come from netlink (RTMGRP_LINK); polling /sys every
+        # CARRIER_POLL_S is the fallback. With no ports and no pcap, nothing here
+        # wakes an idle switch.
+        links = None
+        if self.ports:
+            try:
+                links = LinkMonitor()
+                ep.register(links.fileno(), select.EPOLLIN)
+                self._poll_carrier()  # a change between start() and the subscription
+            except OSError:
+                links = None
+        links_fd = links.fileno() if links is not None else None
+        housekeeping = (self.ports and links is None) or bool(self._pcap_in or self._pcap_out)
         tm = self.tm
         lock = self._lock
         monotonic = time.monotonic
-        next_carrier = monotonic() + CARRIER_POLL_S
+        next_carrier = monotonic() + CARRIER_POLL_S if housekeeping else None
         wake_fd = self._wake_fd
         pcap_in = self._pcap_in
         fast_prog = None
-        rx = None
+        batch = self._batch_path(None)
         try:
             while self._running:
                 deadline = tm.next_deadline()
-                if deadline is None or deadline > next_carrier:
+                if next_carrier is not None and (deadline is None or deadline > next_carrier):
                     deadline = next_carrier
                 if timer.fd is not None:
                     timer.arm(deadline)
+                    events = ep.poll()
+                elif deadline is None:
                     events = ep.poll()
                 else:
                     events = ep.poll(max(0.0, deadline - monotonic()))
@@ -747,7 +884,7 @@ class Switch:
                     prog = self.program
                     if prog is not fast_prog:
                         fast_prog = prog
-                        rx = self._fast_path(prog) if prog is not None else None
+                        batch = self._batch_path(prog)
                     now = monotonic()
                     for fd, _ev in events:
                         entry = fd_port.get(fd)
@@ -755,18 +892,7 @@ class Switch:
                             port, recv, bufsize = entry
                             tm.note_activity(now)
                             pc = pcap_in.get(port)
-                            now_us = int((now - self.t0) * 1e6)
-                            for _ in range(RX_BATCH):
-                                try:
-                                    frame = recv(bufsize)
-                                except BlockingIOError:
-                                    break
-                                except OSError:
-                                    break
-                                if pc is not None:
-                                    pc.write(frame)
-                                if rx is not None:
-                                    rx(frame, port, now, now_us)
+                            batch(recv, bufsize, port, now, int((now - self.t0) * 1e6), pc)
                             if self._resubmits and prog is not None:
                                 self._run_resubmits(prog, now)
                         elif fd == wake_fd:
@@ -783,11 +909,19 @@ class Switch:
                                     self._run_resubmits(prog, now)
                         elif fd == timer.fd:
                             timer.consume()
+                        elif fd == links_fd:
+                            if links.drain():
+                                self._poll_carrier(flush=False)
                     now = monotonic()
                     tm.run_due(now)
-                    if now >= next_carrier:
-                        self._poll_carrier()
+                    if next_carrier is not None and now >= next_carrier:
+                        if links is None:
+                            self._poll_carrier()
+                        else:
+                            self._flush_pcaps()
                         next_carrier = now + CARRIER_POLL_S
         finally:
             timer.close()
+            if links is not None:
+                links.close()
             ep.close()

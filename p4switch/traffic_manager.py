@@ -116,6 +116,7 @@ class TrafficManager:
         self._recirc: deque = deque()  # (eligible time, S)
         self._recirc_next_free = 0.0
         self._recirc_scheduled = False
+        self._recirc_gen = 0
         self._quiet = False
         # Wired by the switch:
         self.egress: Callable[[int, list], bytes | None] = lambda port, S: None
@@ -176,8 +177,7 @@ class TrafficManager:
                 eligible, S = self._recirc[0]
                 if eligible > soon:
                     self._recirc[0] = (soon, S)
-                self._recirc_scheduled = True
-                heapq.heappush(self.timers, (soon, next(self._seq), _RECIRC, None))
+                self._schedule_recirc(soon)  # replaces the pending (later) timer
 
     # -- hot path ------------------------------------------------------------------------
     def enqueue(self, port: int, S: list, now: float) -> None:
@@ -250,10 +250,15 @@ class TrafficManager:
         if not self._recirc_scheduled:
             self._schedule_recirc()
 
-    def _schedule_recirc(self) -> None:
-        t = max(self._recirc[0][0], self._recirc_next_free)
+    def _schedule_recirc(self, t: float | None = None) -> None:
+        """One recirculation timer at a time: a new one makes the pending one
+        stale (its generation no longer matches), so activity that brings the
+        next pass forward never adds a second server of the buffer."""
+        if t is None:
+            t = max(self._recirc[0][0], self._recirc_next_free)
+        self._recirc_gen += 1
         self._recirc_scheduled = True
-        heapq.heappush(self.timers, (t, next(self._seq), _RECIRC, None))
+        heapq.heappush(self.timers, (t, next(self._seq), _RECIRC, self._recirc_gen))
 
     def recirculating(self) -> int:
         """Packets waiting in the recirculation buffer."""
@@ -291,6 +296,8 @@ class TrafficManager:
                 if not self.send(port, frame):
                     self.port(port).drops.tx_error += 1
             else:
+                if arg != self._recirc_gen:
+                    continue  # superseded by a later _schedule_recirc
                 self._recirc_scheduled = False
                 if not self._recirc:
                     continue

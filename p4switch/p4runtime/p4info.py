@@ -267,9 +267,14 @@ class PipelineInfo:
     def _check_against_json(self) -> None:
         if not isinstance(self.bmv2_json, dict) or "pipelines" not in self.bmv2_json:
             raise invalid("p4_device_config is not a bmv2 JSON (no 'pipelines')")
+        # An action no table refers to (one only called from other actions, which
+        # compilers inline) may be absent from the JSON: nothing can use it, and
+        # simple_switch_grpc accepts such a P4Info too.
+        referenced = {a for t in self.tables.values() for a in t.action_scopes}
         checks = [
             ("table", self.tables.values(), self._json_names("tables", per_pipeline=True)),
-            ("action", self.actions.values(), self._json_names("actions")),
+            ("action", [a for a in self.actions.values() if a.id in referenced],
+             self._json_names("actions")),
             ("action profile", self.action_profiles.values(),
              self._json_names("action_profiles", per_pipeline=True)),
             ("counter", self.counters.values(), self._json_names("counter_arrays")),

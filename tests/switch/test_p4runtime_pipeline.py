@@ -267,3 +267,23 @@ def test_roles_are_arbitrated_separately(switch):
     b.arbitrate(election_id=1, role="agent")
     msg = b.next("arbitration").arbitration
     assert msg.status.code == code_pb2.OK and msg.role.name == "agent"
+
+
+def test_an_unreferenced_p4info_action_missing_from_the_json_is_accepted(switch):
+    """An action no table refers to (one only called from other actions, which
+    compilers inline) may be absent from the JSON, as simple_switch_grpc allows;
+    one a table refers to may not."""
+    client, _, _ = switch
+    c = client()
+    c.primary()
+    info = p4info()
+    extra = info.actions.add()
+    extra.preamble.id = 0x01FFFFFF
+    extra.preamble.name = "FabricIngress.only_called_from_actions"
+    extra.preamble.alias = "only_called_from_actions"
+    c.set_pipeline(info=info)
+    info.tables[0].action_refs.add(id=extra.preamble.id)
+    with pytest.raises(grpc.RpcError) as e:
+        c.set_pipeline(info=info)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "only_called_from_actions" in e.value.details()

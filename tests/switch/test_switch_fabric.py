@@ -7,9 +7,12 @@ from __future__ import annotations
 import os
 
 import pytest
+from fastpath import both_paths  # noqa: F401 - fixture
 
 from p4switch.runtime_api import ActionCall, MatchKind, MatchParam
 from p4switch.switch import Switch
+
+pytestmark = pytest.mark.usefixtures("both_paths")
 
 REPO = __file__.rsplit("/tests/", 1)[0]
 CPU_PORT = 510

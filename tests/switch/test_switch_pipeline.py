@@ -19,9 +19,12 @@ from bmv2json import (
     prim,
     rt,
 )
+from fastpath import both_paths  # noqa: F401 - fixture
 
 from p4switch.runtime_api import ActionCall, MatchKind, MatchParam, Replica
 from p4switch.switch import Switch
+
+pytestmark = pytest.mark.usefixtures("both_paths")
 
 SM = {"type": "header", "value": "standard_metadata"}
 
@@ -454,9 +457,15 @@ def test_log_console_traces_tables_and_ports(tmp_path):
     sw.process(1, frame(ipv4={}))
     sw.process(1, frame(dst=3))
     text = log.read_text()
-    for line in ("Processing packet received on port 1", "Parser 'parser': state 'parse_ipv4'",
-                 "Table 'fwd': hit with handle 0", "Action entry is forward - 0x2",
-                 "Egress port is 2", "Table 'fwd': miss",
+    # bmv2's wording (simple_switch --log-console), line by line.
+    for line in ("[0.0] [cxt 0] Processing packet received on port 1",
+                 "Parser 'parser': start", "Parser 'parser' entering state 'parse_ipv4'",
+                 "Extracting header 'ipv4'", "Parser 'parser': end",
+                 "Pipeline 'ingress': start", "Applying table 'fwd'",
+                 "Table 'fwd': hit with handle 0", "Action entry is forward - 2,",
+                 "Pipeline 'ingress': end", "Egress port is 2", "Pipeline 'egress': start",
+                 "Deparser 'deparser': start", "Transmitting packet of size",
+                 "[1.0] [cxt 0] Processing packet received on port 1", "Table 'fwd': miss",
                  "Dropping packet at the end of ingress"):
         assert line in text
 

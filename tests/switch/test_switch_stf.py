@@ -8,6 +8,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from fastpath import process_fast
 
 from p4switch.runtime_api import ActionCall, MatchKind, MatchParam, Replica
 from p4switch.switch import Switch
@@ -66,14 +67,16 @@ def _key(table: dict, keys) -> list[MatchParam]:
     return out
 
 
+@pytest.mark.parametrize("mode", ["process", "fast"])
 @pytest.mark.parametrize("stf", STF_FILES, ids=[p.stem for p in STF_FILES])
-def test_stf_program_on_the_switch(stf: Path):
+def test_stf_program_on_the_switch(stf: Path, mode: str):
     from p4compiler import stf as stf_format
 
     j = _compile(stf.with_suffix(".p4"))
     script = stf_format.parse_file(stf)
     sw = Switch({p: f"p{p}" for p in range(16)}, cpu_port=CPU_PORT)
     sw.load_program(j)
+    run = sw.process if mode == "process" else lambda p, f: process_fast(sw, p, f)
     tables = _tables(j)
     outputs: dict[int, list[bytes]] = defaultdict(list)
     for c in script.commands:
@@ -88,7 +91,7 @@ def test_stf_program_on_the_switch(stf: Path):
         elif kind == "MirrorSession":
             sw.clone_session_set(c.session, [Replica(c.port)])
         elif kind == "Packet":
-            for port, data in sw.process(c.port, c.data):
+            for port, data in run(c.port, c.data):
                 outputs[port].append(data)
         elif kind == "Expect":
             got = outputs[c.port]

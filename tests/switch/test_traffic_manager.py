@@ -96,3 +96,24 @@ def test_idle_recirculation_backs_off_and_activity_resets():
     tm.note_activity(now)
     tm.recirculate(pkt(b"r"), now)
     assert round((tm.next_deadline() - now) * 1e6) == 50
+
+
+def test_activity_never_adds_a_second_recirculation_server():
+    """A frame arriving while packets are held brings the next pass forward; it
+    must replace the pending recirculation timer, not add one (each extra timer
+    would serve the buffer again, multiplying the recirculation rate)."""
+    tm, _sent = make_tm()
+    back = []
+    tm.reinject = lambda S: (back.append(S), tm.recirculate(S, now))
+    now = 0.0
+    for _ in range(100):
+        tm.recirculate(pkt(b"r"), now)
+    for _step in range(2000):  # 1 s of virtual time, a frame every 0.5 ms
+        now += 0.0005
+        tm.note_activity(now)
+        tm._quiet = True  # nothing else happened: still idle
+        tm.run_due(now)
+        assert sum(1 for t in tm.timers if t[2] == 2) <= 2  # _RECIRC: live + stale
+    # Served like one port of recirc_rate (20000/s), never faster.
+    assert len(back) <= 20000 * now * 1.05
+    assert tm.recirculating() == 100

@@ -1,0 +1,316 @@
+"""Run the compiler's STF-like packet tests against a switch *process*, the same
+way for the embedded switch and for bmv2's simple_switch_grpc.
+
+For one target (see TARGETS):
+
+1. compile the .p4 with the target's compiler command line (the embedded
+   compiler's CLI takes p4c's flags): bmv2 JSON + text P4Info;
+2. a switch process with one veth per STF port (`ptyN`, the peer `ptyNp` in the
+   namespace `pty-h`), started with simple_switch_grpc's command line (target
+   options after `--`);
+3. SetForwardingPipelineConfig, table entries, default actions, multicast groups
+   and clone sessions over P4Runtime (controller/p4runtime_client.SwitchConnection);
+4. each `packet` sent by a raw socket on the peer of its port, frames captured
+   on every peer, compared with the `expect` lines (`*` = any nibble, `none` =
+   nothing more on that port).
+
+Only `pty*` interfaces and the `pty-h` namespace are created, and they are
+deleted by name (`teardown_veths`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import select
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PROGRAMS = REPO / "tests" / "compiler" / "programs"
+NETNS = "pty-h"
+ETH_P_ALL = 0x0003
+PACKET_IGNORE_OUTGOING = 23
+SOL_PACKET = 263
+CLONE_NEWNET = 0x40000000
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    compiler: list[str]       # + ["--target", "bmv2", "--arch", "v1model", "-o", DIR, ...]
+    switch: list[str]         # + simple_switch_grpc's arguments
+    wait_s: float             # how long to wait for an expected frame
+    quiet_s: float            # how long "nothing more" has to last
+
+    def available(self) -> bool:
+        return all(shutil.which(c) or os.path.exists(c) for c in (self.compiler[0],
+                                                                  self.switch[0]))
+
+
+TARGETS = {
+    "embedded": Target("embedded", [sys.executable, "-m", "p4compiler.cli"],
+                       [sys.executable, "-m", "p4switch.cli"], 2.0, 0.1),
+    "bmv2": Target("bmv2", ["p4c"], ["simple_switch_grpc"], 3.0, 0.3),
+}
+
+
+# -- network ----------------------------------------------------------------------------
+def _run(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, capture_output=True, text=True, check=check)
+
+
+def teardown_veths(ports: list[int]) -> None:
+    for p in ports:
+        _run("ip", "link", "del", f"pty{p}", check=False)
+    _run("ip", "netns", "del", NETNS, check=False)
+
+
+def setup_veths(ports: list[int]) -> None:
+    """pty<N> (root namespace, for the switch) <-> pty<N>p (namespace pty-h)."""
+    teardown_veths(ports)
+    _run("ip", "netns", "add", NETNS)
+    _run("ip", "netns", "exec", NETNS, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
+         check=False)
+    _run("ip", "netns", "exec", NETNS, "sysctl", "-qw",
+         "net.ipv6.conf.default.disable_ipv6=1", check=False)
+    for p in ports:
+        sw, peer = f"pty{p}", f"pty{p}p"
+        _run("ip", "link", "add", sw, "type", "veth", "peer", "name", peer)
+        _run("sysctl", "-qw", f"net.ipv6.conf.{sw}.disable_ipv6=1", check=False)
+        _run("ip", "link", "set", peer, "netns", NETNS)
+        _run("ip", "netns", "exec", NETNS, "sysctl", "-qw",
+             f"net.ipv6.conf.{peer}.disable_ipv6=1", check=False)
+        _run("ip", "link", "set", sw, "up")
+        _run("ip", "netns", "exec", NETNS, "ip", "link", "set", peer, "up")
+
+
+def open_peer_sockets(ports: list[int]) -> dict[int, socket.socket]:
+    """Raw sockets on the peers, opened inside pty-h by switching this thread's
+    network namespace (setns) for the duration of the socket calls."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    here = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
+    there = os.open(f"/var/run/netns/{NETNS}", os.O_RDONLY)
+    socks: dict[int, socket.socket] = {}
+    try:
+        if libc.setns(there, CLONE_NEWNET) != 0:
+            raise OSError(ctypes.get_errno(), "setns into " + NETNS)
+        try:
+            for p in ports:
+                s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+                s.bind((f"pty{p}p", 0))
+                s.setsockopt(SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)
+                s.setblocking(False)
+                socks[p] = s
+        finally:
+            if libc.setns(here, CLONE_NEWNET) != 0:
+                raise OSError(ctypes.get_errno(), "setns back to the test's namespace")
+    finally:
+        os.close(here)
+        os.close(there)
+    return socks
+
+
+def free_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+# -- compile and start --------------------------------------------------------------------
+def compile_program(target: Target, p4: Path, out: Path) -> tuple[Path, Path]:
+    """(bmv2 JSON, text P4Info) from the target's compiler, p4c's command line."""
+    out.mkdir(parents=True, exist_ok=True)
+    info = out / f"{p4.stem}.p4info.txtpb"
+    r = subprocess.run([*target.compiler, "--target", "bmv2", "--arch", "v1model",
+                        "-o", str(out), "--p4runtime-files", str(info), str(p4)],
+                       capture_output=True, text=True, cwd=REPO)
+    if r.returncode != 0:
+        raise RuntimeError(f"{target.name}: cannot compile {p4.name}: {r.stderr.strip()}")
+    return out / f"{p4.stem}.json", info
+
+
+def start_switch(target: Target, ports: list[int], grpc_port: int, log: Path
+                 ) -> subprocess.Popen:
+    """simple_switch_grpc's command line: target (gRPC) options after `--`; the
+    embedded switch takes the same (and ignores --thrift-port with a note)."""
+    cmd = [*target.switch, "--device-id", "1", "--thrift-port", str(free_port()),
+           *[a for p in ports for a in ("-i", f"{p}@pty{p}")], "--no-p4", "--",
+           "--grpc-server-addr", f"127.0.0.1:{grpc_port}"]
+    with open(log, "w") as f:
+        return subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=REPO)
+
+
+def stop_switch(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+# -- P4Runtime writes from STF commands ------------------------------------------------------
+def _entry(conn, c):
+    """A P4Runtime TableEntry for an STF `add` line."""
+    from p4.v1 import p4runtime_pb2
+
+    from controller.p4info import encode
+
+    info = conn.p4info
+    t = info.table(c.table)
+    entry = p4runtime_pb2.TableEntry(table_id=t.id)
+    by_name = {k.name: k for k in c.keys}
+    needs_priority = False
+    for i, f in enumerate(t.match_fields):
+        k = by_name.get(f.name)
+        if k is None:
+            k = next((x for x in c.keys if f.name.endswith("." + x.name)), None)
+        if k is None and i < len(c.keys) and c.keys[i].name not in \
+                {g.name for g in t.match_fields}:
+            k = c.keys[i]
+        if f.match_type in ("TERNARY", "RANGE", "OPTIONAL"):
+            needs_priority = True
+        if k is None:
+            continue  # a don't-care: left out, as P4Runtime wants
+        fm = entry.match.add(field_id=f.id)
+        if f.match_type == "EXACT":
+            fm.exact.value = encode(k.value, f.bitwidth)
+        elif f.match_type == "LPM":
+            plen = k.prefix_len if k.prefix_len is not None else f.bitwidth
+            v = k.value & (((1 << plen) - 1) << (f.bitwidth - plen)) if plen else 0
+            fm.lpm.value, fm.lpm.prefix_len = encode(v, f.bitwidth), plen
+        elif f.match_type == "TERNARY":
+            mask = k.mask if k.mask is not None else (1 << f.bitwidth) - 1
+            fm.ternary.value = encode(k.value & mask, f.bitwidth)
+            fm.ternary.mask = encode(mask, f.bitwidth)
+        elif f.match_type == "RANGE":
+            fm.range.low = encode(k.value, f.bitwidth)
+            fm.range.high = encode(k.high if k.high is not None else k.value, f.bitwidth)
+        elif f.match_type == "OPTIONAL":
+            fm.optional.value = encode(k.value, f.bitwidth)
+    if needs_priority:
+        entry.priority = c.priority or 1
+    entry.action.action.CopyFrom(info.action_call(c.action.name, dict(c.action.params)))
+    return entry
+
+
+def apply_setup(conn, c) -> None:
+    from p4.v1 import p4runtime_pb2
+
+    kind = type(c).__name__
+    update = p4runtime_pb2.Update(type=p4runtime_pb2.Update.INSERT)
+    if kind == "AddEntry":
+        update.entity.table_entry.CopyFrom(_entry(conn, c))
+    elif kind == "SetDefault":
+        t = conn.p4info.table(c.table)
+        update.type = p4runtime_pb2.Update.MODIFY
+        te = update.entity.table_entry
+        te.table_id = t.id
+        te.is_default_action = True
+        te.action.action.CopyFrom(conn.p4info.action_call(c.action.name,
+                                                          dict(c.action.params)))
+    elif kind == "McastGroup":
+        mg = update.entity.packet_replication_engine_entry.multicast_group_entry
+        mg.multicast_group_id = c.group
+        for i, p in enumerate(c.ports):
+            mg.replicas.add(egress_port=p, instance=i)
+    elif kind == "MirrorSession":
+        cs = update.entity.packet_replication_engine_entry.clone_session_entry
+        cs.session_id = c.session
+        cs.replicas.add(egress_port=c.port, instance=0)
+    else:
+        raise ValueError(f"not a setup command: {c!r}")
+    conn.write([update])
+
+
+# -- packets ---------------------------------------------------------------------------------
+def stf_ports(script) -> list[int]:
+    ports = set()
+    for c in script.commands:
+        kind = type(c).__name__
+        if kind in ("Packet", "Expect"):
+            ports.add(c.port)
+        elif kind == "McastGroup":
+            ports.update(c.ports)
+        elif kind == "MirrorSession":
+            ports.add(c.port)
+    return sorted(ports)
+
+
+def _collect(socks: dict[int, socket.socket], got: dict[int, list[bytes]],
+             until: float, want: dict[int, int] | None) -> None:
+    """Read frames into `got` until `until`, or until every port has its `want`."""
+    ep = select.epoll()
+    fds = {s.fileno(): p for p, s in socks.items()}
+    for fd in fds:
+        ep.register(fd, select.EPOLLIN)
+    try:
+        while True:
+            if want is not None and all(len(got[p]) >= n for p, n in want.items()):
+                return
+            left = until - time.monotonic()
+            if left <= 0:
+                return
+            for fd, _ev in ep.poll(left):
+                s = socks[fds[fd]]
+                while True:
+                    try:
+                        got[fds[fd]].append(s.recv(65535))
+                    except BlockingIOError:
+                        break
+    finally:
+        ep.close()
+
+
+def run_stf(target: Target, conn, socks: dict[int, socket.socket], script,
+            name: str) -> list[str]:
+    """Run the script's commands in order; return the mismatches (empty: pass)."""
+    cmds = script.commands
+    got: dict[int, list[bytes]] = defaultdict(list)
+    errors: list[str] = []
+    for i, c in enumerate(cmds):
+        kind = type(c).__name__
+        where = f"{name}:{c.line}"
+        if kind in ("AddEntry", "SetDefault", "McastGroup", "MirrorSession"):
+            apply_setup(conn, c)
+        elif kind == "Packet":
+            want: dict[int, int] = defaultdict(int)
+            for e in cmds[i + 1:]:
+                if type(e).__name__ == "Packet":
+                    break
+                if type(e).__name__ == "Expect" and e.pattern is not None:
+                    want[e.port] += 1
+            for p in want:
+                want[p] += len(got[p])
+            socks[c.port].send(c.data)
+            _collect(socks, got, time.monotonic() + target.wait_s, dict(want))
+        elif kind == "Expect":
+            q = got[c.port]
+            if c.pattern is None:
+                _collect(socks, got, time.monotonic() + target.quiet_s, None)
+                if q:
+                    errors.append(f"{where}: expected nothing more on port {c.port}, "
+                                  f"got {q[0].hex()}")
+                    q.clear()
+            elif not q:
+                errors.append(f"{where}: nothing came out of port {c.port}")
+            else:
+                data = q.pop(0)
+                if not c.matches(data):
+                    errors.append(f"{where}: port {c.port} got {data.hex()}, "
+                                  f"expected {c.pattern}")
+    _collect(socks, got, time.monotonic() + target.quiet_s, None)
+    for p, q in got.items():
+        if q:
+            errors.append(f"{name}: unexpected frames on port {p}: {[d.hex() for d in q]}")
+    return errors
