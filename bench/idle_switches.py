@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -21,15 +22,29 @@ def _cpu_ticks(pid: int) -> int:
     return int(fields[11]) + int(fields[12])  # utime + stime
 
 
+def _wait_listening(port: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"a switch did not listen on port {port} within {timeout:.0f} s")
+
+
 def main() -> dict[str, float]:
     procs = []
+    ports = []
     try:
         for n in range(SWITCHES):
+            ports.append(free_tcp_port())
             cmd = [sys.executable, "-m", "p4switch.cli", "--device-id", str(n + 1), "--no-p4",
-                   "--grpc-server-addr", f"127.0.0.1:{free_tcp_port()}"]
+                   "--grpc-server-addr", f"127.0.0.1:{ports[-1]}"]
             procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
                                           stderr=subprocess.DEVNULL))
-        time.sleep(3.0)  # let start-up finish
+        for port in ports:  # start-up must not overlap the window
+            _wait_listening(port)
+        time.sleep(1.0)
         dead = [p.pid for p in procs if p.poll() is not None]
         if dead:
             raise RuntimeError(f"{len(dead)} switches exited during start-up")
