@@ -288,13 +288,19 @@ class SwitchConnection:
                                               e.counter_entry.data.byte_count)
                 for e in entities}
 
-    def read_register(self, name: str, index: int | None = None) -> dict[int, int]:
-        """{index: value} of a register: one cell, or all when None."""
-        entry = p4runtime_pb2.RegisterEntry(register_id=self._require_p4info().register(name).id)
-        if index is not None:
-            entry.index.index = index
+    def read_register(self, name: str, index: int | None = None,
+                      indices: list[int] | None = None) -> dict[int, int]:
+        """{index: value} of a register: one cell, the given cells (one request), or all."""
+        register_id = self._require_p4info().register(name).id
+        wanted = [index] if index is not None else indices
+        entities = []
+        for i in wanted if wanted is not None else [None]:
+            entry = p4runtime_pb2.RegisterEntry(register_id=register_id)
+            if i is not None:
+                entry.index.index = i
+            entities.append(p4runtime_pb2.Entity(register_entry=entry))
         return {e.register_entry.index.index: decode(e.register_entry.data.bitstring)
-                for e in self.read([p4runtime_pb2.Entity(register_entry=entry)])}
+                for e in self.read(entities)}
 
     def _require_p4info(self) -> P4Info:
         if self.p4info is None:

@@ -393,6 +393,8 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
     status.set_phase("reading counters and analysing")
     counters, unreadable = _split_unreadable(_read_counters(sm, fabric))
     _write_json(run_dir / "counters.json", _counters_json(counters))
+    telemetry = _read_telemetry(sm, fabric)
+    _write_json(run_dir / "telemetry.json", telemetry)
     traces = [ReceiverTrace(run_dir / "pcaps" / f"{h}.pcap", dlid=lids[h]) for h in ranks]
     result = analyze(fleet.sent_logs(), traces, stats, switch_drops=counters)
     if unreadable:
@@ -400,6 +402,8 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
         result.setdefault("problems", []).extend(
             f"counters of {name} could not be read: {why}" for name, why in unreadable.items())
     result["nics"] = summaries
+    window_ns = int((time.time() - start_at) * 1e9)
+    result["paused_ports"] = _paused_ports(telemetry, window_ns)
     result["faults"] = [_event_json(e) for e in events]
     result["cct_ms"] = result["algbw"] = result["busbw"] = None
     if spec is not None:
@@ -491,6 +495,58 @@ def _read_counters(sm, fabric: Fabric) -> dict[str, dict[tuple[int, str], tuple[
     if unreadable:
         counters[None] = unreadable  # type: ignore[index]
     return counters
+
+
+TELEMETRY_COUNTERS = ("class_tx", "class_rx", "pause_tx", "pause_rx", "credit_tx", "credit_rx")
+TELEMETRY_REGISTERS = ("blocked_ns", "buffer_peak")
+NUM_CLASSES = 8
+
+
+def _read_telemetry(sm, fabric: Fabric) -> dict:
+    """Per switch, per wired port, per class: fabric.p4's telemetry (telemetry.p4).
+
+    {switch: {port: {name: [8 values]}}}; counters give packets. A switch that
+    cannot answer, or a program without these objects, gives an "error" entry."""
+    def read(name: str) -> dict:
+        conn = sm.connections[name]
+        ports = [p for p, _peer, _pp in fabric.neighbours(name)]
+        indices = [p * NUM_CLASSES + c for p in ports for c in range(NUM_CLASSES)]
+        out: dict = {str(p): {} for p in ports}
+        try:
+            for counter in TELEMETRY_COUNTERS:
+                cells = conn.read_counters(counter, indices=indices)
+                for p in ports:
+                    out[str(p)][counter] = [cells.get(p * NUM_CLASSES + c, (0, 0))[0]
+                                            for c in range(NUM_CLASSES)]
+            for register in TELEMETRY_REGISTERS:
+                cells = conn.read_register(register, indices=indices)
+                for p in ports:
+                    out[str(p)][register] = [cells.get(p * NUM_CLASSES + c, 0)
+                                             for c in range(NUM_CLASSES)]
+        except Exception as exc:  # noqa: BLE001 - telemetry is optional for a report
+            return {"error": f"{type(exc).__name__}: {exc}"}
+        return out
+
+    names = [sw.name for sw in fabric.switches]
+    with ThreadPoolExecutor(max_workers=min(16, len(names))) as pool:
+        return dict(zip(names, pool.map(read, names)))
+
+
+def _paused_ports(telemetry: dict, window_ns: int, share: float = 0.01) -> list[dict]:
+    """(switch, port, class) blocked by pauses or missing credit for more than
+    `share` of the traffic window, or that sent pauses: DESIGN.md's stall spread."""
+    out = []
+    for switch, ports in sorted(telemetry.items()):
+        if "error" in ports:
+            continue
+        for port, t in sorted(ports.items(), key=lambda kv: int(kv[0])):
+            for cls in range(NUM_CLASSES):
+                blocked = t.get("blocked_ns", [0] * NUM_CLASSES)[cls]
+                pauses = t.get("pause_tx", [0] * NUM_CLASSES)[cls]
+                if (window_ns and blocked > share * window_ns) or pauses:
+                    out.append({"switch": switch, "port": int(port), "class": cls,
+                                "blocked_ms": round(blocked / 1e6, 3), "pauses_sent": pauses})
+    return out
 
 
 def _split_unreadable(counters: dict) -> tuple[dict, dict]:
