@@ -97,23 +97,27 @@ class Ledger:
     path: Path
     processes: list[dict] = field(default_factory=list)  # {"pid", "start", "cmdline", "what"}
     interfaces: list[str] = field(default_factory=list)
+    owner: dict = field(default_factory=dict)  # {"pid", "start"} of the run that writes it
 
     @classmethod
     def create(cls, run_id: str, directory: Path | None = None) -> Ledger:
         directory = Path(directory or DEFAULT_DIR)
         directory.mkdir(parents=True, exist_ok=True)
-        ledger = cls(directory / f"{run_id}.json")
+        ledger = cls(directory / f"{run_id}.json",
+                     owner={"pid": os.getpid(), "start": start_time(os.getpid())})
         ledger.save()
         return ledger
 
     @classmethod
     def load(cls, path: Path) -> Ledger:
         data = json.loads(Path(path).read_text())
-        return cls(Path(path), data.get("processes", []), data.get("interfaces", []))
+        return cls(Path(path), data.get("processes", []), data.get("interfaces", []),
+                   data.get("owner", {}))
 
     def save(self) -> None:
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"processes": self.processes, "interfaces": self.interfaces}))
+        tmp.write_text(json.dumps({"owner": self.owner, "processes": self.processes,
+                                   "interfaces": self.interfaces}))
         os.replace(tmp, self.path)
 
     def add_process(self, pid: int, what: str) -> None:
@@ -124,6 +128,11 @@ class Ledger:
     def add_interfaces(self, names: list[str]) -> None:
         self.interfaces.extend(n for n in names if n not in self.interfaces)
         self.save()
+
+    def owner_alive(self) -> bool:
+        """True while the run that writes this ledger is still running."""
+        pid = self.owner.get("pid")
+        return bool(pid) and pid != os.getpid() and start_time(pid) == self.owner.get("start")
 
     def teardown(self) -> list[str]:
         """Stop every recorded process, delete every recorded interface, remove the file.
@@ -143,7 +152,8 @@ class Ledger:
 
 
 def cleanup_stale(directory: Path | None = None) -> list[str]:
-    """Tear down every ledger left in `directory` by runs that did not finish.
+    """Tear down every ledger left in `directory` by runs that did not finish
+    (their owner process is gone); a run still going is left alone.
 
     Returns a line per ledger cleaned, for the user."""
     directory = Path(directory or DEFAULT_DIR)
@@ -155,6 +165,8 @@ def cleanup_stale(directory: Path | None = None) -> list[str]:
             ledger = Ledger.load(path)
         except (OSError, ValueError):
             path.unlink(missing_ok=True)
+            continue
+        if ledger.owner_alive():
             continue
         leftovers = ledger.teardown()
         what = f"{len(ledger.processes)} processes, {len(ledger.interfaces)} interfaces"

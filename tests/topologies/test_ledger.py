@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from topologies.ledger import Ledger, cleanup_stale
+from topologies.ledger import Ledger, cleanup_stale, start_time
 
 
 def test_teardown_stops_recorded_processes(tmp_path):
@@ -35,3 +35,23 @@ def test_a_reused_pid_is_left_alone(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_the_ledger_of_a_run_still_going_is_left_alone(tmp_path):
+    owner = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        ledger = Ledger.create("running", tmp_path)
+        ledger.owner = {"pid": owner.pid, "start": start_time(owner.pid)}
+        ledger.add_process(worker.pid, "switch of a live run")
+        assert cleanup_stale(tmp_path) == []
+        assert worker.poll() is None, "another live run's switch was not touched"
+        owner.kill()
+        owner.wait()
+        assert cleanup_stale(tmp_path) == ["running: removed 1 processes, 0 interfaces"]
+        assert worker.wait(timeout=5) is not None
+    finally:
+        for p in (owner, worker):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
