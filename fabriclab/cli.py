@@ -91,18 +91,25 @@ def _cmd_list(_args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    """(Re)write a run's or a sweep's report.md/report.html and print the run's summary."""
+    from traffic.report import write
+
     run_dir = Path(args.run_dir)
+    if not run_dir.is_dir():
+        print(f"fabriclab: {run_dir} is not a result directory", file=sys.stderr)
+        return 2
     metrics_path = run_dir / "metrics.json"
-    if not metrics_path.exists():
-        print(f"fabriclab: no metrics.json in {run_dir}", file=sys.stderr)
-        return 1
-    try:
-        metrics = json.loads(metrics_path.read_text())
-    except ValueError as exc:
-        print(f"fabriclab: {metrics_path} is not valid JSON: {exc}", file=sys.stderr)
-        return 1
-    _print_result(metrics)
-    print(f"verdict: {metrics.get('verdict')}")
+    if metrics_path.exists():
+        try:
+            metrics = json.loads(metrics_path.read_text())
+        except ValueError as exc:
+            print(f"fabriclab: {metrics_path} is not valid JSON: {exc}", file=sys.stderr)
+            metrics = None
+        if metrics is not None:
+            _print_result(metrics)
+            print(f"verdict: {metrics.get('verdict')}")
+    for path in write(run_dir):
+        print(f"written: {path}")
     return 0
 
 

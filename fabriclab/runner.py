@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FABRIC_P4 = ROOT / "p4src" / "fabric.p4"
 UNKNOWN_DLID = 0xBEEF  # inside the unicast range, never assigned by the SM in small fabrics
 CHECK_FLOW_ID = 0xFFFF  # flow id of the frames sent to UNKNOWN_DLID
+TM_DEPTH = 4096  # packets per switch port queue: above any buffer fabric.p4 admits
 IMPLEMENTED_FLOW_CONTROL = (FlowControl.LOSSY, FlowControl.PFC, FlowControl.CREDIT)
 
 
@@ -85,7 +86,10 @@ def _port_params(fabric: Fabric) -> dict[str, dict[int, str]]:
         for link in fabric.links_of(sw.name):
             port, _peer, _peer_port = link.endpoint(sw.name)
             p = link.params
-            ports[port] = f"rate_pps={p.rate_pps},delay_us={p.delay_us},depth={p.buffer_pkts}"
+            # fabric.p4 manages the buffer in every mode (egress_limit in LOSSY,
+            # per ingress port and class in PFC/CREDIT, drops counted); the
+            # traffic manager's own queue must never be what drops.
+            ports[port] = f"rate_pps={p.rate_pps},delay_us={p.delay_us},depth={TM_DEPTH}"
         out[sw.name] = ports
     return out
 
@@ -142,7 +146,7 @@ def run(scenario: Scenario, target: Target, results_root: Path,
         if leftovers:
             metrics.setdefault("problems", []).append("teardown left: " + ", ".join(leftovers))
         _write_json(run_dir / "metrics.json", metrics)
-        (run_dir / "report.md").write_text(report_markdown(scenario, metrics))
+        _write_report(run_dir, scenario, metrics)
     return RunResult(run_dir, metrics)
 
 
@@ -584,6 +588,8 @@ def _send(host, ledger: Ledger, log: Path, src_mac: str, dst_mac: str, slid: int
 def _verdict(scenario: Scenario, result: dict) -> str:
     if result.get("partial"):
         return "partial"
+    if result.get("unexplained_loss"):
+        return "fail"  # a frame vanished where no counter saw it
     collectives = result.get("collectives")
     if collectives is not None and result.get("cct_ms") is None:
         if result.get("lost") and not result.get("unexplained_loss"):
@@ -599,6 +605,17 @@ def _verdict(scenario: Scenario, result: dict) -> str:
     if lossless_expected and result["lost"]:
         return "fail"
     return "pass"
+
+
+def _write_report(run_dir: Path, scenario: Scenario, metrics: dict) -> None:
+    """report.md and report.html with plots; the short report if plotting fails."""
+    try:
+        from traffic.report import write_report
+
+        write_report(run_dir)
+    except Exception as exc:  # noqa: BLE001 - the metrics are written; the report is extra
+        (run_dir / "report.md").write_text(
+            report_markdown(scenario, metrics) + f"\n(plots left out: {exc})\n")
 
 
 SWEEP_COLUMNS = ("sent", "received", "lost", "unexplained_loss", "reordered", "pause_frames",
@@ -622,6 +639,12 @@ def run_sweep(points: list[tuple[str, Scenario]], target: Target, results_root: 
         rows.append(row)
         _write_json(sweep_dir / "sweep.json", rows)  # after every point: nothing is lost
         (sweep_dir / "sweep.md").write_text(sweep_table(rows) + "\n")
+    try:
+        from traffic.report import write_sweep_report
+
+        write_sweep_report(sweep_dir)
+    except Exception as exc:  # noqa: BLE001 - sweep.json and sweep.md are written
+        print(f"fabriclab: sweep report left out: {exc}", file=sys.stderr)
     return sweep_dir, rows
 
 

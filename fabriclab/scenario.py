@@ -77,7 +77,8 @@ class FaultSpec:
 class SweepSpec:
     """Run the scenario once per value of one parameter, into one table."""
 
-    parameter: str = ""  # dotted path, e.g. "pfc.xoff", "link.rate_pps", "topology"
+    parameter: str = ""  # dotted path, e.g. "pfc.xoff", "link.rate_pps", "topology",
+    # or a section ("pfc") whose values are tables setting several fields at once
     values: tuple = ()
 
 
@@ -230,8 +231,9 @@ def sweep_points(data: dict[str, Any], origin: str) -> list[tuple[str, Scenario]
                 raise ScenarioError(f"{origin}: [sweep] parameter {parameter!r}: "
                                     f"{section!r} is not a section")
             target = target.setdefault(section, {})
-        target[leaf] = value
-        label = f"{parameter}={value}"
+        target[leaf] = {**target.get(leaf, {}), **value} if isinstance(value, dict) else value
+        label = (f"{parameter}: " + ",".join(f"{k}={v}" for k, v in value.items())
+                 if isinstance(value, dict) else f"{parameter}={value}")
         points.append((label, parse(point, f"{origin} ({label})")))
     return points
 
