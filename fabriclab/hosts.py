@@ -74,10 +74,34 @@ class NicFleet:
                 raise RuntimeError(f"NIC on {name} did not start: {line.strip()} {err.strip()}")
         return start_at
 
-    def wait(self, timeout_s: float) -> dict[str, dict]:
-        """Wait for every NIC to finish (or stop it at the timeout); their summaries."""
+    def progress(self) -> dict[str, int]:
+        """Frames sent, received and dropped so far, summed over the running NICs."""
+        from traffic.faults import NicControl
+
+        total = {"sent": 0, "received": 0, "nic_drops": 0}
+        for name, proc in self.procs.items():
+            if proc.poll() is not None:
+                continue
+            try:
+                stats = NicControl(str(self.control[name]), timeout=0.5).stats().get("stats", {})
+            except Exception:  # noqa: BLE001 - a NIC busy finishing: no progress figure
+                continue
+            total["sent"] += stats.get("sent", 0)
+            total["received"] += stats.get("received", 0)
+            total["nic_drops"] += stats.get("rx_dropped", 0)
+        return total
+
+    def wait(self, timeout_s: float, on_progress=None) -> dict[str, dict]:
+        """Wait for every NIC to finish (or stop it at the timeout); their summaries.
+
+        `on_progress(counts)` is called about twice a second while they run."""
         deadline = time.monotonic() + timeout_s
         problems = {}
+        if on_progress is not None:
+            while (time.monotonic() < deadline
+                   and any(p.poll() is None for p in self.procs.values())):
+                on_progress(self.progress())
+                time.sleep(0.5)
         for name, proc in self.procs.items():
             try:
                 proc.wait(timeout=max(0.1, deadline - time.monotonic()))

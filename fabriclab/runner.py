@@ -383,7 +383,11 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
         schedule = _fault_schedule(scenario, fabric, net, fleet)
         if schedule is not None:
             schedule.start(int(start_at * 1e9))
-        summaries = fleet.wait(scenario.duration_s + 15)
+        def show(counts: dict[str, int]) -> None:
+            for key, value in counts.items():
+                status.set_count(key, value)
+
+        summaries = fleet.wait(scenario.duration_s + 15, on_progress=show)
         if schedule is not None:
             schedule.cancel()
             events = schedule.join(5)

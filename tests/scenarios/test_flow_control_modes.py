@@ -15,7 +15,7 @@ from scapy.layers.l2 import Ether
 
 from fabriclab import scenario as sc
 from fabriclab.runner import run
-from topologies.targets import Target
+from topologies.targets import TargetError, resolve
 from traffic.frames import ETHERTYPE_FABRIC, ETHERTYPE_MAC_CONTROL, LRH_KIND_OFFSET, Kind
 from traffic.pcap import read_frames
 
@@ -40,11 +40,15 @@ def _ethertype(frame: bytes) -> int:
     return int.from_bytes(frame[12:14], "big")
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+@pytest.fixture(scope="module", params=["embedded", pytest.param("bmv2", marks=pytest.mark.bmv2)])
+def runs(request, tmp_path_factory):
+    try:
+        target = resolve(request.param)
+    except TargetError as exc:
+        pytest.skip(str(exc))
     out = {}
     for mode in ("lossy", "pfc", "credit"):
-        result = run(_incast(mode), Target.EMBEDDED, tmp_path_factory.mktemp(mode))
+        result = run(_incast(mode), target, tmp_path_factory.mktemp(mode))
         assert result.metrics.get("error") is None, result.metrics.get("error")
         out[mode] = result
     return out

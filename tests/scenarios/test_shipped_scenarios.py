@@ -53,10 +53,10 @@ def test_shipped_scenario_runs_and_writes_a_complete_result(tmp_path, name):
 
 def test_a_sweep_runs_every_point_into_one_table(tmp_path):
     data = _small(sc.load("watermark-sweep"))
-    data["sweep"] = {"parameter": "pfc.xoff", "values": [4, 32]}
+    data["sweep"] = {"parameter": "pfc.xoff", "values": [16, 32]}
     points = sc.sweep_points(data, "watermark-sweep")
     sweep_dir, rows = run_sweep(points, Target.EMBEDDED, tmp_path)
-    assert [r["point"] for r in rows] == ["pfc.xoff=4", "pfc.xoff=32"]
+    assert [r["point"] for r in rows] == ["pfc.xoff=16", "pfc.xoff=32"]
     assert json.loads((sweep_dir / "sweep.json").read_text()) == rows
     assert all(r["verdict"] != "error" for r in rows)
 

@@ -1,0 +1,31 @@
+"""Two runs of the same scenario give the same counts within a stated tolerance.
+
+The schedule of every frame is fixed by the scenario (and its seed); what varies
+between runs is only the host's timing, so counts of loss and pauses agree to
+within 15 % (or 5 frames, whichever is larger).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from fabriclab import scenario as sc
+from fabriclab.runner import run
+from topologies.targets import Target
+
+pytestmark = [pytest.mark.mininet, pytest.mark.slow]
+
+
+def _close(a: int, b: int) -> bool:
+    return abs(a - b) <= max(5, 0.15 * max(a, b))
+
+
+@pytest.mark.parametrize("mode, figure", [("lossy", "lost"), ("pfc", "pause_frames")])
+def test_two_runs_of_incast_agree(tmp_path, mode, figure):
+    base = sc.load("incast")
+    scenario = sc.parse({**base.as_dict(), "flow_control": mode}, f"incast ({mode})")
+    first = run(scenario, Target.EMBEDDED, tmp_path / "a").metrics
+    second = run(scenario, Target.EMBEDDED, tmp_path / "b").metrics
+    assert first[figure] > 0
+    assert _close(first[figure], second[figure]), (first[figure], second[figure])
+    assert first["sent"] == second["sent"], "the schedule itself is identical"
