@@ -16,6 +16,23 @@
         (exit 1 when there is one).
     fabriclab-sm drops TOPO --switch ... --p4info P
         live: non-zero drop counters as JSON {switch: [{port, reason, packets, bytes}]}.
+    fabriclab-sm status TOPO --switch ... [--p4info P] [--timeout S] [--json]
+        live, read-only: per switch reachable, pipeline, dlid_route / forward_frr entries,
+        ports marked down, flow-control mode, non-zero drops (exit 1 if any switch is
+        unreachable or has no pipeline).
+    fabriclab-sm routes TOPO DLID --switch ... [--p4info P] [--guid2lid F] [--json]
+        live, read-only: the path a frame to DLID (a LID or a node name) takes from every
+        switch, hop by hop through TOPO's cables (`s1:3 -> s4:1 -> h2`), and with each
+        switch's backup port when its primary cable is down; loops and blackholes
+        flagged (exit 1 when there is one).
+    fabriclab-sm topology TOPO [--guid2lid F] [--json]
+        offline: switches, hosts, cables with ports, and the LIDs the SM would assign.
+
+The read-only subcommands (`status`, `routes`) open no StreamChannel, so they
+never take part in mastership arbitration: they cannot become primary or
+disturb a running SM (P4Runtime lets any client Read and
+GetForwardingPipelineConfig). The P4Info comes from the switch itself unless
+--p4info is given.
 
 Errors print as one line `fabriclab-sm: error: ...`: exit 2 for input that
 cannot be used (unknown topology or engine, malformed net-file, a fabric the
@@ -135,14 +152,21 @@ def _connect(args: argparse.Namespace):
     from controller.sm import connect_switches
 
     fabric = _build_fabric(args.topology)
+    return fabric, connect_switches(fabric, _addresses(args, fabric))
+
+
+def _addresses(args: argparse.Namespace, fabric) -> dict[str, str]:
+    """{switch: HOST:PORT} from the --switch options, every name checked against TOPO."""
+    switches = {s.name for s in fabric.switches}
     addresses = {}
     for spec in args.switch:
         name, sep, address = spec.partition("=")
-        if not sep or not address:
-            raise ValueError(f"--switch {spec!r}: expected NAME=HOST:PORT")
-        fabric.node(name)  # an unknown switch name fails here, by name
+        if not sep or not address or ":" not in address:
+            raise UsageError(f"--switch {spec!r}: expected NAME=HOST:PORT")
+        if name not in switches:
+            raise UsageError(f"--switch {spec!r}: {fabric.name} has no switch {name!r}")
         addresses[name] = address
-    return fabric, connect_switches(fabric, addresses)
+    return addresses
 
 
 def cmd_up(args: argparse.Namespace) -> int:
@@ -248,6 +272,328 @@ def cmd_drops(args: argparse.Namespace) -> int:
     return 0
 
 
+def _lids(fabric, guid2lid: str | None) -> dict[str, int]:
+    """Node -> LID as the SM would assign them (from --guid2lid when given); the map file
+    is only read, never created or changed."""
+    from controller.lids import LidMapError, LidSpaceExhausted
+
+    try:
+        lid_map = LidMap(guid2lid)
+        lid_map.path = None
+        return lid_map.assign(fabric)
+    except (LidMapError, LidSpaceExhausted) as exc:
+        raise UsageError(str(exc)) from None
+
+
+# ------------------------------------------------------- read-only views of a live fabric
+
+
+def _observe(fabric, addresses: dict[str, str], p4info_path: str | None, timeout: float,
+             work) -> dict:
+    """work(name, observer) on every switch at once (observer.p4info = the switch's
+    pipeline, None without one): {name: result, or the exception that stopped it}."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from controller.p4runtime_client import SwitchConnection
+
+    def one(name: str):
+        with SwitchConnection(name, addresses[name], fabric.node(name).device_id,
+                              timeout=timeout, observe_only=True) as obs:
+            if obs.fetch_pipeline() is not None and p4info_path:
+                obs.use_p4info(p4info_path)
+            return work(name, obs)
+
+    results = {}
+    with ThreadPoolExecutor(max_workers=max(1, min(32, len(addresses))),
+                            thread_name_prefix="sm-observe") as pool:
+        futures = {name: pool.submit(one, name) for name in sorted(addresses)}
+        for name, future in futures.items():
+            try:
+                results[name] = future.result()
+            except Exception as exc:  # noqa: BLE001 -- reported per switch
+                results[name] = exc
+    return results
+
+
+def _no_pipeline(name: str) -> str:
+    return f"{name}: no pipeline loaded"
+
+
+def _read_or_none(read):
+    """read(), or None when the pipeline has no such table/register/counter."""
+    from controller.p4info import P4InfoError
+
+    try:
+        return read()
+    except P4InfoError:
+        return None
+
+
+def _flow_control(obs) -> dict | None:
+    """fc_config's default entry: {"mode": "PFC", param: value, ...}."""
+    from p4.v1 import p4runtime_pb2
+
+    from controller.flow_control import FC_CONFIG_TABLE, Mode
+    from controller.p4info import decode
+
+    query = p4runtime_pb2.TableEntry(table_id=obs.p4info.table(FC_CONFIG_TABLE).id,
+                                     is_default_action=True)
+    for entity in obs.read([p4runtime_pb2.Entity(table_entry=query)]):
+        call = entity.table_entry.action.action
+        if not call.action_id:
+            return None
+        action = obs.p4info.action(obs.p4info.name(call.action_id))
+        names = {p.id: p.name for p in action.params}
+        params = {names.get(p.param_id, str(p.param_id)): decode(p.value) for p in call.params}
+        if "mode" in params:
+            mode = params.pop("mode")
+            params = {"mode": Mode(mode).name if mode in Mode._value2member_map_
+                      else f"mode {mode}", **params}
+        return {"action": action.name.rsplit(".", 1)[-1], **params}
+    return None
+
+
+def switch_status(fabric, name: str, obs) -> dict:
+    """What `status` reports for one reachable switch (None: the pipeline lacks it)."""
+    from controller.sm import LIVENESS_REGISTER, read_drop_counters, read_route_entries
+
+    status = {"switch": name, "address": obs.address, "reachable": True, "pipeline": None,
+              "program": None, "tables": None, "routes": None, "frr_routes": None,
+              "ports_down": None, "flow_control": None, "drops": None, "error": None}
+    info = obs.p4info
+    if info is None:
+        status["error"] = "no pipeline loaded"
+        return status
+    pkg = info.proto.pkg_info
+    status["program"] = pkg.name or None
+    status["tables"] = len(info.proto.tables)
+    status["pipeline"] = pkg.name or f"{pkg.arch or 'P4'} program with {status['tables']} tables"
+    entries = _read_or_none(lambda: read_route_entries(obs))
+    if entries is not None:
+        status["routes"] = len(entries)
+        status["frr_routes"] = sum(backup is not None for _p, backup in entries.values())
+    ports = [port for port, _peer, _peer_port in fabric.neighbours(name)]
+    cells = _read_or_none(lambda: obs.read_register(LIVENESS_REGISTER, indices=ports))
+    if cells is not None:
+        status["ports_down"] = sorted(port for port, value in cells.items() if value)
+    status["flow_control"] = _read_or_none(lambda: _flow_control(obs))
+    drops = _read_or_none(lambda: read_drop_counters(obs, ports))
+    if drops is not None:
+        status["drops"] = [{"port": port, "reason": reason, "packets": pkts, "bytes": nbytes}
+                           for (port, reason), (pkts, nbytes) in drops.items()]
+    return status
+
+
+def _status_line(s: dict) -> str:
+    head = f"{s['switch']} ({s['address']}):"
+    if not s["reachable"]:
+        return f"{head} UNREACHABLE: {s['error']}"
+    if s["pipeline"] is None:
+        return f"{head} reachable, NO PIPELINE loaded"
+    parts = [f"pipeline {s['pipeline']}"]
+    na = "n/a (not in the pipeline)"
+    parts.append(f"routes {s['routes']} (frr {s['frr_routes']})" if s["routes"] is not None
+                 else f"routes {na}")
+    down = s["ports_down"]
+    parts.append("ports down " + (na if down is None else
+                                  ",".join(map(str, down)) if down else "none"))
+    fc = s["flow_control"]
+    if fc is None:
+        parts.append(f"flow control {na}")
+    else:
+        extra = ", ".join(f"{k}={v}" for k, v in fc.items()
+                          if k not in ("action", "mode") and v)
+        parts.append(f"flow control {fc.get('mode', fc['action'])}"
+                     + (f" ({extra})" if extra else ""))
+    drops = s["drops"]
+    parts.append("drops " + (na if drops is None else "none" if not drops else
+                             ", ".join(f"port {d['port']} {d['reason']} {d['packets']}"
+                                       for d in drops)))
+    return f"{head} " + "; ".join(parts)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    fabric = _build_fabric(args.topology)
+    addresses = _addresses(args, fabric)
+    results = _observe(fabric, addresses, args.p4info, args.timeout,
+                       lambda name, obs: switch_status(fabric, name, obs))
+    report = []
+    for name, result in results.items():
+        if isinstance(result, Exception):
+            result = {"switch": name, "address": addresses[name], "reachable": False,
+                      "error": str(result).removeprefix(f"switch {name}: ")}
+        report.append(result)
+    if args.json:
+        print(json.dumps({"fabric": fabric.name, "switches": report}))
+    else:
+        for s in report:
+            print(_status_line(s))
+    return 0 if all(s["reachable"] and s["pipeline"] for s in report) else 1
+
+
+# ------------------------------------------------------------------------- paths
+
+
+def trace(fabric, tables: dict[str, dict[int, tuple[int, int | None]]], dlid: int,
+          start: str, destination: str | None, failed=None) -> tuple[list[str], str | None]:
+    """The hops (`s1:3`, ..., then the destination's name) a frame to `dlid` takes from
+    switch `start` following each switch's (primary, backup) entry through the fabric's
+    cables, with the link `failed` down (its ends use their backups, as the data plane's
+    port_down does). Returns (hops, problem): problem None when it reaches `destination`."""
+    links = {}
+    for link in fabric.links:
+        links[(link.a, link.a_port)] = link
+        links[(link.b, link.b_port)] = link
+    hops: list[str] = []
+    seen: set[str] = set()
+    node = start
+    while True:
+        if node == destination:
+            return hops + [node] if hops else [node], None
+        if node in seen:
+            return hops + [node], f"LOOP: back at {node}"
+        seen.add(node)
+        if node not in tables:
+            return hops + [node], f"{node}'s table was not read"
+        entry = tables[node].get(dlid)
+        if entry is None:
+            return hops + [node], f"BLACKHOLE: {node} has no route to {dlid}"
+        primary, backup = entry
+        port = primary
+        if failed is not None and links.get((node, primary)) == failed:
+            if backup is None:
+                return hops + [node], f"BLACKHOLE: {node}:{primary} down and no backup"
+            port = backup
+        hops.append(f"{node}:{port}")
+        link = links.get((node, port))
+        if link is None:
+            return hops, f"BLACKHOLE: no cable at {node}:{port}"
+        if failed is not None and link == failed:
+            return hops, f"BLACKHOLE: {node}:{port} is the failed cable"
+        _own, peer, _peer_port = link.endpoint(node)
+        if fabric.node(peer).kind.name == "HOST":
+            hops.append(peer)
+            return hops, None if peer == destination else f"WRONG HOST: delivered to {peer}"
+        node = peer
+
+
+def _dlid(text: str, lids: dict[str, int]) -> int:
+    if text in lids:
+        return lids[text]
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise UsageError(f"DLID {text!r}: expected a LID (e.g. 5, 0x5) or a node name") \
+            from None
+    if not 0 < value < 0x10000:
+        raise UsageError(f"DLID {text!r}: LIDs are 1..0xFFFF")
+    return value
+
+
+def cmd_routes(args: argparse.Namespace) -> int:
+    from controller.sm import read_route_entries
+
+    fabric = _build_fabric(args.topology)
+    addresses = _addresses(args, fabric)
+    lids = _lids(fabric, args.guid2lid)
+    dlid = _dlid(args.dlid, lids)
+    destination = next((name for name, lid in lids.items() if lid == dlid), None)
+
+    def read(name: str, obs):
+        if obs.p4info is None:
+            raise RuntimeError("no pipeline loaded")
+        return read_route_entries(obs)
+
+    results = _observe(fabric, addresses, args.p4info, args.timeout, read)
+    tables = {n: t for n, t in results.items() if not isinstance(t, Exception)}
+    unread = {n: str(e).removeprefix(f"switch {n}: ") for n, e in results.items()
+              if isinstance(e, Exception)}
+    links = {(lk.a, lk.a_port): lk for lk in fabric.links} | \
+        {(lk.b, lk.b_port): lk for lk in fabric.links}
+    paths, problems = [], 0
+    for switch in sorted((s.name for s in fabric.switches), key=_node_key):
+        if switch in unread or switch not in addresses:
+            paths.append({"switch": switch, "hops": [], "problem":
+                          f"not read: {unread.get(switch, 'no --switch address')}"})
+            problems += switch in addresses
+            continue
+        hops, problem = trace(fabric, tables, dlid, switch, destination)
+        path = {"switch": switch, "hops": hops, "problem": problem}
+        entry = tables[switch].get(dlid)
+        if entry is not None and entry[1] is not None and links.get((switch, entry[0])):
+            failed = links[(switch, entry[0])]
+            b_hops, b_problem = trace(fabric, tables, dlid, switch, destination, failed)
+            path["backup"] = {"failed": f"{switch}:{entry[0]}", "hops": b_hops,
+                              "problem": b_problem}
+            problems += b_problem is not None
+        problems += problem is not None
+        paths.append(path)
+    if args.json:
+        print(json.dumps({"fabric": fabric.name, "dlid": dlid, "destination": destination,
+                          "paths": paths}))
+        return 1 if problems else 0
+    print(f"DLID {dlid} ({destination or 'no node of ' + fabric.name + ' has this LID'})")
+    for path in paths:
+        line = " -> ".join(path["hops"])
+        if path["problem"]:
+            line = f"{line}  [{path['problem']}]" if line else path["problem"]
+        print(f"{path['switch']}: {line}")
+        backup = path.get("backup")
+        if backup:
+            line = " -> ".join(backup["hops"])
+            if backup["problem"]:
+                line += f"  [{backup['problem']}]"
+            print(f"  with {backup['failed']} down: {line}")
+    return 1 if problems else 0
+
+
+# ---------------------------------------------------------------------- topology
+
+
+def _node_key(name: str) -> tuple:
+    head = name.rstrip("0123456789")
+    return (head, int(name[len(head):] or -1), name)
+
+
+def describe_topology(fabric, lids: dict[str, int]) -> dict:
+    """The fabric as `topology --json` prints it."""
+    switches = [{"name": s.name, "guid": f"{s.guid:#018x}", "device_id": s.device_id,
+                 "tier": s.tier, "lid": lids.get(s.name), **({"label": s.label} if s.label else {}),
+                 "ports": {str(port): f"{peer}:{peer_port}"
+                           for port, peer, peer_port in fabric.neighbours(s.name)}}
+                for s in sorted(fabric.switches, key=lambda n: _node_key(n.name))]
+    hosts = []
+    for h in sorted(fabric.hosts, key=lambda n: _node_key(n.name)):
+        attached = fabric.neighbours(h.name)
+        hosts.append({"name": h.name, "guid": f"{h.guid:#018x}", "lid": lids.get(h.name),
+                      **({"label": h.label} if h.label else {}),
+                      "switch": attached[0][1] if attached else None,
+                      "port": attached[0][2] if attached else None})
+    links = [{"a": lk.a, "a_port": lk.a_port, "b": lk.b, "b_port": lk.b_port,
+              "rate_pps": lk.params.rate_pps, "delay_us": lk.params.delay_us,
+              "buffer_pkts": lk.params.buffer_pkts} for lk in fabric.links]
+    return {"fabric": fabric.name, "switches": switches, "hosts": hosts, "links": links}
+
+
+def cmd_topology(args: argparse.Namespace) -> int:
+    fabric = _build_fabric(args.topology)
+    desc = describe_topology(fabric, _lids(fabric, args.guid2lid))
+    if args.json:
+        print(json.dumps(desc))
+        return 0
+    print(f"fabric {desc['fabric']}: {len(desc['switches'])} switches, "
+          f"{len(desc['hosts'])} hosts, {len(desc['links'])} links")
+    for s in desc["switches"]:
+        ports = " ".join(f"{port}={peer}" for port, peer in s["ports"].items())
+        print(f"switch {s['name']} lid {s['lid']} guid {s['guid']} device {s['device_id']} "
+              f"tier {s['tier']}: {ports}")
+    for h in desc["hosts"]:
+        print(f"host {h['name']} lid {h['lid']} guid {h['guid']} at {h['switch']}:{h['port']}")
+    for lk in desc["links"]:
+        print(f"link {lk['a']}:{lk['a_port']} <-> {lk['b']}:{lk['b_port']}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="fabriclab-sm", description="fabriclab subnet manager")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -296,6 +642,25 @@ def main(argv: list[str] | None = None) -> int:
     drops.add_argument("--switch", action="append", required=True, metavar="NAME=HOST:PORT")
     drops.add_argument("--p4info", required=True, help="P4Info of the running pipeline")
     drops.set_defaults(func=cmd_drops)
+    for name, helptext in (("status", "read-only: state of every listed switch"),
+                           ("routes", "read-only: the path to one DLID from every switch")):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("topology")
+        if name == "routes":
+            p.add_argument("dlid", help="a LID (5, 0x5) or a node name (h2)")
+            p.add_argument("--guid2lid", help="the SM's guid -> LID map (read, never written)")
+        p.add_argument("--switch", action="append", required=True, metavar="NAME=HOST:PORT")
+        p.add_argument("--p4info", help="P4Info of the running pipeline (default: the "
+                                        "switch's own, by GetForwardingPipelineConfig)")
+        p.add_argument("--timeout", type=float, default=3.0,
+                       help="seconds to wait for each switch (default 3)")
+        p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+        p.set_defaults(func=cmd_status if name == "status" else cmd_routes)
+    topo = sub.add_parser("topology", help="offline: switches, hosts, cables and LIDs")
+    topo.add_argument("topology")
+    topo.add_argument("--guid2lid", help="the SM's guid -> LID map (read, never written)")
+    topo.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    topo.set_defaults(func=cmd_topology)
     args = ap.parse_args(argv)
     try:
         return args.func(args)

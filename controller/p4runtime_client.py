@@ -69,7 +69,10 @@ class SwitchConnection:
 
     def __init__(self, name: str, address: str, device_id: int,
                  election_id: tuple[int, int] = (0, 1), timeout: float = 10.0,
-                 role: str = "") -> None:
+                 role: str = "", observe_only: bool = False) -> None:
+        """`observe_only`: no StreamChannel, so no arbitration: the connection can
+        Read and fetch the pipeline (P4Runtime needs no mastership for those) and
+        can never take a switch away from a running SM."""
         self.name = name
         self.role = role  # P4Runtime role: a primary per role (the agent's is not the SM's)
         self.address = address
@@ -91,6 +94,8 @@ class SwitchConnection:
             self._channel.close()
             raise SwitchConnectionError(
                 f"switch {name}: no P4Runtime server at {address} after {timeout:g}s") from None
+        if observe_only:
+            return
         self._stream = self._stub.StreamChannel(self._request_iterator())
         self._reader = threading.Thread(target=self._read_stream, daemon=True,
                                         name=f"p4rt-stream-{name}")
@@ -164,6 +169,25 @@ class SwitchConnection:
         request.config.p4_device_config = Path(bmv2_json_path).read_bytes()
         self._call("SetForwardingPipelineConfig", request)
         self.p4info = info
+
+    def fetch_pipeline(self) -> P4Info | None:
+        """The P4Info of the pipeline the switch runs (None if it runs none); kept as
+        this connection's P4Info."""
+        request = p4runtime_pb2.GetForwardingPipelineConfigRequest(
+            device_id=self.device_id,
+            response_type=p4runtime_pb2.GetForwardingPipelineConfigRequest.P4INFO_AND_COOKIE)
+        try:
+            config = self._stub.GetForwardingPipelineConfig(request, timeout=self.timeout)
+        except grpc.RpcError as exc:
+            if exc.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                return None  # no forwarding pipeline config yet
+            raise SwitchConnectionError(
+                f"switch {self.name}: GetForwardingPipelineConfig failed: "
+                f"{exc.code().name}: {exc.details()}") from None
+        if not config.config.p4info.tables:
+            return None
+        self.p4info = P4Info(config.config.p4info)
+        return self.p4info
 
     def use_p4info(self, p4info_path: Path | str) -> None:
         """Adopt the P4Info of a pipeline that is already on the switch."""

@@ -136,6 +136,36 @@ def _table_image(routes, backups) -> tuple[bytes, bytes] | None:
     return bytes(primary), bytes(spare)
 
 
+def read_route_entries(conn: SwitchConnection) -> dict[int, RouteEntry]:
+    """{dlid: (primary, backup or None)} as one switch's dlid_route holds it now."""
+    info = conn.p4info
+    forward = info.action(ROUTE_ACTION)
+    frr = frr_action(info)
+    routes: dict[int, RouteEntry] = {}
+    for entry in conn.read_table_entries(ROUTE_TABLE):
+        dlid = decode(entry.match[0].exact.value)
+        call = entry.action.action
+        values = {p.param_id: decode(p.value) for p in call.params}
+        if call.action_id == forward.id:
+            routes[dlid] = (values[forward.param("port").id], None)
+        elif frr is not None and call.action_id == frr.id:
+            routes[dlid] = (values[frr.params[0].id], values[frr.params[1].id])
+    return routes
+
+
+def read_drop_counters(conn: SwitchConnection, ports: list[int]
+                       ) -> dict[tuple[int, str], tuple[int, int]]:
+    """{(port, reason): (packets, bytes)}, non-zero cells of one switch's drop counter.
+
+    Only the given (wired) ports' cells: a wildcard read would move every
+    port x reason cell of a 512-port counter."""
+    reasons = drop_reasons.load()
+    indices = [port * reasons.per_port + r for port in ports for r in range(reasons.per_port)]
+    cells = conn.read_counters(DROP_COUNTER, indices=indices)
+    return {reasons.split(index): value for index, value in sorted(cells.items())
+            if value != (0, 0)}
+
+
 class SubnetManager:
     def __init__(self, fabric: Fabric, connections: dict[str, SwitchConnection],
                  engine: RoutingEngine | None = None, lid_map: LidMap | None = None,
@@ -310,20 +340,7 @@ class SubnetManager:
 
     def read_route_entries(self, switch: str) -> dict[int, RouteEntry]:
         """{dlid: (primary, backup or None)} as the switch's dlid_route holds it now."""
-        conn = self.connections[switch]
-        info = conn.p4info
-        forward = info.action(ROUTE_ACTION)
-        frr = frr_action(info)
-        routes: dict[int, RouteEntry] = {}
-        for entry in conn.read_table_entries(ROUTE_TABLE):
-            dlid = decode(entry.match[0].exact.value)
-            call = entry.action.action
-            values = {p.param_id: decode(p.value) for p in call.params}
-            if call.action_id == forward.id:
-                routes[dlid] = (values[forward.param("port").id], None)
-            elif frr is not None and call.action_id == frr.id:
-                routes[dlid] = (values[frr.params[0].id], values[frr.params[1].id])
-        return routes
+        return read_route_entries(self.connections[switch])
 
     # ------------------------------------------------------------- link events
     def link_at(self, switch: str, port: int) -> Link | None:
@@ -427,14 +444,8 @@ class SubnetManager:
     # ----------------------------------------------------------------- counters
     def read_drop_counters(self, switch: str) -> dict[tuple[int, str], tuple[int, int]]:
         """{(port, reason): (packets, bytes)} for every non-zero cell of the drop counter."""
-        reasons = drop_reasons.load()
-        # Only the cells of the switch's wired ports: a wildcard read would move
-        # every port x reason cell of a 512-port counter.
         ports = [port for port, _peer, _peer_port in self.fabric.neighbours(switch)]
-        indices = [port * reasons.per_port + r for port in ports for r in range(reasons.per_port)]
-        cells = self.connections[switch].read_counters(DROP_COUNTER, indices=indices)
-        return {reasons.split(index): value for index, value in sorted(cells.items())
-                if value != (0, 0)}
+        return read_drop_counters(self.connections[switch], ports)
 
     def close(self) -> None:
         """Close every switch connection (the switches keep their tables)."""

@@ -1,10 +1,13 @@
-"""`fabriclab-sm route` offline, and `up` against in-memory switches."""
+"""`fabriclab-sm route` and `topology` offline, `up` against in-memory switches, routes'
+`trace`, and the live subcommands' bad input (no switch needed)."""
 
 from __future__ import annotations
 
 import json
 
-from controller.cli import main
+from controller.cli import main, trace
+from controller.lids import LidMap
+from topologies.generators import build
 
 
 def test_route_json_reports_the_fabric_and_a_complete_table(capsys):
@@ -41,3 +44,125 @@ def test_up_configures_running_switches(fake_fabric_switches, p4info_path, bmv2_
     assert rc == 0, capsys.readouterr().err
     assert len(s1.entries) == len(s2.entries) == 3
     assert json.loads(book.read_text())["hosts"]["h2"]["lid"] == 2
+
+
+# ---------------------------------------------------- topology, routes' tracing, bad input
+
+
+def test_topology_json_has_switches_hosts_links_and_the_sms_lids(tmp_path, capsys):
+    assert main(["topology", "line:2", "--json"]) == 0
+    desc = json.loads(capsys.readouterr().out)
+    assert [(s["name"], s["lid"], s["device_id"], s["ports"]) for s in desc["switches"]] == [
+        ("s1", 3, 1, {"1": "h1:0", "2": "s2:2"}), ("s2", 4, 2, {"1": "h2:0", "2": "s1:2"})]
+    assert [(h["name"], h["lid"], h["switch"], h["port"]) for h in desc["hosts"]] == [
+        ("h1", 1, "s1", 1), ("h2", 2, "s2", 1)]
+    assert {(lk["a"], lk["a_port"], lk["b"], lk["b_port"]) for lk in desc["links"]} == {
+        ("s1", 1, "h1", 0), ("s2", 1, "h2", 0), ("s1", 2, "s2", 2)}
+    dump = tmp_path / "routes.json"
+    assert main(["route", "fattree:4", "--dump-routes", str(dump)]) == 0
+    capsys.readouterr()
+    assert main(["topology", "fattree:4", "--json"]) == 0
+    desc = json.loads(capsys.readouterr().out)
+    lids = {n["name"]: n["lid"] for n in desc["switches"] + desc["hosts"]}
+    assert lids == json.loads(dump.read_text())["lids"]
+
+
+def test_topology_text_and_netfile(tmp_path, capsys):
+    from controller.opensm import write_netfile
+
+    net = tmp_path / "fabric.net"
+    net.write_text(write_netfile(build("leafspine:2,2,1")))
+    assert main(["topology", f"netfile:{net}"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith(": 4 switches, 2 hosts, 6 links")
+    assert sum(line.startswith("link ") for line in out) == 6
+
+
+def test_topology_reads_a_guid2lid_map_without_writing_it(tmp_path, capsys):
+    g2l = tmp_path / "g2l.json"
+    assert main(["topology", "line:2", "--guid2lid", str(g2l)]) == 0
+    assert not g2l.exists()
+    assert "switch s1 lid 3 " in capsys.readouterr().out
+
+
+def _tables(fabric, engine_name="minhop"):
+    from controller.routing import engine
+    from controller.routing.backup import backup_routes
+
+    lids = LidMap().assign(fabric)
+    eng = engine(engine_name)
+    routes = eng.route(fabric, lids)
+    backups = backup_routes(fabric, lids, routes, eng)
+    return lids, {s: {d: (p, backups.get(s, {}).get(d)) for d, p in t.items()}
+                  for s, t in routes.items()}
+
+
+def test_trace_delivers_from_every_switch_with_and_without_the_first_cable():
+    fabric = build("fattree:4")
+    lids, tables = _tables(fabric, "ftree")
+    links = {(lk.a, lk.a_port): lk for lk in fabric.links} | \
+        {(lk.b, lk.b_port): lk for lk in fabric.links}
+    for host in ("h1", "h16"):
+        for switch in (s.name for s in fabric.switches):
+            hops, problem = trace(fabric, tables, lids[host], switch, host)
+            assert problem is None and hops[-1] == host
+            primary, backup = tables[switch][lids[host]]
+            if backup is not None:
+                hops, problem = trace(fabric, tables, lids[host], switch, host,
+                                      failed=links[(switch, primary)])
+                assert problem is None, (switch, hops)
+                assert hops[0] == f"{switch}:{backup}"
+
+
+def test_trace_names_loops_blackholes_and_wrong_hosts():
+    fabric = build("line:2")  # h1 - s1:1, s1:2 - s2:2, s2:1 - h2
+    assert trace(fabric, {"s1": {2: (2, None)}, "s2": {2: (2, None)}}, 2, "s1", "h2") == \
+        (["s1:2", "s2:2", "s1"], "LOOP: back at s1")
+    assert trace(fabric, {"s1": {2: (2, None)}, "s2": {}}, 2, "s1", "h2") == \
+        (["s1:2", "s2"], "BLACKHOLE: s2 has no route to 2")
+    assert trace(fabric, {"s1": {2: (7, None)}}, 2, "s1", "h2") == \
+        (["s1:7"], "BLACKHOLE: no cable at s1:7")
+    assert trace(fabric, {"s1": {2: (1, None)}}, 2, "s1", "h2") == \
+        (["s1:1", "h1"], "WRONG HOST: delivered to h1")
+    assert trace(fabric, {"s1": {4: (2, None)}}, 4, "s1", "s2") == (["s1:2", "s2"], None)
+    assert trace(fabric, {"s1": {2: (2, None)}}, 2, "s1", "h2")[1] == "s2's table was not read"
+
+
+def test_bad_input_is_one_line_and_exit_2(capsys):
+    cases = [
+        (["topology", "bogus:3"], "unknown topology 'bogus:3'"),
+        (["topology", "netfile:/nonexistent.net"], "/nonexistent.net"),
+        (["status", "bogus:3", "--switch", "s1=127.0.0.1:1"], "unknown topology"),
+        (["status", "line:2", "--switch", "s9=127.0.0.1:1"], "line:2 has no switch 's9'"),
+        (["status", "line:2", "--switch", "s1"], "expected NAME=HOST:PORT"),
+        (["routes", "line:2", "h9", "--switch", "s1=127.0.0.1:1"], "DLID 'h9'"),
+        (["routes", "line:2", "0x10000", "--switch", "s1=127.0.0.1:1"], "LIDs are 1..0xFFFF"),
+    ]
+    for argv, message in cases:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("fabriclab-sm: error: ") and message in err, (argv, err)
+        assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_status_of_an_unreachable_switch_is_one_line(capsys):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    argv = ["status", "line:2", "--switch", f"s1=127.0.0.1:{port}", "--timeout", "0.2"]
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert captured.out == (f"s1 (127.0.0.1:{port}): UNREACHABLE: no P4Runtime server at "
+                            f"127.0.0.1:{port} after 0.2s\n")
+    assert captured.err == ""
+    assert main([*argv, "--json"]) == 1
+    (s1,) = json.loads(capsys.readouterr().out)["switches"]
+    assert (s1["switch"], s1["reachable"]) == ("s1", False)
+    assert main(["routes", "line:2", "h2", "--switch", f"s1=127.0.0.1:{port}",
+                 "--timeout", "0.2"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "DLID 2 (h2)"
+    assert out[1].startswith("s1: not read: no P4Runtime server at")
+    assert out[2] == "s2: not read: no --switch address"

@@ -2,15 +2,11 @@
 pushed to two embedded switches (no interfaces), routes installed and read back.
 
 Skipped until the embedded compiler (p4compiler.cli) and switch (p4switch.cli) exist.
+The fixtures (`compiled_fabric`, `two_switches`) are in conftest.py.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,85 +17,7 @@ from controller.p4runtime_client import NotPrimaryError, SwitchConnection
 from controller.sm import SM_ELECTION_ID, SubnetManager
 from topologies.generators import build
 
-ROOT = Path(__file__).resolve().parents[2]
 HAND_WRITTEN_P4INFO = Path(__file__).resolve().parent / "data" / "fabric.p4info.txtpb"
-
-
-def _have(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
-
-
-@pytest.fixture(scope="module")
-def compiled_fabric(tmp_path_factory) -> tuple[Path, Path]:
-    """(p4info, bmv2 json) of p4src/fabric.p4 from the embedded compiler."""
-    if not _have("p4compiler.cli"):
-        pytest.skip("embedded compiler (p4compiler.cli) not available yet")
-    out = tmp_path_factory.mktemp("fab")
-    result = subprocess.run(
-        [sys.executable, "-m", "p4compiler.cli", "--target", "bmv2", "--arch", "v1model",
-         "-o", str(out), str(ROOT / "p4src" / "fabric.p4")],
-        capture_output=True, text=True, timeout=120, cwd=ROOT)
-    p4info = out / "fabric.p4info.txtpb"
-    bmv2_json = out / "fabric.json"
-    if result.returncode != 0 or not p4info.exists() or not bmv2_json.exists():
-        pytest.skip(f"embedded compiler failed on fabric.p4: {result.stderr.strip()[-300:]}")
-    return p4info, bmv2_json
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_for_port(port: int, proc: subprocess.Popen, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"switch exited with {proc.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"switch did not listen on {port} within {timeout:g}s")
-
-
-@pytest.fixture
-def two_switches(tmp_path):
-    """Two embedded switch processes serving P4Runtime on loopback: {name: (address, device)}."""
-    if not _have("p4switch.cli"):
-        pytest.skip("embedded switch (p4switch.cli) not available yet")
-    procs: list[subprocess.Popen] = []
-    switches = {}
-    try:
-        for device_id, name in ((1, "s1"), (2, "s2")):
-            port = _free_port()
-            log = open(tmp_path / f"{name}.log", "w")  # noqa: SIM115 -- closed with the process
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "p4switch.cli", "--no-p4", "--device-id", str(device_id),
-                 "--grpc-server-addr", f"127.0.0.1:{port}"],
-                stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
-            procs.append(proc)
-            try:
-                _wait_for_port(port, proc)
-            except RuntimeError as exc:
-                pytest.skip(f"embedded switch did not start: {exc}: "
-                            f"{(tmp_path / f'{name}.log').read_text()[-300:]}")
-            switches[name] = (f"127.0.0.1:{port}", device_id)
-        yield switches
-    finally:
-        for proc in procs:  # by PID, the processes this fixture started
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(5)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
 
 
 def test_compiled_p4info_has_what_the_sm_and_the_hand_written_copy_use(compiled_fabric):
