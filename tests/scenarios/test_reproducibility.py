@@ -1,8 +1,9 @@
 """Two runs of the same scenario give the same counts within a stated tolerance.
 
 The schedule of every frame is fixed by the scenario (and its seed); what varies
-between runs is only the host's timing, so counts of loss and pauses agree to
-within 15 % (or 5 frames, whichever is larger).
+between runs is only the host's timing. Stated tolerances: frames lost agree
+within 15 % (or 5 frames, whichever is larger); pause frames, which depend on
+exactly when a queue crosses XOFF and XON, within 40 % (or 5).
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ from topologies.targets import Target
 pytestmark = [pytest.mark.mininet, pytest.mark.slow]
 
 
-def _close(a: int, b: int) -> bool:
-    return abs(a - b) <= max(5, 0.15 * max(a, b))
+TOLERANCE = {"lost": 0.15, "pause_frames": 0.40}
+
+
+def _close(a: int, b: int, share: float) -> bool:
+    return abs(a - b) <= max(5, share * max(a, b))
 
 
 @pytest.mark.parametrize("mode, figure", [("lossy", "lost"), ("pfc", "pause_frames")])
@@ -27,5 +31,6 @@ def test_two_runs_of_incast_agree(tmp_path, mode, figure):
     first = run(scenario, Target.EMBEDDED, tmp_path / "a").metrics
     second = run(scenario, Target.EMBEDDED, tmp_path / "b").metrics
     assert first[figure] > 0
-    assert _close(first[figure], second[figure]), (first[figure], second[figure])
+    assert _close(first[figure], second[figure], TOLERANCE[figure]), \
+        (first[figure], second[figure])
     assert first["sent"] == second["sent"], "the schedule itself is identical"
