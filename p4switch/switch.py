@@ -414,15 +414,7 @@ class Switch:
             except Exception as e:  # noqa: BLE001
                 error(e)
                 return
-            send = pq.send
-            if send is None:
-                if not send_general(spec, out):
-                    pq.drops.tx_error += 1
-                return
-            try:
-                send(out)
-            except OSError:
-                pq.drops.tx_error += 1
+            send_out(pq, spec, out)
 
         return rx
 

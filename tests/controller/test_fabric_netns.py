@@ -20,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+import netns_lab as lab
 import pytest
 
 from traffic.analysis import ReceiverTrace, analyze
@@ -41,18 +42,9 @@ def _have(module: str) -> bool:
         return False
 
 
-def run(*cmd: str, ns: str | None = None, check: bool = True, timeout: float = 60):
-    prefix = ["ip", "netns", "exec", ns] if ns else []
-    result = subprocess.run([*prefix, *cmd], capture_output=True, text=True, timeout=timeout,
-                            cwd=ROOT)
-    if check and result.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} failed ({result.returncode}): "
-                             f"{result.stdout[-500:]} {result.stderr[-500:]}")
-    return result
-
 
 def sm(*args: str, check: bool = True):
-    return run(sys.executable, "-m", "controller.cli", *args, ns=NS_FAB, check=check)
+    return lab.run(sys.executable, "-m", "controller.cli", *args, ns=NS_FAB, check=check)
 
 
 @pytest.fixture
@@ -74,19 +66,8 @@ def compiled(tmp_path):
 def fabric_netns(compiled, tmp_path):
     procs: list[subprocess.Popen] = []
     try:
-        for ns in (NS_FAB, NS_H1, NS_H2):
-            run("ip", "netns", "add", ns)
-            run("sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", ns=ns)
-            run("sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1", ns=ns)
-        run("ip", "-n", NS_FAB, "link", "set", "lo", "up")
-        for a, ns_a, b, ns_b in VETHS:
-            run("ip", "link", "add", a, "type", "veth", "peer", "name", b)
-            run("ip", "link", "set", a, "netns", ns_a)
-            run("ip", "link", "set", b, "netns", ns_b)
-            run("ip", "-n", ns_a, "link", "set", a, "up")
-            run("ip", "-n", ns_b, "link", "set", b, "up")
-        run("ip", "-n", NS_H1, "link", "set", "trt-h1e", "address", MAC["h1"])
-        run("ip", "-n", NS_H2, "link", "set", "trt-h2e", "address", MAC["h2"])
+        lab.build((NS_FAB, NS_H1, NS_H2), VETHS, {(NS_H1, "trt-h1e"): MAC["h1"],
+                                                  (NS_H2, "trt-h2e"): MAC["h2"]})
         for device_id, name in ((1, "s1"), (2, "s2")):
             log = tmp_path / f"{name}.log"
             with open(log, "w") as out:
@@ -97,37 +78,17 @@ def fabric_netns(compiled, tmp_path):
                      "--grpc-server-addr", GRPC[name], "--no-p4"],
                     stdout=out, stderr=subprocess.STDOUT, cwd=ROOT))
         for name, proc in zip(("s1", "s2"), procs, strict=True):
-            _wait_for_log(tmp_path / f"{name}.log", "running", proc)
+            lab.wait_for(tmp_path / f"{name}.log", "running", proc)
         yield compiled
     finally:
         for proc in procs:  # by PID: `ip netns exec` execs the switch itself
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(5)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
-        for ns in (NS_FAB, NS_H1, NS_H2):  # deleting a namespace deletes its veth ends
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-        for a, _, _, _ in VETHS:
-            subprocess.run(["ip", "link", "del", a], capture_output=True)
-
-
-def _wait_for_log(path: Path, text: str, proc: subprocess.Popen, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if text in path.read_text():
-            return
-        if proc.poll() is not None:
-            pytest.fail(f"switch exited: {path.read_text()[-500:]}")
-        time.sleep(0.05)
-    pytest.fail(f"switch not ready after {timeout}s: {path.read_text()[-500:]}")
+            lab.stop(proc)
+        lab.teardown((NS_FAB, NS_H1, NS_H2), VETHS)
 
 
 def send(tmp_path, flow: int, dlid: int, count: int) -> Path:
     log = tmp_path / f"h1.flow{flow}.csv"
-    run(sys.executable, "-m", "traffic.sender", "--iface", "trt-h1e", "--src-mac", MAC["h1"],
+    lab.run(sys.executable, "-m", "traffic.sender", "--iface", "trt-h1e", "--src-mac", MAC["h1"],
         "--dst-mac", MAC["h2"], "--slid", "1", "--dlid", str(dlid), "--flow", str(flow),
         "--count", str(count), "--rate", "1000", "--payload", "32", "--log", str(log),
         ns=NS_H1)

@@ -20,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+import netns_lab as lab
 import pytest
 
 from traffic.capture import Capture
@@ -37,35 +38,7 @@ GRPC = {name: f"127.0.0.1:{50061 + i}" for i, name in enumerate(PORTS)}  # insid
 RATE, COUNT = 1000, 2500  # frames/s, frames: 2.5 s of traffic
 
 
-def run(*cmd: str, ns: str | None = None, check: bool = True, timeout: float = 60):
-    prefix = ["ip", "netns", "exec", ns] if ns else []
-    result = subprocess.run([*prefix, *cmd], capture_output=True, text=True, timeout=timeout,
-                            cwd=ROOT)
-    if check and result.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} failed: {result.stdout[-300:]} "
-                             f"{result.stderr[-300:]}")
-    return result
 
-
-def _wait_for(path: Path, text: str, proc: subprocess.Popen, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if text in path.read_text():
-            return
-        if proc.poll() is not None:
-            pytest.fail(f"{path.name}: exited: {path.read_text()[-500:]}")
-        time.sleep(0.05)
-    pytest.fail(f"{path.name}: no {text!r} after {timeout}s: {path.read_text()[-500:]}")
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture
@@ -82,19 +55,8 @@ def served_fabric(tmp_path):
     p4info, bmv2_json = build / "fabric.p4info.txtpb", build / "fabric.json"
     procs: list[subprocess.Popen] = []
     try:
-        for ns in (NS_FAB, NS_H1, NS_H2):
-            run("ip", "netns", "add", ns)
-            run("sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", ns=ns)
-            run("sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1", ns=ns)
-        run("ip", "-n", NS_FAB, "link", "set", "lo", "up")
-        for a, ns_a, b, ns_b in VETHS:
-            run("ip", "link", "add", a, "type", "veth", "peer", "name", b)
-            run("ip", "link", "set", a, "netns", ns_a)
-            run("ip", "link", "set", b, "netns", ns_b)
-            run("ip", "-n", ns_a, "link", "set", a, "up")
-            run("ip", "-n", ns_b, "link", "set", b, "up")
-        run("ip", "-n", NS_H1, "link", "set", "smt-h1e", "address", MAC["h1"])
-        run("ip", "-n", NS_H2, "link", "set", "smt-h2e", "address", MAC["h2"])
+        lab.build((NS_FAB, NS_H1, NS_H2), VETHS, {(NS_H1, "smt-h1e"): MAC["h1"],
+                                                  (NS_H2, "smt-h2e"): MAC["h2"]})
         for device_id, (name, ports) in enumerate(PORTS.items(), 1):
             log = tmp_path / f"{name}.log"
             ifaces = [a for p in ports for a in ("-i", f"{p}@smt-{name}p{p}")]
@@ -105,7 +67,7 @@ def served_fabric(tmp_path):
                      "--grpc-server-addr", GRPC[name], "--no-p4"],
                     stdout=out, stderr=subprocess.STDOUT, cwd=ROOT))
         for name, proc in zip(PORTS, procs, strict=True):
-            _wait_for(tmp_path / f"{name}.log", "running", proc)
+            lab.wait_for(tmp_path / f"{name}.log", "running", proc)
         switches = [a for name, addr in GRPC.items() for a in ("--switch", f"{name}={addr}")]
         watched = [a for name, ports in PORTS.items() for p in ports if p > 1 or
                    name in ("s3", "s4") for a in ("--iface", f"{name}:{p}=smt-{name}p{p}")]
@@ -118,19 +80,16 @@ def served_fabric(tmp_path):
                  "--timeline", str(tmp_path / "timeline.jsonl"),
                  "--address-book", str(tmp_path / "book.json")],
                 stdout=out, stderr=subprocess.STDOUT, cwd=ROOT))
-        _wait_for(sm_log, "serving", procs[-1])
+        lab.wait_for(sm_log, "serving", procs[-1])
         yield tmp_path
     finally:
         for proc in reversed(procs):  # by PID: `ip netns exec` execs the program itself
-            _stop(proc)
-        for ns in (NS_FAB, NS_H1, NS_H2):  # deleting a namespace deletes its veth ends
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-        for a, _, _, _ in VETHS:
-            subprocess.run(["ip", "link", "del", a], capture_output=True)
+            lab.stop(proc)
+        lab.teardown((NS_FAB, NS_H1, NS_H2), VETHS)
 
 
 def _rx_packets(ifname: str) -> int:
-    out = run("cat", f"/sys/class/net/{ifname}/statistics/rx_packets", ns=NS_FAB).stdout
+    out = lab.run("cat", f"/sys/class/net/{ifname}/statistics/rx_packets", ns=NS_FAB).stdout
     return int(out.strip())
 
 
@@ -151,10 +110,10 @@ def test_cutting_the_cable_in_use_costs_milliseconds_of_traffic(served_fabric):
             # the spine end of the s1 uplink that carries the flow
             busy = max(("smt-s3p1", "smt-s4p1"), key=_rx_packets)
             cut_ns = time.time_ns()
-            run("ip", "-n", NS_FAB, "link", "set", busy, "down")
+            lab.run("ip", "-n", NS_FAB, "link", "set", busy, "down")
             assert sender.wait(timeout=30) == 0, sender.stderr.read()
         finally:
-            _stop(sender)
+            lab.stop(sender)
         time.sleep(0.5)
     arrivals = [ts for ts, _frame in read_frames(pcap)]
     timeline = [json.loads(line) for line in (tmp / "timeline.jsonl").read_text().splitlines()]
