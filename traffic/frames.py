@@ -52,6 +52,14 @@ class CreditOp(enum.IntEnum):
     REQUEST = 1  # "tell me your FCCL": the peer resyncs its ABR to our FCTBS and answers
 
 
+# BTH opcodes (InfiniBand's values). A DATA-kind frame is one of:
+OPCODE_UD = 0x00  # unreliable: nobody acknowledges it (the default)
+OPCODE_RC_SEND = 0x04  # RC SEND Only: the receiver acknowledges, the sender retransmits
+OPCODE_RC_ACK = 0x11  # RC Acknowledge: psn = next PSN expected; APP.chunk = syndrome
+SYNDROME_ACK = 0x00
+SYNDROME_NAK_SEQ = 0x60  # IB AETH "NAK: PSN sequence error": go back to psn + 1
+
+
 @dataclass(frozen=True)
 class HeaderSpec:
     """One header: its Scapy layer name, its P4 header type and its fields (name, bits)."""

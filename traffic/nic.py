@@ -30,6 +30,25 @@ peer's FCTBS (the link is FIFO, so that FCTBS counts every DATA frame sent
 before it): frames lost on the wire cannot leak credits. Flow-control frames
 are never flow-controlled nor counted as data.
 
+Transport (`transport`, FLOWS.json "transport" or --transport). "ud" (default):
+DATA frames carry BTH opcode 0 and nobody acknowledges them; what the fabric
+loses is lost. "rc", after InfiniBand RC: DATA frames carry opcode 0x04 (RC
+SEND); the receiver accepts, per (SLID, flow), only the next PSN in sequence. It
+ACKs (opcode 0x11, psn = the next PSN it expects, APP.chunk = syndrome 0) every
+`rc_ack_every` accepted frames or `rc_ack_delay_ms` after the first unacknowledged
+one; a frame past a gap is discarded and NAKed once (syndrome 0x60, PSN sequence
+error) until the gap fills; a duplicate is discarded and ACKed again. ACKs are
+DATA-kind frames routed to the sender's LID on the data's SL: they take transmit
+slots, credits and pauses like data, ahead of data. The sender keeps every frame
+until it is acknowledged (at most `rc_window` per flow); a NAK, or
+`rc_timeout_ms` without acknowledgement progress, sends every unacknowledged
+frame of the flow again in PSN order before any new one (go-back-N); after
+`rc_retry_limit` timeouts in a row the flow fails (reported, never completes).
+With RC a flow's job is done when acknowledged. The sender log has a row per
+transmission, so a retransmitted PSN appears again with its new send time; the
+receive log's `admitted` is 0 dropped by the buffer, 1 accepted, 2 taken by the
+link but discarded by the transport (out of sequence or duplicate).
+
 Pause time. One quantum is 512 bit times at the link rate. The emulated link
 rate in bits/s is rate_pps x frame_bits, frame_bits = 8 x `frame_bytes` (the
 DATA frame as sent: Ethernet + LRH + BTH + APP + payload, no FCS/preamble;
@@ -90,10 +109,15 @@ from traffic.frames import (
     ETHERTYPE_MAC_CONTROL,
     FC_FRAME_BYTES,
     LRH_KIND_OFFSET,
+    OPCODE_RC_ACK,
+    OPCODE_RC_SEND,
+    OPCODE_UD,
     PFC_CODEC,
     PFC_DST_MAC,
     PFC_OPCODE,
     PFC_PAUSE_QUANTA,
+    SYNDROME_ACK,
+    SYNDROME_NAK_SEQ,
     CreditOp,
     Kind,
     mac_to_int,
@@ -115,6 +139,7 @@ RX_BURST = 64  # frames read per wake-up before timers get a turn
 TX_BURST = 16  # late slots sent back to back before the loop looks at the socket again
 SLIP_LIMIT_NS = 5e6  # a send later than this (or 4 slots) restarts the schedule: not caught up
 TIMER_BURST = 64  # due timers run per wake-up, likewise
+TRANSPORTS = ("ud", "rc")
 
 
 class Mode(enum.Enum):
@@ -154,8 +179,21 @@ class NicConfig:
     sl_to_vl: tuple[int, ...] = tuple(range(16))
     storm_interval_ms: float = 1.0
     storm_classes: int = 0xFF
+    transport: str = "ud"  # "rc": acknowledged, go-back-N retransmission (InfiniBand RC)
+    rc_timeout_ms: float = 100.0  # no acknowledgement progress for this long: go back
+    rc_retry_limit: int = 7  # timeouts in a row without progress: the flow fails (IB retry_cnt)
+    rc_ack_every: int = 16  # frames received in order per ACK ...
+    rc_ack_delay_ms: float = 1.0  # ... or this long after the first unacknowledged one
+    rc_window: int = 128  # unacknowledged frames per flow at most (bounds a go-back)
 
     def __post_init__(self) -> None:
+        if self.transport not in TRANSPORTS:
+            raise NicConfigError(f"--transport must be one of {', '.join(TRANSPORTS)}, "
+                                 f"got {self.transport!r}")
+        if self.rc_timeout_ms <= 0 or self.rc_retry_limit < 1 or self.rc_ack_every < 1 \
+                or self.rc_window < self.rc_ack_every:
+            raise NicConfigError("RC needs --rc-timeout-ms > 0, --rc-retry-limit >= 1, "
+                                 "--rc-ack-every >= 1 and --rc-window >= --rc-ack-every")
         if self.rate_pps <= 0:
             raise NicConfigError(f"--rate-pps must be > 0, got {self.rate_pps}")
         if self.buffer < 1:
@@ -228,7 +266,8 @@ def load_flows_file(path: Path | str) -> tuple[dict, Workload]:
         data = json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
         raise NicConfigError(f"{path}: {exc}") from None
-    port = {k: data[k] for k in ("name", "lid", "mac", "vls", "sl_to_vl") if k in data}
+    port = {k: data[k] for k in ("name", "lid", "mac", "vls", "sl_to_vl", "transport")
+            if k in data}
     for key in ("vls", "sl_to_vl"):
         if key in port:
             port[key] = tuple(port[key])
@@ -293,16 +332,17 @@ class _TxJob:
     """A flow being transmitted: the frame template and how far it got."""
 
     __slots__ = ("spec", "vl", "values", "payload", "sent", "chunks", "fpc", "first_ns",
-                 "done_ns")
+                 "done_ns", "acked", "acked_ns")
 
-    def __init__(self, spec: FlowSpec, vl: int, src_mac: int, slid: int) -> None:
+    def __init__(self, spec: FlowSpec, vl: int, src_mac: int, slid: int,
+                 opcode: int = OPCODE_UD) -> None:
         self.spec = spec
         self.vl = vl
         values = {
             "dst_addr": mac_to_int(spec.dst_mac), "src_addr": src_mac,
             "ether_type": ETHERTYPE_FABRIC, "vl": vl, "sl": spec.sl, "kind": Kind.DATA,
             "dlid": spec.dlid, "slid": slid, "pkt_len": BTH_LEN + APP_LEN + spec.payload,
-            "opcode": 0, "dest_qp": spec.dest_qp, "psn": 0, "flow_id": spec.flow,
+            "opcode": opcode, "dest_qp": spec.dest_qp, "psn": 0, "flow_id": spec.flow,
             "coll_id": spec.coll_id, "step": spec.step, "chunk": 0, "send_ts": 0,
         }
         self.values = [int(values[name]) for name in DATA_CODEC.fields]
@@ -311,12 +351,51 @@ class _TxJob:
         self.chunks = spec.chunks
         self.fpc = max(1, spec.frames_per_chunk)
         self.first_ns: int | None = None
-        self.done_ns: int | None = None
+        self.done_ns: int | None = None  # every frame sent once
+        self.acked = 0  # RC: frames acknowledged
+        self.acked_ns: int | None = None  # RC: every frame acknowledged
+
+    def chunk_of(self, i: int) -> int:
+        return i if self.chunks is None else self.chunks[i // self.fpc]
+
+
+class _Retransmission:
+    """RC go-back-N: the flow's unacknowledged frames, sent again in PSN order.
+
+    While it runs it stands in the class queue in place of the flow's jobs
+    (parked), so that no new PSN overtakes a retransmitted one."""
+
+    __slots__ = ("flow", "vl", "entries", "pos", "parked")
+
+    def __init__(self, flow: int, vl: int, entries: list) -> None:
+        self.flow = flow
+        self.vl = vl
+        self.entries = entries  # [(psn, job, frame index)]
+        self.pos = 0
+        self.parked: list[_TxJob] = []
 
 
 _PSN_I = DATA_CODEC.fields.index("psn")
 _CHUNK_I = DATA_CODEC.fields.index("chunk")
 _TS_I = DATA_CODEC.fields.index("send_ts")
+_ACK_FIELDS = {name: DATA_CODEC.fields.index(name)
+               for name in ("dst_addr", "vl", "sl", "dlid", "flow_id", "psn", "chunk", "send_ts")}
+
+
+@dataclass
+class RcStats:
+    """The RC transport's counters (all zero with transport "ud")."""
+
+    acks_sent: int = 0
+    naks_sent: int = 0
+    acks_received: int = 0
+    naks_received: int = 0
+    retransmitted: int = 0  # frames sent again
+    go_backs: int = 0  # retransmissions started (by a NAK or a timeout)
+    timeouts: int = 0
+    out_of_sequence: int = 0  # received past a gap: discarded, NAKed once
+    duplicates: int = 0  # received again: discarded, acknowledged
+    flows_failed: int = 0  # gave up after rc_retry_limit timeouts
 
 
 @dataclass
@@ -423,6 +502,33 @@ class Nic:
         self.rx_drops: dict[str, int] = {}
         self.peak_occupancy = [0] * NUM_CLASSES
         self.fc = FlowControlStats()
+
+        # RC transport (see the module doc)
+        self.rc = config.transport == "rc"
+        self.rc_stats = RcStats()
+        self.rc_errors: list[str] = []
+        self._inflight: dict[int, deque] = {}  # flow -> (psn, job, i) sent, unacknowledged
+        self._progress_ns: dict[int, int] = {}  # flow -> last acknowledgement progress
+        self._rto_entry: dict[int, list] = {}  # flow -> its retransmission timer
+        self._retries: dict[int, int] = {}  # flow -> timeouts in a row without progress
+        self._retx: dict[int, _Retransmission] = {}
+        self._failed_flows: set[int] = set()
+        self._window_waits = 0
+        self.rto_ns = int(config.rc_timeout_ms * 1e6)
+        self._rx_expected: dict[tuple[int, int], int] = {}  # (slid, flow) -> next PSN
+        self._rx_nak_sent: set[tuple[int, int]] = set()  # until the expected PSN arrives
+        self._rx_unacked: dict[tuple[int, int], int] = {}  # accepted since the last ACK
+        self._ack_to: dict[tuple[int, int], tuple[int, int, int]] = {}  # -> (mac, sl, vl)
+        self._ackq: list[deque] = [deque() for _ in range(NUM_CLASSES)]
+        self._ack_queued: dict[tuple[int, int], int] = {}  # key -> syndrome, while queued
+        self._ack_delay_entry: list | None = None
+        ack = {
+            "dst_addr": 0, "src_addr": self.src_mac, "ether_type": ETHERTYPE_FABRIC, "vl": 0,
+            "sl": 0, "kind": Kind.DATA, "dlid": 0, "slid": self.slid,
+            "pkt_len": BTH_LEN + APP_LEN, "opcode": OPCODE_RC_ACK, "dest_qp": 0, "psn": 0,
+            "flow_id": 0, "coll_id": 0, "step": 0, "chunk": 0, "send_ts": 0,
+        }
+        self._ack_values = [int(ack[name]) for name in DATA_CODEC.fields]
 
         # the workload: flows waiting for a time or for receives
         self._waiting: dict[tuple[int, int, int], list[list]] = {}
@@ -561,10 +667,18 @@ class Nic:
 
     def _activate(self, spec: FlowSpec) -> None:
         vl = self.cfg.sl_to_vl[spec.sl] & 7 if spec.sl < len(self.cfg.sl_to_vl) else 0
-        job = _TxJob(spec, vl, self.src_mac, self.slid)
+        job = _TxJob(spec, vl, self.src_mac, self.slid,
+                     OPCODE_RC_SEND if self.rc else OPCODE_UD)
         self._jobs.append(job)
         if spec.count <= 0:
-            self._job_done(job, time.time_ns())
+            job.acked_ns = time.time_ns()
+            self._job_done(job, job.acked_ns)
+            return
+        if spec.flow in self._failed_flows:
+            return  # the flow's QP is in error: it never completes
+        retx = self._retx.get(spec.flow)
+        if retx is not None:
+            retx.parked.append(job)
             return
         self._queues[vl].append(job)
         self._active_classes |= 1 << vl
@@ -600,15 +714,15 @@ class Nic:
             return False
         return True
 
-    def _pick(self, now: int) -> _TxJob | None:
-        """The job that owns the next slot: next allowed class round-robin, head of its queue."""
+    def _pick(self, now: int) -> int:
+        """The class that owns the next slot (next allowed round-robin), -1 for none."""
         active = self._active_classes
         if active == 1:  # the common case: one class
             if self._allowed(0, now):
                 self._unblocked(0, now)
-                return self._queues[0][0]
+                return 0
             self._blocked(0, now)
-            return None
+            return -1
         start = self._rr_class
         for i in range(NUM_CLASSES):
             vl = (start + i) % NUM_CLASSES
@@ -617,9 +731,9 @@ class Nic:
             if self._allowed(vl, now):
                 self._unblocked(vl, now)
                 self._rr_class = (vl + 1) % NUM_CLASSES
-                return self._queues[vl][0]
+                return vl
             self._blocked(vl, now)
-        return None
+        return -1
 
     def _blocked(self, vl: int, now: int) -> None:
         if self._blocked_since[vl] is None:
@@ -637,8 +751,8 @@ class Nic:
         slip_limit = max(4 * period, SLIP_LIMIT_NS)
         now = time.monotonic_ns()
         for _ in range(TX_BURST):
-            job = self._pick(now)
-            if job is None:
+            vl = self._pick(now)
+            if vl < 0:
                 return  # idle or blocked: a kick (credit, resume, new job) reschedules
             late = now - self._next_tx
             if late > slip_limit:
@@ -647,7 +761,18 @@ class Nic:
                 self._next_tx = now
             elif late > self.max_late_ns:
                 self.max_late_ns = int(late)
-            if not self._transmit(job):
+            if self._ackq[vl]:  # acknowledgements go first: they free the peer's window
+                sent = self._transmit_ack(vl)
+            else:
+                job = self._queues[vl][0]
+                if type(job) is _TxJob:
+                    if self.rc and not self._window_open(vl):
+                        return  # every flow of the class waits for ACKs: an ACK kicks
+                    job = self._queues[vl][0]
+                    sent = self._transmit(job)
+                else:
+                    sent = self._retransmit(job)
+            if not sent:
                 self.tx_retries += 1
                 self._tx_entry = self._at(now + 50_000, self._tx_slot)
                 return
@@ -686,20 +811,247 @@ class Nic:
         vl = job.vl
         self.fctbs[vl] = (self.fctbs[vl] + 1) % CREDIT_MOD
         job.sent = i + 1
+        if self.rc:
+            self._sent_reliably(flow, psn, job, i, ts)
         queue = self._queues[vl]
         if job.sent >= job.spec.count:
             queue.popleft()
-            if not queue:
-                self._active_classes &= ~(1 << vl)
+            self._class_idle(vl)
             self._job_done(job, ts)
         elif len(queue) > 1:
             queue.rotate(-1)
         return True
 
+    def _class_idle(self, vl: int) -> None:
+        if not self._queues[vl] and not self._ackq[vl]:
+            self._active_classes &= ~(1 << vl)
+
     def _job_done(self, job: _TxJob, ts: int) -> None:
+        """Every frame of the job sent once; with RC it counts as done once acknowledged."""
         job.done_ns = ts
-        self._jobs_left -= 1
-        self._check_done()
+        if not self.rc or job.acked_ns is not None:
+            self._jobs_left -= 1
+            self._check_done()
+
+    # ------------------------------------------------------------------ RC transport
+
+    def _sent_reliably(self, flow: int, psn: int, job: _TxJob, i: int, ts: int) -> None:
+        inflight = self._inflight.get(flow)
+        if inflight is None:
+            inflight = self._inflight[flow] = deque()
+        if not inflight:
+            self._progress_ns[flow] = time.monotonic_ns()
+            if flow not in self._rto_entry:
+                self._arm_rto(flow)
+        inflight.append((psn, job, i))
+
+    def _window_open(self, vl: int) -> bool:
+        """Rotate the class queue to a job whose flow has fewer than rc_window unacknowledged
+        frames (a retransmission always may go); False if there is none."""
+        queue, window, inflight = self._queues[vl], self.cfg.rc_window, self._inflight
+        for _ in range(len(queue)):
+            job = queue[0]
+            if type(job) is not _TxJob or len(inflight.get(job.spec.flow, ())) < window:
+                return True
+            queue.rotate(-1)
+        self._window_waits += 1
+        return False
+
+    def _arm_rto(self, flow: int) -> None:
+        due = self._progress_ns[flow] + self.rto_ns
+        self._rto_entry[flow] = self._at(due, lambda f=flow: self._rto_fired(f))
+
+    def _rto_fired(self, flow: int) -> None:
+        del self._rto_entry[flow]
+        inflight = self._inflight.get(flow)
+        if not inflight or flow in self._failed_flows:
+            return
+        now = time.monotonic_ns()
+        if now - self._progress_ns[flow] < self.rto_ns:  # progress since it was armed
+            self._arm_rto(flow)
+            return
+        self.rc_stats.timeouts += 1
+        retries = self._retries.get(flow, 0) + 1
+        self._retries[flow] = retries
+        if retries > self.cfg.rc_retry_limit:
+            self._fail_flow(flow, f"flow {flow}: {retries - 1} retransmission timeouts in a "
+                                  f"row, PSN {inflight[0][0]} never acknowledged")
+            return
+        self._go_back(flow)
+        self._progress_ns[flow] = now
+        self._arm_rto(flow)
+
+    def _go_back(self, flow: int) -> None:
+        """Send every unacknowledged frame of the flow again, in PSN order, before new ones."""
+        inflight = self._inflight.get(flow)
+        if not inflight:
+            return
+        self.rc_stats.go_backs += 1
+        entries = list(inflight)
+        retx = self._retx.get(flow)
+        if retx is not None:  # already going back: start over from the oldest
+            retx.entries, retx.pos = entries, 0
+            return
+        vl = entries[0][1].vl
+        retx = self._retx[flow] = _Retransmission(flow, vl, entries)
+        queue = self._queues[vl]
+        keep = deque()
+        for job in queue:
+            if type(job) is _TxJob and job.spec.flow == flow:
+                retx.parked.append(job)
+            else:
+                keep.append(job)
+        keep.appendleft(retx)
+        self._queues[vl] = keep
+        self._active_classes |= 1 << vl
+        self._kick_tx()
+
+    def _retransmit(self, retx: _Retransmission) -> bool:
+        entries, flow = retx.entries, retx.flow
+        inflight = self._inflight.get(flow)
+        oldest = inflight[0][0] if inflight else None
+        while retx.pos < len(entries) and (oldest is None or entries[retx.pos][0] < oldest):
+            retx.pos += 1  # acknowledged meanwhile
+        if retx.pos < len(entries):
+            psn, job, i = entries[retx.pos]
+            values = job.values
+            values[_PSN_I] = psn
+            values[_CHUNK_I] = job.chunk_of(i)
+            ts = time.time_ns()
+            values[_TS_I] = ts
+            try:
+                self._send(DATA_CODEC.pack_values(*values) + job.payload)
+            except OSError as exc:
+                if exc.errno in (errno.ENOBUFS, errno.EAGAIN):
+                    return False
+                raise
+            self.sent_flow.append(flow)
+            self.sent_psn.append(psn)
+            self.sent_ns.append(ts)
+            self.last_tx_ns = ts
+            self.fctbs[retx.vl] = (self.fctbs[retx.vl] + 1) % CREDIT_MOD
+            self.rc_stats.retransmitted += 1
+            retx.pos += 1
+        queue = self._queues[retx.vl]
+        if retx.pos >= len(entries):
+            queue.popleft()
+            del self._retx[flow]
+            queue.extend(retx.parked)
+            self._class_idle(retx.vl)
+        elif len(queue) > 1:
+            queue.rotate(-1)
+        return True
+
+    def _fail_flow(self, flow: int, why: str) -> None:
+        self.rc_stats.flows_failed += 1
+        self.rc_errors.append(why)
+        self._failed_flows.add(flow)
+        self._inflight.pop(flow, None)
+        retx = self._retx.pop(flow, None)
+        for vl in range(NUM_CLASSES):
+            queue = self._queues[vl]
+            if any((j is retx) or (type(j) is _TxJob and j.spec.flow == flow) for j in queue):
+                self._queues[vl] = deque(j for j in queue if j is not retx and not (
+                    type(j) is _TxJob and j.spec.flow == flow))
+                self._class_idle(vl)
+
+    def _on_ack(self, f) -> None:
+        """An ACK/NAK for one of our flows: psn = the next PSN the receiver expects."""
+        flow, psn = f.flow_id, f.psn
+        nak = f.chunk == SYNDROME_NAK_SEQ
+        if nak:
+            self.rc_stats.naks_received += 1
+        else:
+            self.rc_stats.acks_received += 1
+        inflight = self._inflight.get(flow)
+        if not inflight:
+            return
+        progress = False
+        while inflight and inflight[0][0] < psn:
+            _psn, job, _i = inflight.popleft()
+            job.acked += 1
+            progress = True
+            if job.acked >= job.spec.count:
+                job.acked_ns = time.time_ns()
+                if job.done_ns is not None:
+                    self._jobs_left -= 1
+                    self._check_done()
+        if progress:
+            self._progress_ns[flow] = time.monotonic_ns()
+            self._retries[flow] = 0
+            self._kick_tx()  # the flow's window may have opened
+        if nak and inflight and flow not in self._retx:
+            self._go_back(flow)
+
+    def _rc_receive(self, f, key: tuple[int, int], vl: int) -> bool:
+        """Transport check of an admitted RC frame: True if it is the next in sequence."""
+        expected = self._rx_expected.get(key, 0)
+        if key not in self._ack_to:
+            self._ack_to[key] = (f.src_addr, f.sl, vl)
+        if f.psn == expected:
+            self._rx_expected[key] = expected + 1
+            self._rx_nak_sent.discard(key)
+            unacked = self._rx_unacked.get(key, 0) + 1
+            self._rx_unacked[key] = unacked
+            if unacked >= self.cfg.rc_ack_every:
+                self._queue_ack(key, SYNDROME_ACK)
+            elif self._ack_delay_entry is None:
+                self._ack_delay_entry = self._at(
+                    time.monotonic_ns() + self.cfg.rc_ack_delay_ms * 1e6, self._ack_delayed)
+            return True
+        if f.psn > expected:
+            self.rc_stats.out_of_sequence += 1
+            if key not in self._rx_nak_sent:
+                self._rx_nak_sent.add(key)
+                self._queue_ack(key, SYNDROME_NAK_SEQ)
+        else:
+            self.rc_stats.duplicates += 1
+            self._queue_ack(key, SYNDROME_ACK)
+        return False
+
+    def _ack_delayed(self) -> None:
+        self._ack_delay_entry = None
+        for key, unacked in list(self._rx_unacked.items()):
+            if unacked:
+                self._queue_ack(key, SYNDROME_ACK)
+
+    def _queue_ack(self, key: tuple[int, int], syndrome: int) -> None:
+        self._rx_unacked[key] = 0
+        queued = self._ack_queued.get(key)
+        if queued is not None:  # one ACK in the queue says it all (a NAK stays a NAK)
+            self._ack_queued[key] = queued or syndrome
+            return
+        self._ack_queued[key] = syndrome
+        vl = self._ack_to[key][2]
+        self._ackq[vl].append(key)
+        self._active_classes |= 1 << vl
+        self._kick_tx()
+
+    def _transmit_ack(self, vl: int) -> bool:
+        key = self._ackq[vl][0]
+        syndrome = self._ack_queued[key]
+        mac, sl, _vl = self._ack_to[key]
+        values, at = self._ack_values, _ACK_FIELDS
+        values[at["dst_addr"]], values[at["vl"]], values[at["sl"]] = mac, vl, sl
+        values[at["dlid"]], values[at["flow_id"]] = key
+        values[at["psn"]] = self._rx_expected.get(key, 0)
+        values[at["chunk"]] = syndrome
+        values[at["send_ts"]] = time.time_ns()
+        try:
+            self._send(DATA_CODEC.pack_values(*values))
+        except OSError as exc:
+            if exc.errno in (errno.ENOBUFS, errno.EAGAIN):
+                return False
+            raise
+        self._ackq[vl].popleft()
+        del self._ack_queued[key]
+        self.fctbs[vl] = (self.fctbs[vl] + 1) % CREDIT_MOD
+        if syndrome == SYNDROME_NAK_SEQ:
+            self.rc_stats.naks_sent += 1
+        else:
+            self.rc_stats.acks_sent += 1
+        self._class_idle(vl)
+        return True
 
     def _pause_expired(self, vl: int) -> None:
         self._pause_wake[vl] = None
@@ -816,13 +1168,25 @@ class Nic:
         if self.cfg.lid is not None and f.dlid != self.cfg.lid:
             self.rx_not_for_me += 1
             return
+        vl = f.vl & 7
+        if f.opcode == OPCODE_RC_ACK:
+            # Transport control: it took (and at once freed) a slot of the link's buffer.
+            if self.mode is Mode.CREDIT:
+                self.abr[vl] = (self.abr[vl] + 1) % CREDIT_MOD
+                self._credit_vls.add(vl)
+                self._drained(vl)
+            self._on_ack(f)
+            return
         self.rx_data += 1
         now_real = time.time_ns()
-        vl = f.vl & 7
         queue = self._rxq[vl]
         admitted = len(queue) < self.cfg.buffer or self.drain_period_ns == 0
+        accepted = admitted and (f.opcode != OPCODE_RC_SEND or
+                                 self._rc_receive(f, (f.slid, f.flow_id), vl))
+        # admitted: 0 dropped (buffer full), 1 accepted, 2 taken by the link but discarded by
+        # the RC transport (out of sequence or a duplicate)
         self.rx_log.append((f.flow_id, f.psn, f.send_ts, now_real, f.slid, f.coll_id, f.step,
-                            f.chunk, int(admitted)))
+                            f.chunk, 1 if accepted else 2 if admitted else 0))
         if not admitted:
             reason = {Mode.LOSSY: "buffer_full", Mode.PFC: "headroom_overflow",
                       Mode.CREDIT: "credit_violation"}[self.mode]
@@ -832,11 +1196,12 @@ class Nic:
             self.abr[vl] = (self.abr[vl] + 1) % CREDIT_MOD
             self._credit_vls.add(vl)
         if self.drain_period_ns == 0:
-            self._deliver(f.coll_id, f.step, f.slid)
+            if accepted:
+                self._deliver(f.coll_id, f.step, f.slid)
             if self.mode is Mode.CREDIT:
                 self._drained(vl)
             return
-        queue.append((f.coll_id, f.step, f.slid))
+        queue.append((f.coll_id, f.step, f.slid) if accepted else None)
         self._buffered += 1
         occupancy = len(queue)
         if occupancy > self.peak_occupancy[vl]:
@@ -860,9 +1225,10 @@ class Nic:
             queue = self._rxq[vl]
             if queue:
                 self._rr_drain = (vl + 1) % NUM_CLASSES
-                coll_id, step, slid = queue.popleft()
+                entry = queue.popleft()
                 self._buffered -= 1
-                self._deliver(coll_id, step, slid)
+                if entry is not None:  # None: discarded by the RC transport
+                    self._deliver(*entry)
                 self._drained(vl)
                 break
         now = time.monotonic_ns()
@@ -1054,7 +1420,7 @@ class Nic:
 
     def rate_check(self) -> tuple[bool, str, float]:
         """(rate kept, reason, shortfall): time lost to late sends over time spent sending."""
-        sent = len(self.sent_ns)
+        sent = len(self.sent_ns) + self.rc_stats.acks_sent + self.rc_stats.naks_sent
         active_ns = sent * self.period_ns + self.slipped_ns
         shortfall = self.slipped_ns / active_ns if active_ns else 0.0
         if shortfall <= RATE_SHORTFALL_LIMIT:
@@ -1080,7 +1446,7 @@ class Nic:
             d["sends"] += 1
             if job.first_ns is not None:
                 d["start_ns"] = min(d["start_ns"] or job.first_ns, job.first_ns)
-            if job.done_ns is not None:
+            if job.done_ns is not None and (not self.rc or job.acked_ns is not None):
                 d["sends_done"] += 1
                 d["end_ns"] = max(d["end_ns"], job.done_ns)
         for r in self.work.recvs:
@@ -1141,6 +1507,10 @@ class Nic:
             "flow_control": fc, "stalled": self.stalled,
             "done": self.done_ns is not None, "done_ns": self.done_ns,
             "collectives": self.collectives(),
+            "transport": self.cfg.transport, "rc": asdict(self.rc_stats),
+            "rc_errors": list(self.rc_errors),
+            "unacknowledged": sum(len(q) for q in self._inflight.values()),
+            "window_waits": self._window_waits,
         }
 
     def write_logs(self, log_dir: Path | str) -> dict[str, Path]:
@@ -1229,6 +1599,13 @@ def main(argv: list[str] | None = None) -> int:
                          "(pause quanta)")
     ap.add_argument("--vls", default="0", help="classes to advertise credits for, e.g. 0,1")
     ap.add_argument("--storm-interval-ms", type=float, default=1.0)
+    ap.add_argument("--transport", choices=TRANSPORTS, default=None,
+                    help="ud: nobody acknowledges (default); rc: ACK/NAK and go-back-N "
+                         "retransmission, as InfiniBand RC (default: FLOWS.json, else ud)")
+    ap.add_argument("--rc-timeout-ms", type=float, default=100.0)
+    ap.add_argument("--rc-retry-limit", type=int, default=7)
+    ap.add_argument("--rc-ack-every", type=int, default=16)
+    ap.add_argument("--rc-window", type=int, default=128)
     ap.add_argument("--flows", help="FLOWS.json (name, lid, flows, recvs, actions)")
     ap.add_argument("--log-dir", required=True)
     ap.add_argument("--duration", type=float, required=True, help="seconds from the start")
@@ -1256,7 +1633,10 @@ def main(argv: list[str] | None = None) -> int:
             credit_request_ms=args.credit_request_ms, frame_bytes=args.frame_bytes,
             vls=port.get("vls") or tuple(int(v) for v in args.vls.split(",")),
             sl_to_vl=port.get("sl_to_vl", tuple(range(16))),
-            storm_interval_ms=args.storm_interval_ms)
+            storm_interval_ms=args.storm_interval_ms,
+            transport=args.transport or port.get("transport", "ud"),
+            rc_timeout_ms=args.rc_timeout_ms, rc_retry_limit=args.rc_retry_limit,
+            rc_ack_every=args.rc_ack_every, rc_window=args.rc_window)
         nic = Nic(config, workload, control_path=None if args.control in (None, "-")
                   else args.control, control_stdin=args.control == "-")
     except (NicConfigError, OSError) as exc:
