@@ -48,6 +48,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 from matplotlib.lines import Line2D  # noqa: E402
 
+from traffic.analysis import goodput_timeline  # noqa: E402
+
 NUM_CLASSES = 8
 GOODPUT_BIN_MS = 10.0
 MAX_GOODPUT_BINS = 2000
@@ -61,6 +63,9 @@ SWEEP_COLUMNS = ("point", "sent", "received", "lost", "unexplained_loss", "reord
                  "pause_frames", "credit_frames", "cct_ms", "busbw", "recovery_gap_ms", "verdict")
 HEADLINE = ("sent", "received", "lost", "unexplained_loss", "reordered", "duplicates",
             "pause_frames", "credit_frames", "cct_ms", "algbw", "busbw", "recovery_gap_ms")
+# Shown only when metrics.json has the key (runs analysed before RC transport have none).
+TRANSPORT_HEADLINE = ("transmissions", "retransmitted", "lost_in_fabric", "lost_on_failed_links",
+                      "ack_frames", "nak_frames", "victim_goodput_ratio", "suspect")
 
 
 class ReportInputError(Exception):
@@ -222,6 +227,7 @@ def _headline(run: RunFiles) -> Section:
         value = m.get(key)
         text = _bytes_per_s(value) if key in ("algbw", "busbw") and value is not None else _cell(value)
         rows.append((key, text))
+    rows += [(key, _transport_cell(m, key)) for key in TRANSPORT_HEADLINE if key in m]
     rows.append(("verdict", f"**{m.get('verdict', '-')}**"))
     rows.append(("scale", _scale(run)))
     rows.append(("rate kept", _rate_kept(m)))
@@ -236,6 +242,24 @@ def _headline(run: RunFiles) -> Section:
         ok = check.get("ok") if isinstance(check, dict) else check
         section.blocks.append(Note(f"check {name}: {'ok' if ok else 'FAILED'} ({check})"))
     return section
+
+
+def _transport_cell(m: dict, key: str) -> str:
+    """A transport headline value, with its breakdown where metrics.json has one."""
+    value = m.get(key)
+    if key == "suspect":
+        return "-" if value is None else ("**yes**: loss no counter or failed link explains"
+                                          if value else "no")
+    text = _cell(value)
+    if key == "lost_on_failed_links" and isinstance(m.get("lost_on_failed_links_by_link"), dict):
+        links = m["lost_on_failed_links_by_link"]
+        if links:
+            text += " (" + ", ".join(f"{k}: {_cell(v)}" for k, v in links.items()) + ")"
+    if key == "victim_goodput_ratio" and isinstance(m.get("victim_goodput"), dict):
+        g = m["victim_goodput"]
+        text += (f" ({_cell(g.get('fault_pps'))} of {_cell(g.get('baseline_pps'))} frames/s "
+                 "without the fault)")
+    return text
 
 
 def _scale(run: RunFiles) -> str:
@@ -292,24 +316,18 @@ def _goodput(run: RunFiles) -> Section:
     t1 = max(max(ts) for ts in arrivals.by_flow.values() if ts)
     span_ms = (t1 - t0) / 1e6
     bin_ms = max(GOODPUT_BIN_MS, span_ms / MAX_GOODPUT_BINS)
-    nbins = int(span_ms // bin_ms) + 1
+    timeline = goodput_timeline(arrivals.by_flow, t0, bin_ms)
+    nbins = len(next(iter(timeline.values())))
+    xs = [i * bin_ms for i in range(nbins)]
     fig, ax = plt.subplots(figsize=(10, 4))
     flows = sorted(arrivals.by_flow)
     labelled = len(flows) <= MAX_LABELLED_FLOWS
-    total = [0] * nbins
     for flow in flows:
-        counts = [0] * nbins
-        for t in arrivals.by_flow[flow]:
-            i = int((t - t0) / 1e6 // bin_ms)
-            counts[i] += 1
-            total[i] += 1
-        xs = [i * bin_ms for i in range(nbins)]
-        ys = [c * 1000.0 / bin_ms for c in counts]
-        ax.step(xs, ys, where="post", label=f"flow {flow}" if labelled else None,
+        ax.step(xs, timeline[flow], where="post", label=f"flow {flow}" if labelled else None,
                 linewidth=1.2 if labelled else 0.6, alpha=1.0 if labelled else 0.5)
     if not labelled:
-        ax.step([i * bin_ms for i in range(nbins)], [c * 1000.0 / bin_ms for c in total],
-                where="post", color="black", linewidth=1.5, label=f"all {len(flows)} flows")
+        ax.step(xs, [sum(column) for column in zip(*timeline.values())], where="post",
+                color="black", linewidth=1.5, label=f"all {len(flows)} flows")
     for t, name in faults:
         x = (t - t0) / 1e6
         ax.axvline(x, color="red", linestyle="--", linewidth=1)

@@ -199,3 +199,36 @@ def test_cli_writes_the_report_of_a_run_or_a_sweep_and_prints_the_paths(tmp_path
     assert printed == [str(run / "report.md"), str(run / "report.html"),
                        str(sweep / "report.md"), str(sweep / "report.html")]
     assert main([str(tmp_path / "nothing-here")]) == 2
+
+
+def test_rc_transport_figures_are_in_the_headline_when_the_metrics_have_them(tmp_path):
+    run = make_run(tmp_path)
+    metrics = json.loads((run / "metrics.json").read_text())
+    metrics.update({"transmissions": 210, "retransmitted": 10, "lost_in_fabric": 4,
+                    "lost_on_failed_links": 4, "lost_on_failed_links_by_link": {"s1-s3": 4},
+                    "ack_frames": 150, "nak_frames": 2, "victim_goodput_ratio": 0.75,
+                    "victim_goodput": {"ratio": 0.75, "fault_pps": 1500.0,
+                                       "baseline_pps": 2000.0, "flows": {}},
+                    "suspect": False})
+    (run / "metrics.json").write_text(json.dumps(metrics))
+    md, page = write_report(run)
+    text = md.read_text()
+    for row in ("| transmissions | 210 |", "| retransmitted | 10 |", "| lost_in_fabric | 4 |",
+                "| lost_on_failed_links | 4 (s1-s3: 4) |", "| ack_frames | 150 |",
+                "| nak_frames | 2 |", "| suspect | no |",
+                "| victim_goodput_ratio | 0.75 (1500 of 2000 frames/s without the fault) |"):
+        assert row in text
+    assert "<td>lost_on_failed_links</td><td>4 (s1-s3: 4)</td>" in page.read_text()
+
+
+def test_null_transport_figures_show_as_dashes_and_older_metrics_show_none(tmp_path):
+    run = make_run(tmp_path)
+    assert "transmissions" not in write_report(run)[0].read_text()
+    metrics = json.loads((run / "metrics.json").read_text())
+    metrics.update({"lost_on_failed_links": None, "lost_on_failed_links_by_link": None,
+                    "victim_goodput_ratio": None, "suspect": True, "nak_frames": None})
+    (run / "metrics.json").write_text(json.dumps(metrics))
+    text = write_report(run)[0].read_text()
+    assert "| lost_on_failed_links | - |" in text and "| victim_goodput_ratio | - |" in text
+    assert "| nak_frames | - |" in text
+    assert "| suspect | **yes**: loss no counter or failed link explains |" in text
