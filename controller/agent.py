@@ -20,20 +20,34 @@ The agent uses its own P4Runtime connection under the role `AGENT_ROLE`, so
 it is primary for its role while the SM stays primary for the default role
 (the embedded switch gives every role full access; with bmv2 the role needs
 the same register access in its role config).
+
+In a run the agent is a process per switch, as a switch-local agent would be
+(a stalled or busy SM never delays a switchover):
+
+    python -m controller.agent --switch s1 --grpc 127.0.0.1:50001 --device-id 1 \
+        --p4info build/fabric.p4info.txtpb --ports s1-eth2=2,s1-eth3=3 \
+        --report results/run/sm-reports.sock
+
+It reports over the SM's report socket (controller/port_reports.py), says
+"ready" once it watches its ports, and stops on SIGTERM. `LocalAgent` with a
+callback is the same agent inside another process (`fabriclab-sm serve`).
 """
 
 from __future__ import annotations
 
+import argparse
 import select
+import signal
 import socket
 import struct
+import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.p4runtime_client import SwitchConnection
+from controller.p4runtime_client import SwitchConnection, SwitchConnectionError
 
 AGENT_ROLE = "fabriclab.agent"
 LIVENESS_REGISTER = "port_down"  # reroute.p4; 1 = down
@@ -168,3 +182,82 @@ class LocalAgent:
         self._stop.set()
         self._thread.join(timeout=2)
         self.watcher.close()
+
+
+def parse_ports(spec: str) -> dict[str, int]:
+    """"s1-eth1=1,s1-eth2=2" -> {"s1-eth1": 1, "s1-eth2": 2}."""
+    ports = {}
+    for item in filter(None, (part.strip() for part in spec.split(","))):
+        ifname, sep, port = item.partition("=")
+        if not sep or not ifname or not port.isdigit():
+            raise ValueError(f"--ports item {item!r}: expected IFNAME=PORT")
+        ports[ifname] = int(port)
+    if not ports:
+        raise ValueError("--ports: no interface given")
+    return ports
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The agent of one switch as a process (fabriclab-agent); see the module doc."""
+    from controller.port_reports import ReportAddressError, ReportClient
+
+    parser = argparse.ArgumentParser(
+        prog="fabriclab-agent",
+        description="Local agent of one switch: carrier loss -> port_down -> report to the SM.")
+    parser.add_argument("--switch", required=True, help="switch name, e.g. s1")
+    parser.add_argument("--grpc", required=True, metavar="HOST:PORT",
+                        help="the switch's P4Runtime address")
+    parser.add_argument("--device-id", type=int, required=True)
+    parser.add_argument("--p4info", required=True, help="P4Info of the pushed pipeline")
+    parser.add_argument("--ports", required=True, metavar="IF=PORT,...",
+                        help="interfaces to watch and their switch ports")
+    parser.add_argument("--report", required=True, metavar="ADDRESS",
+                        help="the SM's report socket: a unix socket path or 127.0.0.1:PORT")
+    parser.add_argument("--election-id", type=int, default=1,
+                        help="election id (high word) for the agent role")
+    args = parser.parse_args(argv)
+    try:
+        ports = parse_ports(args.ports)
+    except ValueError as exc:
+        parser.error(str(exc))
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    try:
+        client = ReportClient(args.report)
+    except (ReportAddressError, ConnectionError) as exc:
+        print(f"fabriclab-agent: error: {exc}", file=sys.stderr)
+        return 2
+    def report(event: PortEvent) -> None:
+        try:
+            client.port_event(event)
+        except (OSError, ConnectionError) as exc:  # the switchover is written regardless
+            print(f"fabriclab-agent: {args.switch}: report of {event} lost: {exc}",
+                  file=sys.stderr, flush=True)
+
+    conn = None
+    try:
+        conn = SwitchConnection(f"{args.switch}-agent", args.grpc, args.device_id,
+                                (args.election_id, 0), role=AGENT_ROLE)
+        conn.use_p4info(args.p4info)
+        agent = LocalAgent(args.switch, conn, ports, report).start()
+    except (SwitchConnectionError, OSError, ValueError) as exc:
+        print(f"fabriclab-agent: error: {args.switch}: {exc}", file=sys.stderr)
+        if conn is not None:
+            conn.close()
+        client.close()
+        return 2
+    try:
+        client.ready(args.switch, ports)
+        print(f"agent {args.switch}: watching {', '.join(sorted(ports))}, "
+              f"reporting to {args.report}", flush=True)
+        stop.wait()
+    finally:
+        agent.stop()
+        conn.close()
+        client.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -353,6 +353,14 @@ class SubnetManager:
         """An agent's PortEvent (thread-safe; handled in order by the event thread)."""
         self._events.put(event)
 
+    def serve_reports(self, address: str):
+        """The report socket agent processes report to (a unix socket path or loopback
+        HOST:PORT; controller/port_reports.py): every PortEvent goes to `report`.
+        The caller closes the returned endpoint."""
+        from controller.port_reports import ReportEndpoint
+
+        return ReportEndpoint(address, self.report).start()
+
     def start_event_loop(self, timeline_path: Path | str | None = None) -> None:
         if timeline_path is not None:
             self.timeline_path = Path(timeline_path)

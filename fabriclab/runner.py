@@ -166,7 +166,7 @@ def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, progra
     sm = SubnetManager(fabric, connect_switches(fabric, net.grpc_addrs), host_macs=macs,
                        engine=routing_engine(scenario.routing),
                        fast_reroute=scenario.reroute == "fast")
-    agents = []
+    agents = None
     try:
         sm.push_pipeline(program.p4info, program.bmv2_json)
         sm.assign_lids(run_dir / "guid2lid.json")
@@ -177,7 +177,8 @@ def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, progra
         sm_seconds = time.monotonic() - t0
         if any(f.kind in ("link_down", "link_up") for f in scenario.faults):
             sm.start_event_loop(run_dir / "sm_timeline.jsonl")
-            agents = _start_agents(fabric, net, sm, program)
+            status.set_phase(f"starting {len(fabric.switches)} local agents")
+            agents = _start_agents(fabric, net, sm, program, run_dir, ledger)
         if scenario.traffic.pattern != "stream" or scenario.flow_control is not FlowControl.LOSSY:
             result = _nic_experiment(scenario, fabric, net, sm, run_dir, ledger, status)
             result.update({"sm_setup_s": round(sm_seconds, 3), "topology": fabric.name,
@@ -240,26 +241,19 @@ def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, progra
         result["verdict"] = _verdict(scenario, result)
         return result
     finally:
-        for agent in agents:
-            agent.stop()
-            agent.conn.close()
+        if agents is not None:
+            agents.stop()
         sm.stop_event_loop()
         sm.close()
 
 
-def _start_agents(fabric: Fabric, net: EmulatedNetwork, sm, program) -> list:
-    """A local agent per switch: carrier loss -> port_down at once -> the SM told."""
-    from controller.agent import AGENT_ROLE, LocalAgent
-    from controller.p4runtime_client import SwitchConnection
+def _start_agents(fabric: Fabric, net: EmulatedNetwork, sm, program, run_dir: Path,
+                  ledger: Ledger):
+    """A local agent process per switch (carrier loss -> port_down at once -> the SM told
+    over its report socket), in the ledger by PID; returns once all said ready."""
+    from fabriclab.agents import start_agents
 
-    agents = []
-    for sw in fabric.switches:
-        ports = {f"{sw.name}-eth{port}": port for port, _p, _pp in fabric.neighbours(sw.name)}
-        conn = SwitchConnection(f"{sw.name}-agent", net.grpc_addrs[sw.name], sw.device_id,
-                                (1, 0), role=AGENT_ROLE)
-        conn.use_p4info(program.p4info)
-        agents.append(LocalAgent(sw.name, conn, ports, sm.report).start())
-    return agents
+    return start_agents(fabric, net.grpc_addrs, program.p4info, sm, run_dir, ledger)
 
 
 PATTERN_ALGORITHM = {"allreduce-ring": "ring_allreduce", "allreduce-hd": "hd_allreduce",

@@ -9,6 +9,7 @@ import os
 import queue
 import struct
 import subprocess
+import sys
 import time
 
 import pytest
@@ -149,3 +150,83 @@ def test_agent_marks_the_port_down_within_milliseconds_of_carrier_loss(
     finally:
         agent.stop()
         conn.close()
+
+
+# ---- the agent as a process, reporting over the SM's report socket
+
+
+def test_reports_cross_the_socket_as_port_events_and_ready_is_remembered(tmp_path):
+    from controller.port_reports import ReportClient, ReportEndpoint
+
+    got: queue.Queue[PortEvent] = queue.Queue()
+    endpoint = ReportEndpoint(str(tmp_path / "r.sock"), got.put).start()
+    try:
+        assert oct(os.stat(endpoint.address).st_mode & 0o777) == "0o600"
+        client = ReportClient(endpoint.address)
+        client.ready("s1", {"s1-eth2": 2})
+        endpoint.wait_ready(["s1"], timeout=2)
+        sent = PortEvent("s1", 2, False, detected_ns=10, switchover_ns=20, error="")
+        client.port_event(sent)
+        assert got.get(timeout=2) == sent
+        client.close()
+    finally:
+        endpoint.close()
+    assert not (tmp_path / "r.sock").exists()
+
+
+def test_a_report_address_off_this_machine_is_refused():
+    from controller.port_reports import ReportAddressError, parse_address
+
+    assert parse_address("127.0.0.1:5000")[1] == ("127.0.0.1", 5000)
+    for bad in ("10.0.0.1:5000", "example.org:5000", "127.0.0.1"):
+        with pytest.raises(ReportAddressError):
+            parse_address(bad)
+
+
+def test_waiting_for_an_agent_that_never_reports_names_it(tmp_path):
+    from controller.port_reports import AgentNotReady, ReportEndpoint
+
+    endpoint = ReportEndpoint("127.0.0.1:0", lambda _e: None).start()
+    try:
+        with pytest.raises(AgentNotReady, match="s2"):
+            endpoint.wait_ready(["s2"], timeout=0.3)
+    finally:
+        endpoint.close()
+
+
+def test_agent_process_switches_over_then_reports_to_the_sm_socket(
+        smt_veth, fake_switch, frr_p4info_path, bmv2_json, tmp_path):
+    """`python -m controller.agent` against a (fake) switch: ready, then carrier loss ->
+    port_down written over its own connection -> a PortEvent on the SM's socket."""
+    from controller.port_reports import ReportEndpoint
+
+    watched, peer = smt_veth
+    _server, address = fake_switch
+    sm_conn = SwitchConnection("s1", address, device_id=1)
+    sm_conn.set_pipeline(frr_p4info_path, bmv2_json)
+    reports: queue.Queue[PortEvent] = queue.Queue()
+    endpoint = ReportEndpoint(str(tmp_path / "r.sock"), reports.put).start()
+    log = open(tmp_path / "agent.log", "wb")  # noqa: SIM115 -- closed with the process
+    agent = subprocess.Popen(
+        [sys.executable, "-m", "controller.agent", "--switch", "s1", "--grpc", address,
+         "--device-id", "1", "--p4info", str(frr_p4info_path), "--ports", f"{watched}=3",
+         "--report", endpoint.address], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        endpoint.wait_ready(["s1"], timeout=30,
+                            failed=lambda: None if agent.poll() is None else
+                            (tmp_path / "agent.log").read_text())
+        assert endpoint.ready["s1"]["pid"] == agent.pid
+        cut_ns = time.time_ns()
+        _ip("link", "set", peer, "down")
+        down = reports.get(timeout=3)
+        assert (down.switch, down.port, down.up, down.error) == ("s1", 3, False, "")
+        assert sm_conn.read_register("port_down", 3) == {3: 1}
+        assert down.detected_ns >= cut_ns and down.switchover_ns >= down.detected_ns
+        _ip("link", "set", peer, "up")
+        assert reports.get(timeout=3).up
+    finally:
+        agent.terminate()  # by PID: the process this test started
+        assert agent.wait(5) == 0
+        log.close()
+        endpoint.close()
+        sm_conn.close()

@@ -1,0 +1,119 @@
+"""The switches' side of a run: one local agent process (controller/agent.py) per switch.
+
+Each agent watches its switch's fabric interfaces, writes `port_down` over its
+own P4Runtime connection the moment a carrier drops, and reports the event to
+the SM's report socket (controller/port_reports.py). Agents are registered in
+the run's ledger by PID, so teardown and `fabriclab cleanup` stop them by PID;
+the run waits until every agent has said it is ready before traffic starts.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from topologies.description import Fabric
+from topologies.ledger import Ledger, stop_pid
+
+ROOT = Path(__file__).resolve().parent.parent
+READY_TIMEOUT_S = 60.0  # 20 agents importing gRPC at once take ~10 s on 2 cores
+SOCKET_NAME = "sm-reports.sock"
+MAX_UNIX_PATH = 107  # sun_path is 108 bytes with the terminating NUL
+
+
+def report_address(run_dir: Path) -> tuple[str, Path | None]:
+    """(unix socket path, private directory made for it or None): in the run directory,
+    or in a short private directory when the run directory's path is too long."""
+    path = Path(run_dir).resolve() / SOCKET_NAME
+    if len(str(path)) <= MAX_UNIX_PATH:
+        return str(path), None
+    private = Path(tempfile.mkdtemp(prefix="fl-sm-"))
+    return str(private / SOCKET_NAME), private
+
+
+def _tail(path: Path, lines: int = 10) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+@dataclass
+class AgentFleet:
+    """The agent processes of one run and the SM's report endpoint they talk to."""
+
+    endpoint: object  # controller.port_reports.ReportEndpoint
+    ledger: Ledger
+    log_dir: Path
+    procs: dict[str, subprocess.Popen] = field(default_factory=dict)
+    private_dir: Path | None = None  # made for the report socket, removed at stop
+
+    def start(self, fabric: Fabric, grpc_addrs: dict[str, str], p4info: Path,
+              timeout: float = READY_TIMEOUT_S) -> AgentFleet:
+        """One agent per switch, watching its inter-switch and host ports; returns once
+        every agent said ready. On failure everything started is stopped and the error
+        (controller.port_reports.AgentNotReady) names the agents and their logs."""
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            for sw in fabric.switches:
+                ports = ",".join(f"{sw.name}-eth{port}={port}"
+                                 for port, _peer, _peer_port in fabric.neighbours(sw.name))
+                cmd = [sys.executable, "-m", "controller.agent", "--switch", sw.name,
+                       "--grpc", grpc_addrs[sw.name], "--device-id", str(sw.device_id),
+                       "--p4info", str(p4info), "--ports", ports,
+                       "--report", self.endpoint.address]
+                with open(self.log_dir / f"agent-{sw.name}.log", "wb") as log:
+                    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                            stdin=subprocess.DEVNULL, cwd=str(ROOT),
+                                            start_new_session=True)
+                self.procs[sw.name] = proc
+                self.ledger.add_process(proc.pid, f"agent {sw.name}")
+            self.endpoint.wait_ready(sorted(self.procs), timeout, self._exited)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _exited(self) -> str | None:
+        for name, proc in sorted(self.procs.items()):
+            if proc.poll() is not None:
+                log = self.log_dir / f"agent-{name}.log"
+                return (f"agent {name} exited with code {proc.returncode} while starting; "
+                        f"last lines of {log}:\n{_tail(log)}")
+        return None
+
+    def pids(self) -> dict[str, int]:
+        return {name: proc.pid for name, proc in self.procs.items()}
+
+    def stop(self) -> list[str]:
+        """SIGTERM to every agent at once, then wait (SIGKILL after 3 s) by PID; the report
+        endpoint closes last. Returns the agents that could not be stopped."""
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.terminate()
+        leftovers = [name for name, proc in sorted(self.procs.items())
+                     if not stop_pid(proc.pid)]
+        for proc in self.procs.values():
+            try:
+                proc.wait(timeout=0.1)
+            except subprocess.TimeoutExpired:
+                pass
+        self.procs.clear()
+        self.endpoint.close()
+        if self.private_dir is not None:
+            shutil.rmtree(self.private_dir, ignore_errors=True)
+            self.private_dir = None
+        return leftovers
+
+
+def start_agents(fabric: Fabric, grpc_addrs: dict[str, str], p4info: Path, sm,
+                 run_dir: Path, ledger: Ledger, timeout: float = READY_TIMEOUT_S) -> AgentFleet:
+    """The SM's report socket for this run, and an agent process per switch reporting to it."""
+    address, private = report_address(run_dir)
+    endpoint = sm.serve_reports(address)
+    fleet = AgentFleet(endpoint, ledger, Path(run_dir) / "logs", private_dir=private)
+    return fleet.start(fabric, grpc_addrs, p4info, timeout)
