@@ -750,11 +750,16 @@ def recovery_gaps(arrivals: Mapping[int, Iterable[int]], failure_ns: int,
 
 
 def arrivals_from_recv_logs(paths: Iterable[Path | str]) -> dict[int, list[int]]:
-    """flow -> receive times (ns) of admitted DATA frames, from NICs' NAME.recv.csv logs."""
+    """flow -> receive times (ns) of delivered DATA frames, from NICs' NAME.recv.csv logs.
+
+    Delivered = `admitted` 1: not 0 (dropped by the receive buffer) nor 2 (RC:
+    taken by the link but discarded by the transport, out of sequence or a
+    duplicate), so goodput never counts a frame twice.
+    """
     out: dict[int, list[int]] = {}
     for path in paths:
         for r in read_recv_log(path):
-            if r.admitted:
+            if r.admitted == 1:
                 out.setdefault(r.flow, []).append(r.recv_ns)
     return out
 

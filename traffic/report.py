@@ -13,7 +13,8 @@ Figures and their definitions (DESIGN.md, "Measurements"):
 
 * headline: the metrics.json figures, algbw/busbw as nccl-tests defines them,
   and the scale (link rate in packets per second) with whether every NIC kept it.
-* goodput: frames a NIC admitted per flow per bin (10 ms, wider for long runs),
+* goodput: frames a NIC delivered (admitted 1: not dropped by its buffer nor
+  discarded by RC) per flow per bin (10 ms, wider for long runs),
   as frames per second; a vertical line at each executed fault.
 * stall spread: per (switch, port) the time the head of an egress queue waited
   for a pause to end or for credit (telemetry blocked_ns, summed over classes),
@@ -148,7 +149,7 @@ def load_run(run_dir: Path) -> RunFiles:
 
 @dataclass(frozen=True)
 class Arrivals:
-    """Admitted arrival times (ns) per flow from the NICs' receive logs."""
+    """Delivered arrival times (ns) per flow from the NICs' receive logs (admitted == 1)."""
 
     by_flow: dict[int, list[int]]
     problems: tuple[str, ...]
@@ -172,7 +173,7 @@ def read_arrivals(nics_dir: Path) -> Arrivals:
                     try:
                         if len(cells) != 9:
                             raise ValueError
-                        if int(cells[8]):
+                        if int(cells[8]) == 1:  # 0 buffer drop, 2 discarded by RC
                             by_flow[int(cells[0])].append(int(cells[3]))
                     except ValueError:
                         bad += 1
@@ -309,7 +310,7 @@ def _goodput(run: RunFiles) -> Section:
     arrivals = read_arrivals(run.run_dir / "nics")
     section.blocks.extend(Note(p) for p in arrivals.problems)
     if not any(arrivals.by_flow.values()):
-        raise ReportInputError("the NIC receive logs hold no admitted frames")
+        raise ReportInputError("the NIC receive logs hold no delivered frames")
     faults = _fault_times(run.metrics or {})
     t0 = min(min(ts) for ts in arrivals.by_flow.values() if ts)
     t0 = min([t0, *(t for t, _ in faults)])
@@ -336,7 +337,7 @@ def _goodput(run: RunFiles) -> Section:
     ax.set_ylim(bottom=0)
     ax.set_xlabel("time since first arrival or fault (ms)")
     ax.set_ylabel(f"goodput (frames/s, {bin_ms:g} ms bins)")
-    ax.set_title("Admitted frames per flow at the receivers")
+    ax.set_title("Delivered frames per flow at the receivers")
     ax.legend(fontsize=7, ncol=2, loc="upper right")
     ax.grid(alpha=0.3)
     section.blocks.append(Figure("goodput", _png(fig),

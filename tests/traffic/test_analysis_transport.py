@@ -307,3 +307,16 @@ def test_command_line_attributes_losses_to_failed_links(tmp_path, capsys):
     assert status == 0, metrics["problems"]
     assert (metrics["lost_on_failed_links"], metrics["unexplained_loss"]) == (1, 0)
     assert "# transport: 7 transmissions, 1 retransmitted" in capsys.readouterr().out
+
+
+def test_goodput_counts_only_delivered_frames_not_those_rc_discarded(tmp_path):
+    from traffic.analysis import arrivals_from_recv_logs
+
+    log = tmp_path / "h2.recv.csv"
+    log.write_text("# fabriclab receiver log v1 clock=CLOCK_REALTIME\n"
+                   "flow,psn,send_ns,recv_ns,slid,coll_id,step,chunk,admitted\n"
+                   f"1,0,{T0},{T0 + 1},1,0,0,0,1\n"
+                   f"1,2,{T0},{T0 + 2},1,0,0,0,2\n"  # out of sequence: discarded by RC
+                   f"1,1,{T0},{T0 + 3},1,0,0,0,0\n"  # dropped by the receive buffer
+                   f"1,1,{T0},{T0 + 4},1,0,0,0,1\n")
+    assert arrivals_from_recv_logs([log]) == {1: [T0 + 1, T0 + 4]}

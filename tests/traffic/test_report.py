@@ -232,3 +232,13 @@ def test_null_transport_figures_show_as_dashes_and_older_metrics_show_none(tmp_p
     assert "| lost_on_failed_links | - |" in text and "| victim_goodput_ratio | - |" in text
     assert "| nak_frames | - |" in text
     assert "| suspect | **yes**: loss no counter or failed link explains |" in text
+
+
+def test_goodput_leaves_out_frames_the_receiver_discarded(tmp_path):
+    from traffic.report import read_arrivals
+
+    run = make_run(tmp_path)
+    with open(run / "nics" / "h1.recv.csv", "a") as f:
+        f.write(f"1002,7,{T0},{T0 + 200 * MS},2,1,0,0,2\n")  # an RC duplicate, discarded
+        f.write(f"1002,8,{T0},{T0 + 201 * MS},2,1,0,0,0\n")  # dropped by the buffer
+    assert len(read_arrivals(run / "nics").by_flow[1002]) == 100
