@@ -343,13 +343,13 @@ def _usable_counters(switch_drops, run_id: str | None, topology: Mapping | None,
             problems.append(f"topology could not be read ({type(exc).__name__}: {exc}); "
                             f"{name} not checked against it")
             return drops
-        strange = sorted(f"{s}" if s not in wired else f"{s}:{port}"
-                         for s, cells in drops.items() for port, _reason in cells
-                         if s not in wired or port not in wired[s])
+        strange = {s for s in drops if s not in wired} | {
+            f"{s}:{port}" for s, cells in drops.items() if s in wired
+            for port, _reason in cells if port not in wired[s]}
         if strange:
             run = f" (run {found_id!r})" if found_id is not None else ""
             problems.append(f"{name}{run}: switch(es)/port(s) not in this run's topology "
-                            f"({', '.join(sorted(set(strange)))}): counters of another fabric, "
+                            f"({', '.join(sorted(strange))}): counters of another fabric, "
                             "ignored; unexplained_loss unknown")
             return None
     return drops

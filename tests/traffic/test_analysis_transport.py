@@ -259,6 +259,7 @@ def test_counters_of_another_run_are_ignored_and_named(tmp_path):
 @pytest.mark.parametrize(("switches", "named"), [
     ({"s9": {"port1/tail": {"packets": 1, "bytes": 114}}}, "s9"),
     ({"s3": {"port7/tail": {"packets": 1, "bytes": 114}}}, "s3:7"),
+    ({"s3": {}, "s4": {}}, "s4"),  # a switch of another fabric, even with nothing dropped
 ])
 def test_counters_naming_switches_or_ports_not_in_the_topology_are_ignored(
         tmp_path, switches, named):
