@@ -1,0 +1,83 @@
+"""Fixtures for scenario tests that drive the SM directly on a Mininet fabric.
+
+`mininet_fabric.start(physical, intended)` starts `physical` in Mininet
+(embedded switches, fabric.p4 pushed by an SM that believes in `intended`)
+and returns the network, the SM and the run's ledger;
+`mininet_fabric.agents(net, sm, ledger)` adds a local agent process per
+switch (fabriclab/agents.py). Everything is in the ledger and is removed by
+the fixture's finalizer: agent and switch processes by PID, interfaces by
+name.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def fabric_program():
+    """fabric.p4 compiled for the embedded switch (cached in build/p4 as the runner does)."""
+    from topologies.targets import Target, compile_program
+
+    return compile_program(Target.EMBEDDED, ROOT / "p4src" / "fabric.p4", ROOT / "build" / "p4")
+
+
+class MininetFabrics:
+    """Starts fabrics and remembers how to stop each part, last started first."""
+
+    def __init__(self, run_dir: Path, program) -> None:
+        self.run_dir = run_dir
+        self.program = program
+        self.stops: list[Callable[[], object]] = []
+
+    def start(self, physical, intended=None, routing: str = "ftree"):
+        from controller.routing import engine
+        from controller.sm import SubnetManager, connect_switches
+        from topologies.ledger import Ledger
+        from topologies.network import start_network
+        from topologies.targets import Target
+
+        intended = intended or physical
+        ledger = Ledger.create(f"test-{physical.name.replace(':', '-')}-{time.time_ns()}")
+        self.stops.append(ledger.teardown)  # whatever net.stop() did not get to
+        net = start_network(physical, Target.EMBEDDED, ledger, self.run_dir / "logs")
+        self.stops.append(net.stop)
+        sm = SubnetManager(intended, connect_switches(intended, net.grpc_addrs),
+                           engine=engine(routing))
+        self.stops.append(sm.close)
+        sm.push_pipeline(self.program.p4info, self.program.bmv2_json)
+        return net, sm, ledger
+
+    def agents(self, net, sm, ledger):
+        from fabriclab.agents import start_agents
+
+        fleet = start_agents(net.fabric, net.grpc_addrs, self.program.p4info, sm,
+                             self.run_dir, ledger)
+        self.stops.append(fleet.stop)
+        return fleet
+
+    def stop_all(self) -> list[str]:
+        leftovers = []
+        while self.stops:
+            stop = self.stops.pop()
+            try:
+                leftovers.extend(stop() or [])
+            except Exception as exc:  # noqa: BLE001 -- the remaining parts still go
+                leftovers.append(f"{stop.__qualname__}: {type(exc).__name__}: {exc}")
+        return leftovers
+
+
+@pytest.fixture
+def mininet_fabric(tmp_path, fabric_program):
+    fabrics = MininetFabrics(tmp_path, fabric_program)
+    try:
+        yield fabrics
+    finally:
+        leftovers = fabrics.stop_all()
+    assert not leftovers, f"teardown left {leftovers}"
