@@ -7,7 +7,8 @@ Definitions (DESIGN.md, "Measurements"), per flow, from PSNs:
   (flow, psn) with a later send_ns).
 * retransmitted: transmissions - sent.
 * received: distinct sent PSNs captured at least once by a receiver.
-* lost: sent - received (PSNs the receiver never saw, retransmissions included).
+* lost: sent - received (PSNs of which no copy, retransmissions included, was
+  captured).
 * lost_in_fabric: transmissions no receiver captured, matched exactly on
   (flow, psn, send_ts): the capture's APP.send_ts is the sender log's send_ns
   of that transmission. A frame lost in the network counts even when its
@@ -80,7 +81,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from traffic import frames
 from traffic.capture import CaptureStats
 from traffic.collectives import BUSBW_FACTOR
 from traffic.frames import (
@@ -89,6 +89,7 @@ from traffic.frames import (
     ETHERTYPE_FABRIC,
     ETHERTYPE_MAC_CONTROL,
     LRH_KIND_OFFSET,
+    OPCODE_RC_ACK,
     Kind,
 )
 from traffic.nic import read_recv_log
@@ -98,8 +99,7 @@ from traffic.sender import SenderLogError, read_log
 SCHEMA = "fabriclab.metrics/1"
 # Drop reasons that never apply to a DATA frame, so never explain its loss.
 NON_DATA_DROPS = frozenset({"not_fabric"})
-# RC transport (InfiniBand RC style): the NIC emulator's ACK/NAK frames.
-OPCODE_RC_ACK = getattr(frames, "OPCODE_RC_ACK", 0x11)
+# RC transport (InfiniBand RC style): the syndrome (APP.chunk) of an OPCODE_RC_ACK frame.
 NAK_SYNDROME_BITS = 0x60  # AETH syndrome bits 6:5: 00 ACK, 01 RNR NAK, 11 NAK
 # Frames of a failed link still in its delay line or its switch's egress queue
 # when it went down (or already queued there before the reroute took effect).

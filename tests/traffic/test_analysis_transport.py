@@ -17,29 +17,35 @@ from traffic.analysis import (
     topology_ports,
     victim_goodput,
 )
-from traffic.frames import DATA_CODEC, ETHERTYPE_FABRIC, Kind
+from traffic.frames import (
+    DATA_CODEC,
+    ETHERTYPE_FABRIC,
+    OPCODE_RC_ACK,
+    OPCODE_RC_SEND,
+    SYNDROME_NAK_SEQ,
+    Kind,
+)
 from traffic.pcap import write_pcap
 from traffic.sender import write_log_rows
 
 T0 = 1_700_000_000_000_000_000
 MS = 1_000_000
-RC_SEND, RC_ACK, NAK_SEQ = 0x04, 0x11, 0x60
 H1, H2 = 1, 2  # LIDs: h1 sends flow 1 to h2
 PATH = ["h1-s1", "s1-s3", "s3-s2", "s2-h2"]
 
 
-def rc_frame(flow: int, psn: int, send_ts: int, dlid: int = H2, opcode: int = RC_SEND,
+def rc_frame(flow: int, psn: int, send_ts: int, dlid: int = H2, opcode: int = OPCODE_RC_SEND,
              chunk: int = 0) -> bytes:
     header = DATA_CODEC.pack(dst_addr=2, src_addr=1, ether_type=ETHERTYPE_FABRIC,
                              kind=int(Kind.DATA), dlid=dlid, slid=H1 if dlid == H2 else H2,
                              pkt_len=36, opcode=opcode, psn=psn, flow_id=flow, chunk=chunk,
                              send_ts=send_ts)
-    return header + (bytes(8) if opcode != RC_ACK else b"")
+    return header + (bytes(8) if opcode != OPCODE_RC_ACK else b"")
 
 
 def ack(flow: int, psn: int, at: int, syndrome: int = 0) -> tuple[int, bytes]:
     """An ACK (or NAK) as the data sender h1 captures it: addressed to h1's LID."""
-    return at, rc_frame(flow, psn, at, dlid=H1, opcode=RC_ACK, chunk=syndrome)
+    return at, rc_frame(flow, psn, at, dlid=H1, opcode=OPCODE_RC_ACK, chunk=syndrome)
 
 
 def go_back_n_run(tmp_path, resend=(3,)):
@@ -51,7 +57,7 @@ def go_back_n_run(tmp_path, resend=(3,)):
     arrived = [(ts + 100_000, rc_frame(flow, psn, ts)) for flow, psn, ts in rows
                if (psn, ts) != (3, T0 + 3 * MS)]
     write_pcap(tmp_path / "h2.pcap", sorted(arrived))
-    acks = [ack(1, 2, T0 + 3 * MS), ack(1, 2, T0 + 5 * MS, NAK_SEQ), ack(1, 5, T0 + 15 * MS)]
+    acks = [ack(1, 2, T0 + 3 * MS), ack(1, 2, T0 + 5 * MS, SYNDROME_NAK_SEQ), ack(1, 5, T0 + 15 * MS)]
     write_pcap(tmp_path / "h1.pcap", acks)
     return ([tmp_path / "h1.sent.csv"],
             [ReceiverTrace(tmp_path / "h2.pcap", dlid=H2),
