@@ -169,7 +169,8 @@ def read_drop_counters(conn: SwitchConnection, ports: list[int]
 class SubnetManager:
     def __init__(self, fabric: Fabric, connections: dict[str, SwitchConnection],
                  engine: RoutingEngine | None = None, lid_map: LidMap | None = None,
-                 host_macs: dict[str, str] | None = None, fast_reroute: bool = True) -> None:
+                 host_macs: dict[str, str] | None = None, fast_reroute: bool = True,
+                 vl_layering: bool = True) -> None:
         missing = {s.name for s in fabric.switches} - set(connections)
         if missing:
             raise ValueError(f"no P4Runtime connection for switch(es) {sorted(missing)}")
@@ -180,6 +181,7 @@ class SubnetManager:
         self.host_macs = host_macs or {}
         self.lids: dict[str, int] = {}
         self.fast_reroute = fast_reroute  # install backups where the pipeline can use them
+        self.vl_layering = vl_layering  # False: leave a cyclic dependency in place (to show it)
         self.routes: Routes = {}
         self.backups: Routes = {}
         self.vl_of: dict[int, int] = {}  # dlid -> VL (= SL) where the routes need layering
@@ -250,6 +252,9 @@ class SubnetManager:
         graph = SwitchGraph.from_fabric(view, self.lids)
         ok, cycle = deadlock_free(graph, self.routes)
         if ok:
+            return
+        if not self.vl_layering:
+            self.deadlock_problem = f"{cycle}; VL layering turned off"
             return
         try:
             self.vl_of = assign_vls(graph, self.routes)

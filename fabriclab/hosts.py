@@ -32,6 +32,7 @@ class NicSettings:
     xoff: int
     xon: int
     credit_coalesce: int
+    transport: str = "ud"
 
 
 @dataclass
@@ -59,6 +60,7 @@ class NicFleet:
                    "--frame-bytes", str(settings.frame_bytes), "--buffer", str(settings.buffer),
                    "--xoff", str(settings.xoff), "--xon", str(settings.xon),
                    "--credit-coalesce", str(settings.credit_coalesce),
+                   "--transport", settings.transport,
                    "--flows", str(flows_path), "--log-dir", str(self.log_dir),
                    "--duration", str(duration_s), "--start-at", f"{start_at:.6f}",
                    "--until-done", "--control", str(control), "--name", name,

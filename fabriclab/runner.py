@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import fabriclab
@@ -110,6 +110,13 @@ def run(scenario: Scenario, target: Target, results_root: Path,
                      "flow_control": scenario.flow_control.value, "verdict": "error"}
     for line in cleanup_stale():
         print(f"cleaned up after an interrupted run: {line}", file=sys.stderr)
+    baseline = None
+    if scenario.baseline and scenario.faults:
+        # The same run without its faults, first (one emulation at a time): what the
+        # victims' goodput is measured against.
+        status.set_phase("baseline: the same run without faults")
+        baseline = run(replace(scenario, faults=(), baseline=False), target,
+                       run_dir / "baseline", status, program_source)
     ledger = Ledger.create(run_dir.name)
     net: EmulatedNetwork | None = None
     try:
@@ -127,6 +134,8 @@ def run(scenario: Scenario, target: Target, results_root: Path,
         status.set_phase(f"starting {len(fabric.switches)} switches and {len(fabric.hosts)} hosts")
         net = start_network(fabric, target, ledger, run_dir / "logs", _port_params(fabric))
         metrics.update(_experiment(scenario, fabric, net, program, run_dir, ledger, status))
+        if baseline is not None:
+            metrics.update(_victim_goodput(scenario, run_dir, metrics, baseline))
         crashed = net.crashed_switches()
         if crashed:
             metrics["crashed_switches"] = crashed
@@ -165,7 +174,8 @@ def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, progra
     t0 = time.monotonic()
     sm = SubnetManager(fabric, connect_switches(fabric, net.grpc_addrs), host_macs=macs,
                        engine=routing_engine(scenario.routing),
-                       fast_reroute=scenario.reroute == "fast")
+                       fast_reroute=scenario.reroute == "fast",
+                       vl_layering=scenario.vl_layering)
     agents = None
     try:
         sm.push_pipeline(program.p4info, program.bmv2_json)
@@ -185,6 +195,7 @@ def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, progra
                            "routing": scenario.routing, "reroute": scenario.reroute,
                            "sm_timeline": list(sm.timeline),
                            "deadlock_free_routing": not sm.deadlock_problem,
+                           "deadlock_problem": sm.deadlock_problem or None,
                            "vls_used": len(set(sm.vl_of.values())) or 1})
             result["verdict"] = _verdict(scenario, result)
             return result
@@ -352,7 +363,7 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
         spec = CollectiveSpec(algorithm=PATTERN_ALGORITHM[t.pattern], n=len(ranks),
                               message_bytes=t.message_bytes, payload=t.payload_bytes,
                               reps=t.repetitions, root=root)
-        book = address_book({h: (lids[h], macs[h]) for h in ranks})
+        book = address_book({h: (lids[h], macs[h], sm.vl_of.get(lids[h], 0)) for h in ranks})
         flow_files = write_flow_files(spec, book, flows_dir)
     hosts = {h: net.host(h) for h in ranks}
     settings = NicSettings(mode=scenario.flow_control.value, rate_pps=scenario.link.rate_pps,
@@ -360,7 +371,9 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
                            buffer=scenario.credit.buffer_pkts if scenario.flow_control is
                            FlowControl.CREDIT else scenario.link.buffer_pkts,
                            xoff=scenario.pfc.xoff, xon=scenario.pfc.xon,
-                           credit_coalesce=scenario.credit.coalesce)
+                           credit_coalesce=scenario.credit.coalesce,
+                           transport=t.transport)
+    flow_paths = _flow_paths(fabric, sm.routes, flow_files, lids)
     captures = {}
     for h in ranks:
         cap = Capture(f"{h}-eth0", run_dir / "pcaps" / f"{h}.pcap", spawn=hosts[h].popen,
@@ -394,11 +407,17 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
             stats.append(cap.stop())
     status.set_phase("reading counters and analysing")
     counters, unreadable = _split_unreadable(_read_counters(sm, fabric))
-    _write_json(run_dir / "counters.json", _counters_json(counters))
+    _write_json(run_dir / "counters.json", _counters_json(counters, run_dir.name))
     telemetry = _read_telemetry(sm, fabric)
     _write_json(run_dir / "telemetry.json", telemetry)
     traces = [ReceiverTrace(run_dir / "pcaps" / f"{h}.pcap", dlid=lids[h]) for h in ranks]
-    result = analyze(fleet.sent_logs(), traces, stats, switch_drops=counters)
+    failures = _link_failures(events, sm.timeline)
+    result = analyze(fleet.sent_logs(), traces, stats, switch_drops=counters,
+                     run_id=run_dir.name, failures=failures or None,
+                     flow_paths=flow_paths if failures else None)
+    result["traffic_start_ns"] = int(start_at * 1e9)
+    if failures:
+        result["link_failures"] = failures
     if unreadable:
         result["partial"] = True
         result.setdefault("problems", []).extend(
@@ -417,12 +436,25 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
             result.update(bandwidth(t.message_bytes, result["cct_ms"], spec.algorithm,
                                     spec.n))
     result["recovery_gap_ms"] = None
-    down = next((e for e in events if e.name.startswith("link_down")), None)
-    if down is not None and down.started_ns:
-        gaps = recovery_gaps(arrivals_from_recv_logs(fleet.recv_logs()), down.started_ns)
-        result["recovery"] = gaps
-        values = [g["gap_ms"] for g in gaps.values() if g.get("gap_ms") is not None]
-        result["recovery_gap_ms"] = max(values) if values else None
+    if failures:
+        # recovery_gap_ms: frames reaching the receivers' ports (copies the RC transport
+        # then discarded too), the data plane's gap; delivery_gap_ms: in-order delivery,
+        # which with RC also waits for the lost frames' retransmission. Flows that cross
+        # the failed link only.
+        first = failures[0]
+        crossing = {flow for flow, links in flow_paths.items()
+                    if any(set(link.split("-")) == set(first["link"].split("-"))
+                           for link in links)}
+        for key, delivered_only in (("recovery", False), ("delivery", True)):
+            arrivals = arrivals_from_recv_logs(fleet.recv_logs(), delivered_only)
+            gaps = recovery_gaps({f: ts for f, ts in arrivals.items() if f in crossing},
+                                 first["down_ns"])
+            result[key] = gaps
+            values = [g["gap_ms"] for g in gaps.values() if g.get("gap_ms") is not None]
+            result[f"{key}_gap_ms"] = max(values) if values else None
+        if not crossing:
+            result.setdefault("problems", []).append(
+                f"no flow crosses the failed link {first['link']}: no recovery gap")
     result["rate_kept"] = result.get("rate_kept", True) and all(
         s.get("rate_kept", False) for s in summaries.values())
     return result
@@ -556,10 +588,115 @@ def _split_unreadable(counters: dict) -> tuple[dict, dict]:
     return counters, counters.pop(None, {})
 
 
-def _counters_json(counters: dict) -> dict:
-    return {sw: {f"port{port}/{reason}": {"packets": p, "bytes": b}
-                 for (port, reason), (p, b) in sorted(per.items())}
-            for sw, per in counters.items()}
+def _counters_json(counters: dict, run_id: str | None = None) -> dict:
+    out: dict = {} if run_id is None else {"run_id": run_id}
+    out.update({sw: {f"port{port}/{reason}": {"packets": p, "bytes": b}
+                     for (port, reason), (p, b) in sorted(per.items())}
+                for sw, per in counters.items()})
+    return out
+
+
+def _flow_paths(fabric: Fabric, routes, flow_files: dict[str, Path],
+                lids: dict[str, int]) -> dict[int, list[str]]:
+    """Flow id -> the links ("a-b") its frames cross on the routes installed at the start."""
+    host_of_lid = {lid: name for name, lid in lids.items()}
+    out: dict[int, list[str]] = {}
+    for src, path in flow_files.items():
+        for flow in json.loads(Path(path).read_text()).get("flows", ()):
+            if flow["flow"] not in out:
+                out[flow["flow"]] = _path_links(fabric, routes, src, flow["dlid"], host_of_lid)
+    return out
+
+
+def _path_links(fabric: Fabric, routes, src: str, dlid: int, host_of_lid) -> list[str]:
+    switch, _port = fabric.host_switch(src)
+    links = [f"{src}-{switch}"]
+    for _hop in range(len(fabric.switches) + 1):
+        port = routes.get(switch, {}).get(dlid)
+        peer = next((p for q, p, _pp in fabric.neighbours(switch) if q == port), None)
+        if peer is None:
+            break  # no route: the frames go nowhere (counted as no_route)
+        links.append(f"{switch}-{peer}")
+        if peer == host_of_lid.get(dlid) or not peer.startswith("s"):
+            break
+        switch = peer
+    return links
+
+
+VICTIM_FAULTS = ("stall", "pause_storm")
+
+
+def _victim_goodput(scenario: Scenario, run_dir: Path, metrics: dict, baseline) -> dict:
+    """Goodput of the flows that neither start nor end at a faulted host, while the fault
+    lasts, over the same interval of the baseline run (offsets from each traffic start)."""
+    from traffic.analysis import arrivals_from_recv_logs, victim_goodput
+
+    out: dict = {"baseline_run": str(baseline.run_dir), "victim_goodput_ratio": None}
+    faulted = {f.target for f in scenario.faults if f.kind in VICTIM_FAULTS}
+    starts = [f.at_s for f in scenario.faults if f.kind in VICTIM_FAULTS]
+    base_start = baseline.metrics.get("traffic_start_ns")
+    if not faulted or metrics.get("traffic_start_ns") is None or base_start is None:
+        out["victim_goodput"] = {"error": "no stall or pause storm, or a run without traffic"}
+        return out
+    begin = min(starts)
+    ends = [f.at_s for f in scenario.faults if f.kind in ("unstall",) and f.at_s > begin]
+    end = min(ends) if ends else scenario.duration_s
+    flows = _flow_hosts(run_dir)
+    victims = sorted(flow for flow, (src, dst) in flows.items()
+                     if src not in faulted and dst not in faulted)
+    fault_arrivals = arrivals_from_recv_logs(sorted((run_dir / "nics").glob("*.recv.csv")))
+    base_arrivals = arrivals_from_recv_logs(
+        sorted((baseline.run_dir / "nics").glob("*.recv.csv")))
+    # The baseline's victims may finish before the fault would have ended: compare over
+    # the part of the interval in which the baseline still moved victim traffic.
+    last = max((max(base_arrivals.get(f, [0])) for f in victims), default=0) - base_start
+    end = min(end, last / 1e9) if last > 0 else end
+    if end <= begin:
+        out["victim_goodput"] = {"error": "the baseline's victims finished before the fault"}
+        return out
+    window = (int(begin * 1e9), int(end * 1e9))
+    result = victim_goodput(fault_arrivals, base_arrivals, victims,
+                            tuple(metrics["traffic_start_ns"] + t for t in window),
+                            tuple(base_start + t for t in window))
+    out["victim_goodput"] = {**result, "victims": victims, "faulted_hosts": sorted(faulted),
+                             "window_s": [begin, round(end, 3)]}
+    out["victim_goodput_ratio"] = result["ratio"]
+    return out
+
+
+def _flow_hosts(run_dir: Path) -> dict[int, tuple[str, str]]:
+    """Flow id -> (source host, destination host), from the run's flow files."""
+    try:
+        book = json.loads((run_dir / "address_book.json").read_text())["hosts"]
+    except (OSError, ValueError, KeyError):
+        return {}
+    host_of_lid = {entry["lid"]: name for name, entry in book.items()}
+    out = {}
+    for path in sorted((run_dir / "flows").glob("*.flows.json")):
+        data = json.loads(path.read_text())
+        for flow in data.get("flows", ()):
+            out[flow["flow"]] = (data["name"], host_of_lid.get(flow["dlid"], "?"))
+    return out
+
+
+def _link_failures(events, timeline: list[dict]) -> list[dict]:
+    """Each link_down fault: when it went down and when the data plane stopped using it
+    (the later of its two ends' local switchover, or global reroute where there was none)."""
+    failures = []
+    for e in events:
+        if not (e.name.startswith("link_down") and e.started_ns):
+            continue
+        # "link_down s1-eth3/s3-eth1": the interfaces of both ends
+        ends = [iface.rsplit("-eth", 1)[0] for iface in e.name.split()[-1].split("/")]
+        link = "-".join(ends)
+        ends = set(ends)
+        restored = [r.get("switchover_ns") or r.get("install_done_ns") for r in timeline
+                    if r.get("event") == "port_down" and r.get("link")
+                    and {end.split(":")[0] for end in r["link"].split("-")} == ends
+                    and r.get("detected_ns", 0) >= e.started_ns - 1e9]
+        failures.append({"link": link, "down_ns": e.started_ns,
+                         "restored_ns": max(restored) if restored and all(restored) else None})
+    return failures
 
 
 def _send(host, ledger: Ledger, log: Path, src_mac: str, dst_mac: str, slid: int, dlid: int,
@@ -586,19 +723,26 @@ def _send(host, ledger: Ledger, log: Path, src_mac: str, dst_mac: str, slid: int
 def _verdict(scenario: Scenario, result: dict) -> str:
     if result.get("partial"):
         return "partial"
-    if result.get("unexplained_loss"):
-        return "fail"  # a frame vanished where no counter saw it
     collectives = result.get("collectives")
     if collectives is not None and result.get("cct_ms") is None:
-        if result.get("lost") and not result.get("unexplained_loss"):
-            # Counted drops (lossy mode): there is no retransmission here.
-            return "incomplete"
-        # Frames neither arrived nor were dropped: a fabric that stopped
-        # moving (a deadlock, or a stall nobody bounded).
+        blocked = sorted(name for name, s in (result.get("nics") or {}).items()
+                         if not s.get("done") and s.get("flow_control", {}).get("blocked_at_end"))
+        if blocked:
+            # Hosts still had frames the link would not take when time ran out: a fabric
+            # that stopped moving (a deadlock, or a stall nobody bounded). Frames held in
+            # switch buffers were not lost; they count as not arrived.
+            result["blocked_hosts"] = blocked
+            return "stalled"
+        if (result.get("unexplained_loss") or 0) > 0:
+            return "fail"  # a frame vanished where no counter saw it
+        if result.get("lost"):
+            return "incomplete"  # counted drops and no retransmission (transport "ud")
         return "stalled"
+    if (result.get("unexplained_loss") or 0) > 0:
+        return "fail"  # a frame vanished where no counter saw it
     checks_ok = all(c.get("ok") for c in result.get("checks", {}).values())
     lossless_expected = scenario.traffic.rate_pps < scenario.link.rate_pps
-    if not checks_ok or result.get("unexplained_loss"):
+    if not checks_ok or (result.get("unexplained_loss") or 0) > 0:
         return "fail"
     if lossless_expected and result["lost"]:
         return "fail"

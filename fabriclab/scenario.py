@@ -44,6 +44,7 @@ class TrafficSpec:
     payload_bytes: int = 64
     message_bytes: int = 65536  # collectives: the message each rank contributes
     repetitions: int = 1  # collectives: how many times the collective runs
+    transport: str = "ud"  # ud: unacknowledged; rc: ACK/NAK + go-back-N, as InfiniBand RC
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,8 @@ class Scenario:
     flow_control: FlowControl = FlowControl.LOSSY
     routing: str = "minhop"
     reroute: str = "fast"  # fast: backup ports in the data plane + SM global reroute; global: SM only
+    vl_layering: bool = True  # break cyclic channel dependencies with VLs (false: leave them)
+    baseline: bool = False  # also run without faults first: victim goodput against it
     seed: int = 1
     duration_s: float = 30.0  # hard limit for the traffic phase
     link: LinkSpec = field(default_factory=LinkSpec)
@@ -122,6 +125,7 @@ class Scenario:
 
 PATTERNS = ("stream", "incast", "permutation", "allreduce-ring", "allreduce-hd", "alltoall")
 ROUTING_ENGINES = ("minhop", "updn", "ftree")
+TRANSPORTS = ("ud", "rc")
 FAULT_KINDS = ("link_down", "link_up", "stall", "unstall", "pause_storm", "credit_loss",
                "switch_kill", "switch_restart")
 
@@ -172,6 +176,9 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     for key in ("description", "topology", "routing", "reroute"):
         if key in data and not isinstance(data[key], str):
             raise ScenarioError(f"{origin}: {key}: expected a string, got {data[key]!r}")
+    for key in ("vl_layering", "baseline"):
+        if key in data and not isinstance(data[key], bool):
+            raise ScenarioError(f"{origin}: {key}: expected true or false, got {data[key]!r}")
     for key in ("seed", "duration_s"):
         if key in data and (not isinstance(data[key], int | float) or data[key] < 0):
             raise ScenarioError(f"{origin}: {key}: expected a non-negative number")
@@ -207,6 +214,9 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     if scenario.routing not in ROUTING_ENGINES:
         raise ScenarioError(f"{origin}: routing {scenario.routing!r} is not one of "
                             f"{', '.join(ROUTING_ENGINES)}")
+    if scenario.traffic.transport not in TRANSPORTS:
+        raise ScenarioError(f"{origin}: [traffic].transport {scenario.traffic.transport!r} is "
+                            f"not one of {', '.join(TRANSPORTS)}")
     if scenario.reroute not in ("fast", "global"):
         raise ScenarioError(f"{origin}: reroute {scenario.reroute!r} is not one of fast, global")
     if scenario.traffic.pattern == "stream" and scenario.traffic.src == scenario.traffic.dst:

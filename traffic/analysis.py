@@ -22,7 +22,9 @@ Definitions (DESIGN.md, "Measurements"), per flow, from PSNs:
   a failed link and whose send_ns lies in the failure window
   widened by a slack (`attribute_link_losses`); null without failures.
 * unexplained_loss: lost_in_fabric - drops the switches counted for DATA frames
-  (all reasons but not_fabric) - lost_on_failed_links; 0 when every loss is
+  (all reasons but not_fabric) - lost_on_failed_links (at most what the
+  counters left unexplained: a counted drop inside a failure window is
+  explained once, by its counter); 0 when every loss is
   explained, null without (usable) switch counters. Above 0 the run is
   `suspect`. Negative: something was explained twice (a switch counted a drop
   of an RC ACK frame, which is DATA-kind but no transmission of a flow, or a
@@ -244,7 +246,10 @@ def _drop_accounting(lost_in_fabric: int, on_failed_links: int | None, switch_dr
         for (_port, reason), (packets, _bytes) in cells.items():
             by_reason[reason] = by_reason.get(reason, 0) + packets
     explained = sum(n for reason, n in by_reason.items() if reason not in NON_DATA_DROPS)
-    unexplained = lost_in_fabric - explained - (on_failed_links or 0)
+    # A frame a switch counted (no_route while routes change, say) may also lie in a
+    # failure's window: the counters come first, the failed link explains the rest.
+    unexplained = lost_in_fabric - explained - min(on_failed_links or 0,
+                                                   max(0, lost_in_fabric - explained))
     return {"drops_by_reason": dict(sorted(by_reason.items())),
             "unexplained_loss": unexplained, "suspect": unexplained > 0}
 
@@ -719,10 +724,14 @@ def bandwidth(message_bytes: int, cct_ms: float | None, algorithm: str, n: int) 
 
 
 def recovery_gaps(arrivals: Mapping[int, Iterable[int]], failure_ns: int,
-                  window_ns: int = 100_000_000, share: float = 0.9) -> dict[str, dict]:
+                  window_ns: int = 100_000_000, share: float = 0.9,
+                  horizon_ns: int = 1_000_000_000) -> dict[str, dict]:
     """Per flow, around a failure at failure_ns (CLOCK_REALTIME), from receive times (ns).
 
-    gap_ms: last arrival before the failure -> first arrival after it.
+    gap_ms: the longest silence between consecutive arrivals from the last
+    arrival before the failure to `horizon_ns` after it (frames already past
+    the failed link still arrive in the first moments; the outage follows
+    them).
     recovery_ms: failure -> end of the first `window_ns` window after it whose
     goodput is back to `share` of the goodput over the `window_ns` before the
     failure (null if it never is, or the flow had no goodput before).
@@ -732,7 +741,12 @@ def recovery_gaps(arrivals: Mapping[int, Iterable[int]], failure_ns: int,
         ts = sorted(times)
         before = [t for t in ts if t < failure_ns]
         after = [t for t in ts if t >= failure_ns]
-        gap = (after[0] - before[-1]) / 1e6 if before and after else None
+        gap = None
+        if before and after:
+            seq = [before[-1]] + [t for t in after if t <= failure_ns + horizon_ns]
+            if len(seq) == 1:
+                seq.append(after[0])  # nothing within the horizon: the first arrival after
+            gap = max(b - a for a, b in zip(seq, seq[1:])) / 1e6
         pre = sum(1 for t in before if t >= failure_ns - window_ns)
         recovery = None
         if pre and after:
@@ -749,17 +763,20 @@ def recovery_gaps(arrivals: Mapping[int, Iterable[int]], failure_ns: int,
     return out
 
 
-def arrivals_from_recv_logs(paths: Iterable[Path | str]) -> dict[int, list[int]]:
+def arrivals_from_recv_logs(paths: Iterable[Path | str], delivered_only: bool = True
+                            ) -> dict[int, list[int]]:
     """flow -> receive times (ns) of delivered DATA frames, from NICs' NAME.recv.csv logs.
 
     Delivered = `admitted` 1: not 0 (dropped by the receive buffer) nor 2 (RC:
     taken by the link but discarded by the transport, out of sequence or a
-    duplicate), so goodput never counts a frame twice.
+    duplicate), so goodput never counts a frame twice. With delivered_only
+    False, every frame that reached the port (what the data plane delivered,
+    before the transport's sequence check): the fabric's own recovery gap.
     """
     out: dict[int, list[int]] = {}
     for path in paths:
         for r in read_recv_log(path):
-            if r.admitted == 1:
+            if r.admitted == 1 or not delivered_only:
                 out.setdefault(r.flow, []).append(r.recv_ns)
     return out
 

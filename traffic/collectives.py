@@ -66,6 +66,7 @@ class Endpoint:
     name: str
     lid: int
     mac: str
+    sl: int | None = None  # the SL the SM gave paths to this host (None: the collective's)
 
 
 @dataclass(frozen=True)
@@ -195,7 +196,7 @@ def rank_flows(spec: CollectiveSpec, transfers: Sequence[Transfer], rank: int,
     fpc = spec.chunk_frames
     flows = [{
         "flow": spec.flow_base + t.src * spec.n + t.dst, "dst_mac": book[t.dst].mac,
-        "dlid": book[t.dst].lid, "sl": spec.sl, "payload": spec.payload,
+        "dlid": book[t.dst].lid, "sl": _sl(spec, book[t.dst]), "payload": spec.payload,
         "coll_id": t.coll_id, "step": t.step, "chunks": list(t.chunks),
         "frames_per_chunk": fpc,
         "after": [[c, s, book[src].lid] for c, s, src in t.after],
@@ -203,9 +204,14 @@ def rank_flows(spec: CollectiveSpec, transfers: Sequence[Transfer], rank: int,
     recvs = [{"coll_id": t.coll_id, "step": t.step, "slid": book[t.src].lid,
               "frames": len(t.chunks) * fpc} for t in transfers if t.dst == rank]
     return {"name": me.name, "lid": me.lid, "mac": me.mac, "flows": flows, "recvs": recvs,
+            "sl_of_lid": {str(ep.lid): _sl(spec, ep) for ep in book},
             "collective": {"algorithm": spec.algorithm, "n": spec.n, "rank": rank,
                            "message_bytes": spec.message_bytes, "reps": spec.reps,
                            "coll_ids": [spec.coll_id + i for i in range(spec.reps)]}}
+
+
+def _sl(spec: CollectiveSpec, dst: Endpoint) -> int:
+    return spec.sl if dst.sl is None else dst.sl
 
 
 def write_flow_files(spec: CollectiveSpec, book: Sequence[Endpoint],
@@ -224,6 +230,7 @@ def write_flow_files(spec: CollectiveSpec, book: Sequence[Endpoint],
     return paths
 
 
-def address_book(entries: Mapping[str, tuple[int, str]]) -> list[Endpoint]:
-    """[Endpoint] in rank order from {host: (lid, mac)} (rank = position in the mapping)."""
-    return [Endpoint(name, lid, mac) for name, (lid, mac) in entries.items()]
+def address_book(entries: Mapping[str, tuple]) -> list[Endpoint]:
+    """[Endpoint] in rank order from {host: (lid, mac)} or {host: (lid, mac, sl)}
+    (rank = position in the mapping)."""
+    return [Endpoint(name, *entry) for name, entry in entries.items()]

@@ -185,6 +185,7 @@ class NicConfig:
     rc_ack_every: int = 16  # frames received in order per ACK ...
     rc_ack_delay_ms: float = 1.0  # ... or this long after the first unacknowledged one
     rc_window: int = 128  # unacknowledged frames per flow at most (bounds a go-back)
+    sl_of_lid: tuple[tuple[int, int], ...] = ()  # the SL of paths to a LID (ACKs use it)
 
     def __post_init__(self) -> None:
         if self.transport not in TRANSPORTS:
@@ -268,6 +269,12 @@ def load_flows_file(path: Path | str) -> tuple[dict, Workload]:
         raise NicConfigError(f"{path}: {exc}") from None
     port = {k: data[k] for k in ("name", "lid", "mac", "vls", "sl_to_vl", "transport")
             if k in data}
+    try:
+        port["sl_of_lid"] = tuple((int(lid), int(sl))
+                                  for lid, sl in data.get("sl_of_lid", {}).items())
+    except (AttributeError, TypeError, ValueError):
+        raise NicConfigError(f"{path}: sl_of_lid must map LIDs to SLs, got "
+                             f"{data.get('sl_of_lid')!r}") from None
     for key in ("vls", "sl_to_vl"):
         if key in port:
             port[key] = tuple(port[key])
@@ -514,6 +521,7 @@ class Nic:
         self._retx: dict[int, _Retransmission] = {}
         self._failed_flows: set[int] = set()
         self._window_waits = 0
+        self._sl_of_lid = dict(config.sl_of_lid)
         self.rto_ns = int(config.rc_timeout_ms * 1e6)
         self._rx_expected: dict[tuple[int, int], int] = {}  # (slid, flow) -> next PSN
         self._rx_nak_sent: set[tuple[int, int]] = set()  # until the expected PSN arrives
@@ -986,8 +994,10 @@ class Nic:
     def _rc_receive(self, f, key: tuple[int, int], vl: int) -> bool:
         """Transport check of an admitted RC frame: True if it is the next in sequence."""
         expected = self._rx_expected.get(key, 0)
-        if key not in self._ack_to:
-            self._ack_to[key] = (f.src_addr, f.sl, vl)
+        if key not in self._ack_to:  # ACKs travel on the SL of paths to the sender
+            sl = self._sl_of_lid.get(f.slid, f.sl)
+            to_vl = self.cfg.sl_to_vl[sl] & 7 if sl < len(self.cfg.sl_to_vl) else 0
+            self._ack_to[key] = (f.src_addr, sl, to_vl)
         if f.psn == expected:
             self._rx_expected[key] = expected + 1
             self._rx_nak_sent.discard(key)
@@ -1485,6 +1495,9 @@ class Nic:
         fc = asdict(self.fc)
         fc["blocked_ns"] = blocked
         fc["blocked_ms_total"] = sum(blocked) / 1e6
+        # classes with frames to send that the link did not let go when the run ended
+        fc["blocked_at_end"] = [vl for vl, since in enumerate(self._blocked_since)
+                                if since is not None]
         return {
             "schema": SUMMARY_SCHEMA, "name": self.cfg.name, "iface": self.cfg.iface,
             "mode": self.mode.value, "lid": self.cfg.lid, "mac": self.cfg.mac,
@@ -1636,7 +1649,8 @@ def main(argv: list[str] | None = None) -> int:
             storm_interval_ms=args.storm_interval_ms,
             transport=args.transport or port.get("transport", "ud"),
             rc_timeout_ms=args.rc_timeout_ms, rc_retry_limit=args.rc_retry_limit,
-            rc_ack_every=args.rc_ack_every, rc_window=args.rc_window)
+            rc_ack_every=args.rc_ack_every, rc_window=args.rc_window,
+            sl_of_lid=port.get("sl_of_lid", ()))
         nic = Nic(config, workload, control_path=None if args.control in (None, "-")
                   else args.control, control_stdin=args.control == "-")
     except (NicConfigError, OSError) as exc:

@@ -127,6 +127,16 @@ def test_a_transmission_lost_while_its_link_was_down_is_attributed_to_the_link(t
     assert "1 lost on failed links (s1-s3 1)" in format_table(m)
 
 
+def test_a_counted_drop_inside_a_failure_window_is_explained_once(tmp_path):
+    # The lost transmission lies in the window AND a switch counted a drop (no_route
+    # while routes changed): the counter explains it, the link explains nothing more.
+    logs, traces = go_back_n_run(tmp_path)
+    m = analyze(logs, traces, switch_drops={"s3": {(2, "no_route"): (1, 114)}},
+                failures=[failure(2.5, 4.0)], flow_paths={1: PATH})
+    assert m["lost_on_failed_links"] == 1  # candidates in the window
+    assert (m["unexplained_loss"], m["suspect"]) == (0, False)  # not -1
+
+
 @pytest.mark.parametrize(("fail", "paths", "expected"), [
     (failure(3.0 + 50, None), {1: PATH}, 1),  # down 50 ms after the send: within the slack
     (failure(3.0 + 51, None), {1: PATH}, 0),  # ... 51 ms after: not this link's loss

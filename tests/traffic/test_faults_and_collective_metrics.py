@@ -94,3 +94,14 @@ def test_recovery_gap_and_time_back_to_90_percent_goodput():
     assert r["gap_ms"] == 31.0  # 999 ms -> 1030 ms
     assert r["recovery_ms"] == pytest.approx(30 + 89, abs=1)  # 90 frames in a 100 ms window
     assert recovery_gaps({7: times[:10]}, failure)["7"]["gap_ms"] is None
+
+
+def test_recovery_gap_is_the_outage_after_frames_already_past_the_failed_link():
+    ms = 1_000_000
+    failure = 1000 * ms
+    # frames beyond the failed link still arrive for 3 ms, then 41 ms of nothing
+    times = [t * ms for t in range(900, 1003)] + [t * ms for t in range(1043, 1100)]
+    assert recovery_gaps({7: times}, failure)["7"]["gap_ms"] == 41.0  # 1002 -> 1043 ms
+    # a silence later than the horizon is not the failure's
+    late = [t * ms for t in range(900, 1003)] + [t * ms for t in range(1003, 2500, 100)]
+    assert recovery_gaps({7: late}, failure, horizon_ns=50 * ms)["7"]["gap_ms"] == 1.0
