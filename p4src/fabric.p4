@@ -3,8 +3,8 @@
  * Ethernet + the fabric LRH, forwarding by DLID through SM-installed tables
  * with a backup port per destination (fast reroute), three link-level
  * flow-control modes chosen at run time (LOSSY, PFC, CREDIT), drops counted
- * per port and reason, telemetry counters and registers, PROBE/HELLO frames
- * punted to the SM, packet-out from the SM. docs/fabric.md describes the
+ * per port and reason, telemetry counters and registers, PROBE/HELLO/SA
+ * frames punted to the SM, packet-out from the SM. docs/fabric.md describes the
  * design and the contract with the subnet manager. */
 #include <core.p4>
 #include <v1model.p4>

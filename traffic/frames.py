@@ -43,6 +43,7 @@ class Kind(enum.IntEnum):
     CREDIT = 2
     PROBE = 3
     HELLO = 4
+    SA = 5  # subnet administration: PathRecord queries, answers, notices
 
 
 class CreditOp(enum.IntEnum):
@@ -330,3 +331,161 @@ def mac_to_int(mac: str) -> int:
 
 def int_to_mac(value: int) -> str:
     return ":".join(f"{b:02x}" for b in value.to_bytes(6, "big"))
+
+
+# --------------------------------------------------------------------------- subnet administration
+# Management frames of LRH kind SA (controller/sa.py, traffic/sa_client.py): a
+# host's PathRecord query, punted to the SM by the switch it is attached to; the
+# SM's answer and its REPORT notices, sent as packet-out of the host's port.
+# Like InfiniBand's SA MADs on VL15 they are never flow-controlled, never counted
+# as data and never forwarded by DLID. Frame: Ethernet + LRH + SA + `count` x
+# PATH_RECORD.
+
+HEADERS["SA"] = HeaderSpec(
+    "SA", "sa_t", (("method", 8), ("status", 8), ("attribute", 16), ("tid", 64), ("count", 16)),
+    "subnet administration, after InfiniBand's SA MAD header; `count` path records follow")
+HEADERS["PATH_RECORD"] = HeaderSpec(
+    "PATH_RECORD", "path_record_t",
+    (("sguid", 64), ("dguid", 64), ("slid", 16), ("dlid", 16), ("sl", 4), ("mtu", 4),
+     ("rate", 8), ("dmac", 48), ("dname", 128)),
+    "one path, after InfiniBand's PathRecord (port GUIDs for GIDs, plus MAC and host name)")
+
+SA_ATTR_PATH_RECORD = 0x0035  # InfiniBand's PathRecord attribute id
+SA_PERMISSIVE_LID = 0xFFFF  # a query's DLID: "the SM, wherever it is" (punted by kind anyway)
+SA_BROADCAST_MAC = 0xFFFF_FFFF_FFFF
+SA_NAME_BYTES = HEADERS["PATH_RECORD"].fields[-1][1] // 8
+
+
+class SaMethod(enum.IntEnum):
+    """sa_t `method`, InfiniBand's MAD method values."""
+
+    GET = 0x01  # host -> SM: a PathRecord query (one record naming the destination)
+    REPORT = 0x06  # SM -> host: these paths changed (InformInfo/trap report)
+    GET_RESP = 0x81  # SM -> host: the answer, with the query's tid
+    REPORT_RESP = 0x86  # host -> SM: REPORT received (same tid); the SM stops re-sending
+
+
+class SaStatus(enum.IntEnum):
+    """sa_t `status` of a GET_RESP."""
+
+    OK = 0
+    NO_SUCH_DESTINATION = 1  # no host with that GUID / LID / name in the subnet
+    NO_PATH = 2  # the destination exists but the installed routes do not reach it
+    BAD_REQUEST = 3  # malformed query, or the SM has no LIDs yet
+
+
+class SaFrameError(ValueError):
+    """Bytes that are not a well-formed SA frame."""
+
+
+@dataclass(frozen=True)
+class PathRecord:
+    """How the host with `sguid`/`slid` reaches `dguid`/`dlid`: send with SL `sl`.
+
+    A query fills what it knows of the destination (`dguid`, `dlid` or `dname`,
+    looked up in that order); the SM's answer fills everything it knows.
+    `dmac` is "aa:bb:.." or None; `mtu`/`rate` are IB codes, 0 = not given."""
+
+    dlid: int = 0
+    sl: int = 0
+    slid: int = 0
+    sguid: int = 0
+    dguid: int = 0
+    dname: str = ""
+    dmac: str | None = None
+    mtu: int = 0
+    rate: int = 0
+
+
+@dataclass(frozen=True)
+class SaMessage:
+    """One SA frame, decoded; `src_mac` and `slid` are from its Ethernet and LRH."""
+
+    method: SaMethod
+    tid: int
+    status: SaStatus | int = SaStatus.OK
+    records: tuple[PathRecord, ...] = ()
+    src_mac: str = "00:00:00:00:00:00"
+    slid: int = 0
+
+
+SA_CODEC = FrameCodec("Sa", ("Ethernet", "LRH", "SA"))
+PATH_RECORD_CODEC = FrameCodec("PathRecord", ("PATH_RECORD",))
+# Path records per frame within a 1500-byte Ethernet payload.
+SA_MAX_RECORDS = (1500 - (SA_CODEC.size - 14)) // PATH_RECORD_CODEC.size
+
+
+def sa_frame(method: SaMethod, tid: int, records: Sequence[PathRecord] = (),
+             status: SaStatus | int = SaStatus.OK, *, src_mac: int = 0,
+             dst_mac: int = SA_BROADCAST_MAC, slid: int = 0,
+             dlid: int = SA_PERMISSIVE_LID) -> bytes:
+    """An SA frame: Ethernet + LRH (kind SA, VL 0, SL 0) + SA + the path records."""
+    if len(records) > SA_MAX_RECORDS:
+        raise ValueError(f"{len(records)} path records do not fit one frame "
+                         f"(at most {SA_MAX_RECORDS})")
+    body = b"".join(_pack_path_record(r) for r in records)
+    return SA_CODEC.pack(
+        dst_addr=dst_mac, src_addr=src_mac, ether_type=ETHERTYPE_FABRIC, kind=Kind.SA,
+        dlid=dlid, slid=slid, pkt_len=SA_CODEC.size - 22 + len(body), method=method,
+        status=status, attribute=SA_ATTR_PATH_RECORD, tid=tid, count=len(records)) + body
+
+
+def parse_sa_frame(frame: bytes) -> SaMessage:
+    """Decode an SA frame; SaFrameError says what is wrong with one that is not."""
+    if len(frame) < SA_CODEC.size:
+        raise SaFrameError(f"SA frame needs at least {SA_CODEC.size} bytes, got {len(frame)}")
+    h = SA_CODEC.unpack(frame)
+    if h.ether_type != ETHERTYPE_FABRIC or h.kind != Kind.SA:
+        raise SaFrameError(f"not an SA frame: EtherType {h.ether_type:#06x}, LRH kind {h.kind}")
+    try:
+        method = SaMethod(h.method)
+    except ValueError:
+        raise SaFrameError(f"unknown SA method {h.method:#04x}") from None
+    if h.attribute != SA_ATTR_PATH_RECORD:
+        raise SaFrameError(f"unknown SA attribute {h.attribute:#06x} (PathRecord is "
+                           f"{SA_ATTR_PATH_RECORD:#06x})")
+    end = SA_CODEC.size + h.count * PATH_RECORD_CODEC.size
+    if len(frame) < end:
+        raise SaFrameError(f"SA frame announces {h.count} path records ({end} bytes), "
+                           f"has {len(frame)} bytes")
+    records = tuple(_unpack_path_record(frame, SA_CODEC.size + i * PATH_RECORD_CODEC.size)
+                    for i in range(h.count))
+    status = SaStatus(h.status) if h.status in SaStatus._value2member_map_ else h.status
+    return SaMessage(method, h.tid, status, records, int_to_mac(h.src_addr), h.slid)
+
+
+def _pack_path_record(r: PathRecord) -> bytes:
+    name = r.dname.encode("ascii")
+    if len(name) > SA_NAME_BYTES:
+        raise ValueError(f"host name {r.dname!r} is longer than {SA_NAME_BYTES} bytes")
+    return PATH_RECORD_CODEC.pack(
+        sguid=r.sguid, dguid=r.dguid, slid=r.slid, dlid=r.dlid, sl=r.sl, mtu=r.mtu,
+        rate=r.rate, dmac=mac_to_int(r.dmac) if r.dmac else 0,
+        dname=int.from_bytes(name.ljust(SA_NAME_BYTES, b"\0"), "big"))
+
+
+def _unpack_path_record(frame: bytes, offset: int) -> PathRecord:
+    f = PATH_RECORD_CODEC.unpack(frame, offset)
+    name = f.dname.to_bytes(SA_NAME_BYTES, "big").rstrip(b"\0")
+    try:
+        dname = name.decode("ascii")
+    except UnicodeDecodeError:
+        raise SaFrameError(f"path record at byte {offset}: host name {name!r} is not "
+                           "ASCII") from None
+    return PathRecord(dlid=f.dlid, sl=f.sl, slid=f.slid, sguid=f.sguid, dguid=f.dguid,
+                      dname=dname, dmac=int_to_mac(f.dmac) if f.dmac else None, mtu=f.mtu,
+                      rate=f.rate)
+
+
+class _SaBase(_FabricLayer):
+    def extract_padding(self, s: bytes) -> tuple[bytes, bytes]:
+        """The path records are the payload; what follows them is Ethernet padding."""
+        n = (self.count or 0) * PATH_RECORD_CODEC.size
+        return s[:n], s[n:]
+
+
+SA = _scapy_layer(HEADERS["SA"], _SaBase)
+PATH_RECORD = _scapy_layer(HEADERS["PATH_RECORD"])
+bind_layers(LRH, SA, kind=int(Kind.SA))
+bind_layers(SA, PATH_RECORD)
+bind_layers(PATH_RECORD, PATH_RECORD)

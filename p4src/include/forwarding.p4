@@ -4,7 +4,7 @@
 /* The ingress pipeline: forwarding by destination LID from SM-installed tables
  * with fast reroute (reroute.p4), SL -> class, the receive side of flow control
  * (flow_control.p4: consuming PFC/CREDIT frames, buffer admission, pauses);
- * management frames (PROBE, HELLO) go to the SM as packet-in, packet-out goes
+ * management frames (PROBE, HELLO, SA) go to the SM as packet-in, packet-out goes
  * where it is told. Every drop is counted here, by port and reason, including
  * the ones egress decides (a held frame comes back with a verdict).
  *
@@ -213,7 +213,9 @@ control FabricIngress(inout headers_t hdr,
             mark_to_drop(standard_metadata);
         } else if (hdr.lrh.isValid()) {
             rx_port_counter.count((bit<32>)standard_metadata.ingress_port);
-            if (hdr.lrh.kind == KIND_PROBE || hdr.lrh.kind == KIND_HELLO) {
+            if (hdr.lrh.kind == KIND_PROBE || hdr.lrh.kind == KIND_HELLO
+                    || hdr.lrh.kind == KIND_SA) {
+                /* Management frames go to the SM, never by DLID. */
                 punt_to_cpu();
             } else if (hdr.credit.isValid()) {
                 /* InfiniBand flow-control packet: absolute FCCL, consumed. */

@@ -16,6 +16,7 @@ const bit<8> KIND_DATA   = 1;
 const bit<8> KIND_CREDIT = 2;
 const bit<8> KIND_PROBE  = 3;
 const bit<8> KIND_HELLO  = 4;
+const bit<8> KIND_SA     = 5;  /* subnet administration: punted / packet-out only */
 
 /* bmv2's conventional CPU port for packet-in/out (--cpu-port 510). */
 const port_t CPU_PORT = 510;
@@ -80,6 +81,33 @@ header probe_t {
 /* A host announces itself to its switch. */
 header hello_t {
     bit<64> guid;
+}
+
+/* Subnet administration (SA), after InfiniBand's SA MAD header: a host's
+ * PathRecord query, punted to the SM by kind; the SM's answer and its notices
+ * after a global reroute, sent as packet-out of the host's port. `count`
+ * path_record_t follow. The switch never parses past the LRH of an SA frame
+ * (nothing in it decides forwarding); both are declared here so that the one
+ * declaration of the wire formats stays complete (traffic/frames.py). */
+header sa_t {
+    bit<8>  method;     /* GET 0x01, GET_RESP 0x81, REPORT 0x06, REPORT_RESP 0x86 */
+    bit<8>  status;     /* 0 ok, 1 no such destination, 2 no path, 3 bad request */
+    bit<16> attribute;  /* 0x0035 PathRecord */
+    bit<64> tid;        /* transaction id: an answer carries its query's */
+    bit<16> count;      /* path records that follow */
+}
+
+/* One path, after InfiniBand's PathRecord (port GUIDs stand in for GIDs). */
+header path_record_t {
+    bit<64>  sguid;     /* source port GUID */
+    bit<64>  dguid;     /* destination port GUID */
+    lid_t    slid;
+    lid_t    dlid;
+    bit<4>   sl;        /* service level to send with (sl_to_vl maps it to the VL) */
+    bit<4>   mtu;       /* IB MTU code (1 = 256 .. 5 = 4096); 0 = not given */
+    bit<8>   rate;      /* IB static rate code; 0 = not given */
+    bit<48>  dmac;      /* destination MAC; 0 = not known */
+    bit<128> dname;     /* destination host name, ASCII, NUL-padded */
 }
 
 /* IEEE 802.1Qbb priority flow control (MAC control frame). */
