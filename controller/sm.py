@@ -194,6 +194,7 @@ class SubnetManager:
         self._events: queue.Queue = queue.Queue()
         self._event_thread: threading.Thread | None = None
         self._install_lock = threading.Lock()
+        self.sa = None  # the Subnet Administrator (controller/sa.py) once serve_sa() started it
 
     # ------------------------------------------------------------------ fan-out
     def _on_all(self, step: str, work: Callable[[str, SwitchConnection], T],
@@ -425,6 +426,8 @@ class SubnetManager:
                 (record["install_done_ns"] - record["recompute_done_ns"]) / 1e6, 3)
         record["global_reroute_ms"] = round((record["install_done_ns"] - event.detected_ns)
                                             / 1e6, 3)
+        if self.sa is not None:  # hosts learn changed LIDs/SLs (REPORT notices)
+            record.update(self.sa.publish())
         return self._log(record)
 
     def _log(self, record: dict) -> dict:
@@ -454,6 +457,15 @@ class SubnetManager:
         os.replace(tmp, path)
         return path
 
+    def serve_sa(self, log_path: Path | str | None = None):
+        """Answer the hosts' in-band PathRecord queries from now on, and REPORT changed
+        paths after every global reroute (controller/sa.py). Call after bring_up; the
+        SA reads every switch's packet-ins, so discovery must not run meanwhile."""
+        from controller.sa import SubnetAdministrator
+
+        self.sa = SubnetAdministrator(self, log_path).start()
+        return self.sa
+
     # ----------------------------------------------------------------- counters
     def read_drop_counters(self, switch: str) -> dict[tuple[int, str], tuple[int, int]]:
         """{(port, reason): (packets, bytes)} for every non-zero cell of the drop counter."""
@@ -463,6 +475,8 @@ class SubnetManager:
     def close(self) -> None:
         """Close every switch connection (the switches keep their tables)."""
         self.stop_event_loop()
+        if self.sa is not None:
+            self.sa.stop()
         for conn in self.connections.values():
             conn.close()
 
