@@ -46,6 +46,7 @@ class NicFleet:
     # Control sockets live in a short private directory: a unix socket path
     # has at most 107 bytes, and result directories can be deep.
     control_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="fl-nic-")))
+    stalled_after_s: float | None = None  # wait() stopped NICs on which nothing moved
 
     def start(self, hosts: dict, flows: dict[str, Path], lids: dict[str, int],
               macs: dict[str, str], settings: NicSettings, duration_s: float) -> float:
@@ -93,17 +94,32 @@ class NicFleet:
             total["nic_drops"] += stats.get("rx_dropped", 0)
         return total
 
-    def wait(self, timeout_s: float, on_progress=None) -> dict[str, dict]:
+    def wait(self, timeout_s: float, on_progress=None, stall_s: float = 0.0,
+             start_at: float | None = None) -> dict[str, dict]:
         """Wait for every NIC to finish (or stop it at the timeout); their summaries.
 
-        `on_progress(counts)` is called about twice a second while they run."""
+        `on_progress(counts)` is called about twice a second while they run. With
+        `stall_s`, NICs that neither sent nor received a frame for that long after
+        `start_at` (epoch s) are told to stop (they still write their logs):
+        `stalled_after_s` then says how long nothing had moved."""
         deadline = time.monotonic() + timeout_s
         problems = {}
-        if on_progress is not None:
-            while (time.monotonic() < deadline
-                   and any(p.poll() is None for p in self.procs.values())):
-                on_progress(self.progress())
-                time.sleep(0.5)
+        last, since = None, time.monotonic()
+        while (time.monotonic() < deadline
+               and any(p.poll() is None for p in self.procs.values())):
+            if on_progress is None and not stall_s:
+                break
+            counts = self.progress()
+            if on_progress is not None:
+                on_progress(counts)
+            moved = (counts["sent"], counts["received"])
+            if moved != last or (start_at is not None and time.time() < start_at):
+                last, since = moved, time.monotonic()
+            elif stall_s and time.monotonic() - since > stall_s:
+                self.stalled_after_s = round(time.monotonic() - since, 1)
+                self._stop_all()
+                break
+            time.sleep(0.5)
         for name, proc in self.procs.items():
             try:
                 proc.wait(timeout=max(0.1, deadline - time.monotonic()))
@@ -121,6 +137,16 @@ class NicFleet:
                 summaries[name] = {"name": name, "missing": True,
                                    "problem": problems.get(name, "no summary written")}
         return summaries
+
+    def _stop_all(self) -> None:
+        from traffic.faults import NicControl
+
+        for name, proc in self.procs.items():
+            if proc.poll() is None:
+                try:
+                    NicControl(str(self.control[name]), timeout=1.0).stop()
+                except Exception:  # noqa: BLE001 - the timeout below stops it by PID
+                    pass
 
     def sent_logs(self) -> list[Path]:
         return sorted(self.log_dir.glob("*.sent.csv"))

@@ -187,6 +187,9 @@ def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, progra
         sm_seconds = time.monotonic() - t0
         if any(f.kind in ("link_down", "link_up") for f in scenario.faults):
             sm.start_event_loop(run_dir / "sm_timeline.jsonl")
+            # Hosts learn changed paths in-band: a global reroute that changes a
+            # destination's SL sends them an SA REPORT (their NICs apply it).
+            sm.serve_sa(run_dir / "sa_log.jsonl")
             status.set_phase(f"starting {len(fabric.switches)} local agents")
             agents = _start_agents(fabric, net, sm, program, run_dir, ledger)
         if scenario.traffic.pattern != "stream" or scenario.flow_control is not FlowControl.LOSSY:
@@ -288,7 +291,9 @@ def _configure_flow_control(scenario: Scenario, fabric: Fabric, sm) -> None:
     params = fc.FlowControlParams(
         mode=mode, xoff=pfc.xoff, xon=pfc.xon, headroom=pfc.headroom,
         credit_limit=credit.buffer_pkts, credit_coalesce=credit.coalesce,
-        hoq_lifetime_us=credit.hoq_lifetime_us, watchdog_detect_us=pfc.watchdog_detect_us,
+        # HoQ lifetime is InfiniBand's (CREDIT); the PFC watchdog is Ethernet's answer
+        hoq_lifetime_us=credit.hoq_lifetime_us if mode is fc.Mode.CREDIT else 0,
+        watchdog_detect_us=pfc.watchdog_detect_us,
         watchdog_restore_us=pfc.watchdog_restore_us)
     frame_bytes = _frame_bytes(scenario)
 
@@ -394,7 +399,8 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
             for key, value in counts.items():
                 status.set_count(key, value)
 
-        summaries = fleet.wait(scenario.duration_s + 15, on_progress=show)
+        summaries = fleet.wait(scenario.duration_s + 15, on_progress=show,
+                               stall_s=scenario.stall_timeout_s, start_at=start_at)
         if schedule is not None:
             schedule.cancel()
             events = schedule.join(5)
@@ -423,6 +429,7 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
         result.setdefault("problems", []).extend(
             f"counters of {name} could not be read: {why}" for name, why in unreadable.items())
     result["nics"] = summaries
+    result["stalled_after_s"] = fleet.stalled_after_s
     window_ns = int((time.time() - start_at) * 1e9)
     result["paused_ports"] = _paused_ports(telemetry, window_ns)
     result["faults"] = [_event_json(e) for e in events]
@@ -729,9 +736,18 @@ def _verdict(scenario: Scenario, result: dict) -> str:
                          if not s.get("done") and s.get("flow_control", {}).get("blocked_at_end"))
         if blocked:
             # Hosts still had frames the link would not take when time ran out: a fabric
-            # that stopped moving (a deadlock, or a stall nobody bounded). Frames held in
-            # switch buffers were not lost; they count as not arrived.
+            # that stopped moving (a deadlock, or a stall nobody bounded). What did not
+            # arrive is held in switch buffers, not lost.
             result["blocked_hosts"] = blocked
+            held = max(0, result.get("unexplained_loss") or 0)
+            result["held_in_fabric"] = held
+            if held:
+                result["suspect"] = False
+                result["problems"] = [p for p in result.get("problems", [])
+                                      if not p.startswith("suspect:")]
+                result["problems"].append(
+                    f"{held} transmission(s) still held in the fabric when it stopped moving "
+                    f"(hosts {', '.join(blocked)} blocked by the link at the end)")
             return "stalled"
         if (result.get("unexplained_loss") or 0) > 0:
             return "fail"  # a frame vanished where no counter saw it

@@ -100,6 +100,7 @@ class Scenario:
     baseline: bool = False  # also run without faults first: victim goodput against it
     seed: int = 1
     duration_s: float = 30.0  # hard limit for the traffic phase
+    stall_timeout_s: float = 3.0  # nothing sent or received this long: stop, verdict stalled
     link: LinkSpec = field(default_factory=LinkSpec)
     traffic: TrafficSpec = field(default_factory=TrafficSpec)
     pfc: PfcSpec = field(default_factory=PfcSpec)
@@ -179,7 +180,7 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     for key in ("vl_layering", "baseline"):
         if key in data and not isinstance(data[key], bool):
             raise ScenarioError(f"{origin}: {key}: expected true or false, got {data[key]!r}")
-    for key in ("seed", "duration_s"):
+    for key in ("seed", "duration_s", "stall_timeout_s"):
         if key in data and (not isinstance(data[key], int | float) or data[key] < 0):
             raise ScenarioError(f"{origin}: {key}: expected a non-negative number")
     values["link"] = _section(LinkSpec, data.get("link", {}), f"{origin}: [link]")

@@ -41,9 +41,11 @@ error) until the gap fills; a duplicate is discarded and ACKed again. ACKs are
 DATA-kind frames routed to the sender's LID on the data's SL: they take transmit
 slots, credits and pauses like data, ahead of data. The sender keeps every frame
 until it is acknowledged (at most `rc_window` per flow); a NAK, or
-`rc_timeout_ms` without acknowledgement progress, sends every unacknowledged
-frame of the flow again in PSN order before any new one (go-back-N); after
-`rc_retry_limit` timeouts in a row the flow fails (reported, never completes).
+`rc_timeout_ms` without acknowledgement progress (doubled for every timeout in
+a row, like TCP's backoff; InfiniBand keeps it fixed), sends every
+unacknowledged frame of the flow again in PSN order before any new one
+(go-back-N); after `rc_retry_limit` timeouts in a row (about 12.7 s at the
+default 100 ms) the flow fails (reported, never completes).
 With RC a flow's job is done when acknowledged. The sender log has a row per
 transmission, so a retransmitted PSN appears again with its new send time; the
 receive log's `admitted` is 0 dropped by the buffer, 1 accepted, 2 taken by the
@@ -120,7 +122,11 @@ from traffic.frames import (
     SYNDROME_NAK_SEQ,
     CreditOp,
     Kind,
+    SaFrameError,
+    SaMethod,
     mac_to_int,
+    parse_sa_frame,
+    sa_frame,
 )
 from traffic.sender import APP_LEN, BTH_LEN, write_log_rows
 
@@ -342,12 +348,12 @@ class _TxJob:
                  "done_ns", "acked", "acked_ns")
 
     def __init__(self, spec: FlowSpec, vl: int, src_mac: int, slid: int,
-                 opcode: int = OPCODE_UD) -> None:
+                 opcode: int = OPCODE_UD, sl: int | None = None) -> None:
         self.spec = spec
         self.vl = vl
         values = {
             "dst_addr": mac_to_int(spec.dst_mac), "src_addr": src_mac,
-            "ether_type": ETHERTYPE_FABRIC, "vl": vl, "sl": spec.sl, "kind": Kind.DATA,
+            "ether_type": ETHERTYPE_FABRIC, "vl": vl, "sl": spec.sl if sl is None else sl, "kind": Kind.DATA,
             "dlid": spec.dlid, "slid": slid, "pkt_len": BTH_LEN + APP_LEN + spec.payload,
             "opcode": opcode, "dest_qp": spec.dest_qp, "psn": 0, "flow_id": spec.flow,
             "coll_id": spec.coll_id, "step": spec.step, "chunk": 0, "send_ts": 0,
@@ -522,6 +528,10 @@ class Nic:
         self._failed_flows: set[int] = set()
         self._window_waits = 0
         self._sl_of_lid = dict(config.sl_of_lid)
+        self._sl_changed: set[int] = set()  # DLIDs whose SL an SA REPORT changed
+        self._sa_seen: set[int] = set()
+        self.sa_changes: list[dict] = []
+        self.sa_bad_frames = 0
         self.rto_ns = int(config.rc_timeout_ms * 1e6)
         self._rx_expected: dict[tuple[int, int], int] = {}  # (slid, flow) -> next PSN
         self._rx_nak_sent: set[tuple[int, int]] = set()  # until the expected PSN arrives
@@ -674,9 +684,11 @@ class Nic:
     # ------------------------------------------------------------------ transmit
 
     def _activate(self, spec: FlowSpec) -> None:
-        vl = self.cfg.sl_to_vl[spec.sl] & 7 if spec.sl < len(self.cfg.sl_to_vl) else 0
+        sl = self._sl_of_lid.get(spec.dlid, spec.sl) if spec.dlid in self._sl_changed \
+            else spec.sl
+        vl = self._vl_of_sl(sl)
         job = _TxJob(spec, vl, self.src_mac, self.slid,
-                     OPCODE_RC_SEND if self.rc else OPCODE_UD)
+                     OPCODE_RC_SEND if self.rc else OPCODE_UD, sl)
         self._jobs.append(job)
         if spec.count <= 0:
             job.acked_ns = time.time_ns()
@@ -772,14 +784,10 @@ class Nic:
             if self._ackq[vl]:  # acknowledgements go first: they free the peer's window
                 sent = self._transmit_ack(vl)
             else:
+                if self.rc and not self._window_open(vl):
+                    return  # every flow of the class waits for ACKs: an ACK kicks
                 job = self._queues[vl][0]
-                if type(job) is _TxJob:
-                    if self.rc and not self._window_open(vl):
-                        return  # every flow of the class waits for ACKs: an ACK kicks
-                    job = self._queues[vl][0]
-                    sent = self._transmit(job)
-                else:
-                    sent = self._retransmit(job)
+                sent = self._transmit(job) if type(job) is _TxJob else self._retransmit(job)
             if not sent:
                 self.tx_retries += 1
                 self._tx_entry = self._at(now + 50_000, self._tx_slot)
@@ -853,6 +861,9 @@ class Nic:
                 self._arm_rto(flow)
         inflight.append((psn, job, i))
 
+    def _vl_of_sl(self, sl: int) -> int:
+        return self.cfg.sl_to_vl[sl] & 7 if sl < len(self.cfg.sl_to_vl) else 0
+
     def _window_open(self, vl: int) -> bool:
         """Rotate the class queue to a job whose flow has fewer than rc_window unacknowledged
         frames (a retransmission always may go); False if there is none."""
@@ -866,7 +877,7 @@ class Nic:
         return False
 
     def _arm_rto(self, flow: int) -> None:
-        due = self._progress_ns[flow] + self.rto_ns
+        due = self._progress_ns[flow] + self._rto(flow)
         self._rto_entry[flow] = self._at(due, lambda f=flow: self._rto_fired(f))
 
     def _rto_fired(self, flow: int) -> None:
@@ -875,7 +886,7 @@ class Nic:
         if not inflight or flow in self._failed_flows:
             return
         now = time.monotonic_ns()
-        if now - self._progress_ns[flow] < self.rto_ns:  # progress since it was armed
+        if now - self._progress_ns[flow] < self._rto(flow):  # progress since it was armed
             self._arm_rto(flow)
             return
         self.rc_stats.timeouts += 1
@@ -888,6 +899,11 @@ class Nic:
         self._go_back(flow)
         self._progress_ns[flow] = now
         self._arm_rto(flow)
+
+    def _rto(self, flow: int) -> int:
+        """The retransmission timeout, doubled for every timeout in a row (a receiver that
+        stalls for seconds is waited for, rather than given up on after 7 x rc_timeout)."""
+        return self.rto_ns << min(self._retries.get(flow, 0), 6)
 
     def _go_back(self, flow: int) -> None:
         """Send every unacknowledged frame of the flow again, in PSN order, before new ones."""
@@ -996,8 +1012,7 @@ class Nic:
         expected = self._rx_expected.get(key, 0)
         if key not in self._ack_to:  # ACKs travel on the SL of paths to the sender
             sl = self._sl_of_lid.get(f.slid, f.sl)
-            to_vl = self.cfg.sl_to_vl[sl] & 7 if sl < len(self.cfg.sl_to_vl) else 0
-            self._ack_to[key] = (f.src_addr, sl, to_vl)
+            self._ack_to[key] = (f.src_addr, sl, self._vl_of_sl(sl))
         if f.psn == expected:
             self._rx_expected[key] = expected + 1
             self._rx_nak_sent.discard(key)
@@ -1170,6 +1185,8 @@ class Nic:
                     self._on_data(frame)
                 elif kind == Kind.CREDIT and len(frame) >= CREDIT_CODEC.size:
                     self._on_credit(frame)
+                elif kind == Kind.SA:
+                    self._on_sa(frame)
             elif frame[12] == 0x88 and frame[13] == 0x08 and len(frame) >= PFC_CODEC.size:
                 self._on_pfc(frame)
 
@@ -1295,6 +1312,31 @@ class Nic:
         if c.op == CreditOp.REQUEST and not self.stalled:
             self._send_credit(vl)
         self._kick_tx()
+
+    def _on_sa(self, frame: bytes) -> None:
+        """The SM's REPORT of changed paths (controller/sa.py): acknowledged; sends that
+        start from now on use the new SL (and so VL), ACKs too. Frames already queued
+        keep their class: moving them would reorder a flow."""
+        try:
+            notice = parse_sa_frame(frame)
+        except SaFrameError:
+            self.sa_bad_frames += 1
+            return
+        if notice.method is not SaMethod.REPORT:
+            return
+        self._send_fc(sa_frame(SaMethod.REPORT_RESP, notice.tid, src_mac=self.src_mac,
+                               slid=self.slid))
+        if notice.tid in self._sa_seen:
+            return  # a re-sent REPORT: acknowledged again, applied once
+        self._sa_seen.add(notice.tid)
+        for record in notice.records:
+            self._sl_of_lid[record.dlid] = record.sl
+            self._sl_changed.add(record.dlid)
+            for key, (mac, _sl, _vl) in list(self._ack_to.items()):
+                if key[0] == record.dlid:
+                    self._ack_to[key] = (mac, record.sl, self._vl_of_sl(record.sl))
+            self.sa_changes.append({"dlid": record.dlid, "sl": record.sl,
+                                    "t_ns": time.time_ns()})
 
     def _on_pfc(self, frame: bytes) -> None:
         p = PFC_CODEC.unpack(frame, 0)
@@ -1524,6 +1566,7 @@ class Nic:
             "rc_errors": list(self.rc_errors),
             "unacknowledged": sum(len(q) for q in self._inflight.values()),
             "window_waits": self._window_waits,
+            "sa_changes": list(self.sa_changes), "sa_bad_frames": self.sa_bad_frames,
         }
 
     def write_logs(self, log_dir: Path | str) -> dict[str, Path]:
