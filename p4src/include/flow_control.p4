@@ -225,10 +225,17 @@ control FabricEgress(inout headers_t hdr,
                           > (bit<48>)meta.cfg.hoq_lifetime_us;
             }
 
+            /* A frame held for a port whose link went down would wait for credit
+             * (or a resume) that never comes, and block its ingress buffer: it
+             * is discarded and counted, as a switch flushes a dead port. */
+            bit<1> egress_down;
+            port_down.read(egress_down, (bit<32>)standard_metadata.egress_port);
+            bool dead = egress_down == 1;
+
             bit<64> seen_ns;
             blocked_seen_ns.read(seen_ns, index);
 
-            if (first && (allowed || expired)) {
+            if (first && (allowed || expired || dead)) {
                 /* The head goes: sent, or discarded. */
                 if (meta.has_ticket == 1) {
                     fc_queue_head.write(index, head + 1);
@@ -243,7 +250,9 @@ control FabricEgress(inout headers_t hdr,
                 }
                 fc_wd_since_ns.write(index, 0);
 
-                if (!allowed) {
+                if (dead) {
+                    discard(DROP_LINK_DOWN);
+                } else if (!allowed) {
                     discard(DROP_HOQ_LIFETIME);
                 } else if (watchdog) {
                     discard(DROP_WATCHDOG);

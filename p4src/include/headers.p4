@@ -29,6 +29,7 @@ const bit<32> DROP_TAIL             = 2;
 const bit<32> DROP_HEADROOM         = 3;
 const bit<32> DROP_HOQ_LIFETIME     = 4;
 const bit<32> DROP_WATCHDOG         = 5;
+const bit<32> DROP_LINK_DOWN        = 6;  /* held for a port whose link went down */
 const bit<32> NUM_PORTS             = 512;
 
 header ethernet_t {

@@ -21,7 +21,7 @@ PORTS = (1, 2)
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
 DROP_REASONS = 8
-DROP_HOQ_LIFETIME, DROP_WATCHDOG = 4, 5
+DROP_HOQ_LIFETIME, DROP_WATCHDOG, DROP_LINK_DOWN = 4, 5, 6
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to create veth pairs")
 
@@ -157,6 +157,20 @@ def test_hoq_lifetime_discards_held_frames_and_counts_them(live):
         "FabricIngress.drop_counter", 1 * DROP_REASONS + DROP_HOQ_LIFETIME)[1], 2)
     assert hoq_drops == 2
     assert fabric.register("fc_buffer", 1 * 8 + 0) == 0  # discarded frames free the buffer
+
+
+def test_frames_held_for_a_port_whose_link_went_down_are_discarded_and_counted(live):
+    fabric, nb = live
+    fabric.set_mode(FcConfig(mode=FC_CREDIT, credit_limit=3, credit_coalesce=1))
+    for psn in range(1, 6):
+        nb[1].send(data_frame(5, psn=psn))
+    assert nb[2].data_psns(0.2) == [1, 2, 3]  # two held: no credit
+    fabric.sw.register_write("port_down", 2, 1)  # what the local agent writes
+    link_down = wait_for(lambda: fabric.counter(
+        "FabricIngress.drop_counter", 1 * DROP_REASONS + DROP_LINK_DOWN)[1], 2)
+    assert link_down == 2
+    assert fabric.register("fc_buffer", 1 * 8 + 0) == 0  # the ingress buffer is free again
+    assert nb[2].data_psns(0.1) == []
 
 
 def test_pfc_watchdog_stops_honouring_a_pause_storm(live):
