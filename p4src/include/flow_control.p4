@@ -43,6 +43,7 @@ register<bit<64>, bit<32>>(FC_ARRAY) fc_credit_req_ns;   /* last credit request 
 register<bit<32>, bit<32>>(FC_ARRAY) fc_queue_head;      /* ticket allowed to go next */
 register<bit<32>, bit<32>>(FC_ARRAY) fc_queue_tail;      /* next ticket to hand out */
 register<bit<64>, bit<32>>(FC_ARRAY) fc_head_seen_ns;     /* the head ticket last seen */
+register<bit<32>, bit<32>>(FC_ARRAY) fc_head_missed;      /* other holders' passes since */
 register<bit<64>, bit<32>>(FC_ARRAY) fc_wd_since_ns;     /* head paused since (watchdog) */
 register<bit<64>, bit<32>>(FC_ARRAY) fc_wd_until_ns;     /* watchdog drops until */
 
@@ -171,22 +172,40 @@ control FabricEgress(inout headers_t hdr,
             bit<32> tail;
             fc_queue_head.read(head, index);
             fc_queue_tail.read(tail, index);
+            if (meta.has_ticket == 1 && head - meta.ticket < 0x80000000
+                    && head != meta.ticket) {
+                /* Our ticket was skipped as lost although we are alive: it will
+                 * never be the head again, so queue again at the tail rather
+                 * than wait (and hold our ingress buffer) for good. */
+                meta.has_ticket = 0;
+            }
             bool first = (head == tail);
             if (meta.has_ticket == 1) {
                 first = (meta.ticket == head);
             }
             if (first) {
                 fc_head_seen_ns.write(index, now_ns);
+                fc_head_missed.write(index, 0);
             } else if (meta.has_ticket == 1) {
                 /* A live head comes back after every recirculation; one not
                  * seen for HEAD_LOST_NS was lost (a target may drop recirculated
-                 * packets): skip its ticket, or the queue would wait forever. */
+                 * packets): skip its ticket, or the queue would wait forever.
+                 * Time alone is no proof: a switch that stalls (descheduled, or
+                 * a port timeline catching up) sees a long gap with its head
+                 * alive. The other holders also had to come by many times, while
+                 * a live head comes by once per round of the held frames. */
                 bit<64> head_seen;
+                bit<32> missed;
                 fc_head_seen_ns.read(head_seen, index);
-                if (now_ns > head_seen + HEAD_LOST_NS) {
+                fc_head_missed.read(missed, index);
+                missed = missed + 1;
+                if (now_ns > head_seen + HEAD_LOST_NS
+                        && missed > HEAD_LOST_ROUNDS * (tail - head)) {
                     fc_queue_head.write(index, head + 1);
                     fc_head_seen_ns.write(index, now_ns);
+                    missed = 0;
                 }
+                fc_head_missed.write(index, missed);
             }
 
             bool allowed = true;

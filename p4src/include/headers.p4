@@ -192,8 +192,13 @@ const bit<32> INSTANCE_EGRESS_CLONE  = 2;
 const bit<64> CREDIT_REQUEST_INTERVAL_NS = 10000000;
 /* A queue head not seen for this long was lost; its ticket is skipped. Far
  * longer than a held frame's round trip (recirculation + a full egress queue
- * at an emulated link rate), so it never fires for a live head. */
+ * at an emulated link rate) while the switch runs; a switch stalled longer (a
+ * descheduled process on a loaded machine) sees such a gap with its head alive,
+ * hence HEAD_LOST_ROUNDS, and a live frame whose ticket was skipped queues again. */
 const bit<64> HEAD_LOST_NS = 1000000000;
+/* ... and only after the other ticket holders of its queue came by this many
+ * times each (a live head comes by once per round of the held frames). */
+const bit<32> HEAD_LOST_ROUNDS = 8;
 
 /* fc_config as the SM set it: loaded on every ingress pass, it reaches egress
  * with the packet (a clone keeps only fc_credit_limit). */
