@@ -288,15 +288,59 @@ class SubnetManager:
         return Fabric(self.fabric.name, self.fabric.nodes,
                       tuple(lk for lk in self.fabric.links if lk not in self.failed_links))
 
-    def install_routes(self, routes: Routes | None = None,
-                       backups: Routes | None = None) -> dict[str, RouteChanges]:
+    def install_routes(self, routes: Routes | None = None, backups: Routes | None = None,
+                       ordered: bool = False) -> dict[str, RouteChanges]:
         """Make every switch's dlid_route equal `routes` (computed when None, with their
-        backups), writing diffs; backups go in only where the pipeline has forward_frr."""
+        backups), writing diffs; backups go in only where the pipeline has forward_frr.
+
+        `ordered` (a reroute under traffic): entries are written in rounds, nearest to
+        their destination first, so that a switch only ever points at a next hop that
+        already holds its final route. Written all at once, a switch with the new route
+        and its neighbour with the old one can bounce frames between them; on a lossless
+        fabric such a transient loop fills both buffers and never drains (a deadlock)."""
         if routes is None:
             routes = self.compute_routes()
             backups = self.backups
         backups = backups or {}
+        if ordered:
+            rounds = self._install_rounds(routes)
+            changes: dict[str, RouteChanges] = {}
+            for i, only in enumerate(rounds):
+                last = i == len(rounds) - 1
+                done = self._install_routes(routes, backups, only, final=last)
+                for name, c in done.items():
+                    prev = changes.get(name, RouteChanges(0, 0, 0))
+                    changes[name] = RouteChanges(prev.inserted + c.inserted,
+                                                 prev.modified + c.modified,
+                                                 prev.deleted + c.deleted)
+            return changes
+        return self._install_routes(routes, backups)
 
+    def _install_rounds(self, routes: Routes) -> list[dict[str, set[int]]]:
+        """{switch: dlids} per round, by the number of switches a frame still crosses
+        from that switch to the destination on `routes` (loops and dead ends last);
+        the last round also deletes and is always present."""
+        switches = {sw.name for sw in self.fabric.switches}
+        peer = {name: {port: p for port, p, _pp in self.fabric.neighbours(name)}
+                for name in switches}
+        by_depth: dict[int, dict[str, set[int]]] = {}
+        for name, table in routes.items():
+            for dlid in table:
+                hops, here = 1, name
+                while hops <= len(switches):
+                    nxt = peer.get(here, {}).get(routes.get(here, {}).get(dlid))
+                    if nxt not in switches:
+                        break
+                    hops, here = hops + 1, nxt
+                by_depth.setdefault(hops, {}).setdefault(name, set()).add(dlid)
+        rounds = [by_depth[d] for d in sorted(by_depth)]
+        return rounds or [{}]
+
+    def _install_routes(self, routes: Routes, backups: Routes,
+                        only: dict[str, set[int]] | None = None, final: bool = True
+                        ) -> dict[str, RouteChanges]:
+        """One write per switch: the entries of `only` (all when None); with `final`,
+        also the deletions, and the switch's table is then taken as installed."""
         def install(name: str, conn: SwitchConnection) -> RouteChanges:
             have = self._installed.get(name)
             info = conn.p4info
@@ -308,12 +352,16 @@ class SubnetManager:
                 return RouteChanges(0, 0, 0)
             if have is None:
                 have = self.read_route_entries(name)
+            have = dict(have)
+            mine = None if only is None else only.get(name, set())
             want: dict[int, RouteEntry] = {}
             for dlid, port in routes.get(name, {}).items():
                 backup = spare.get(dlid)
                 want[dlid] = (port, backup if backup != port else None)
             updates, counts = [], [0, 0, 0]
             for dlid, (port, backup) in sorted(want.items()):
+                if mine is not None and dlid not in mine:
+                    continue
                 if dlid not in have or have[dlid] != (port, backup):
                     if backup is None:
                         entry = info.table_entry(ROUTE_TABLE, {ROUTE_KEY: dlid}, ROUTE_ACTION,
@@ -324,17 +372,22 @@ class SubnetManager:
                                                  {primary_param: port, backup_param: backup})
                     updates.append(conn.insert(entry) if dlid not in have else conn.modify(entry))
                     counts[0 if dlid not in have else 1] += 1
-            for dlid in sorted(set(have) - set(want)):
+            for dlid in sorted(set(have) - set(want)) if final else ():
                 updates.append(conn.delete(info.table_entry(ROUTE_TABLE, {ROUTE_KEY: dlid})))
                 counts[2] += 1
             try:
-                conn.write(updates)
+                if updates:
+                    conn.write(updates)
             except Exception:
                 # some updates may have landed: read the switch's table next time
                 self._installed.pop(name, None)
                 raise
-            self._installed[name] = want
-            self._images[name] = image
+            if final:
+                self._installed[name] = want
+                self._images[name] = image
+            else:
+                have.update({d: e for d, e in want.items() if mine is None or d in mine})
+                self._installed[name] = have
             return RouteChanges(*counts)
 
         with self._install_lock:
@@ -413,7 +466,7 @@ class SubnetManager:
         try:
             self.compute_routes()
             record["recompute_done_ns"] = time.time_ns()
-            changes = self.install_routes(self.routes, self.backups)
+            changes = self.install_routes(self.routes, self.backups, ordered=True)
             record["entries_written"] = sum(c.writes for c in changes.values())
         except FabricError as exc:
             record["error"] = str(exc)

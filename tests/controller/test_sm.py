@@ -124,3 +124,28 @@ def test_lids_from_a_map_file_given_at_assignment(fabric_sm, tmp_path):
     lids = sm.assign_lids(tmp_path / "run" / "lids.json")
     assert (tmp_path / "run" / "lids.json").exists() and lids["h1"] == 1
     sm.close()
+
+
+def test_a_reroute_installs_nearest_to_the_destination_first(fabric_sm, p4info_path,
+                                                              bmv2_json):
+    # Written in rounds, a switch never points at a next hop still on its old route: no
+    # transient loop (on a lossless fabric, a loop that fills two buffers never drains).
+    sm, servers = fabric_sm
+    sm.bring_up(p4info_path, bmv2_json)
+    link = next(k for k in sm.fabric.links if {k.a, k.b} == {"s1", "s3"})
+    sm.failed_links.add(link)
+    sm.compute_routes()
+    rounds = sm._install_rounds(sm.routes)
+    depth = {(sw, dlid): i for i, r in enumerate(rounds) for sw, dlids in r.items()
+             for dlid in dlids}
+    peer = {s.name: {p: n for p, n, _pp in sm.fabric.neighbours(s.name)}
+            for s in sm.fabric.switches}
+    for (sw, dlid), i in depth.items():
+        nxt = peer[sw].get(sm.routes[sw][dlid])
+        if (nxt, dlid) in depth:  # the next hop switch routes it on: an earlier round
+            assert depth[(nxt, dlid)] < i, (sw, dlid, nxt)
+    changes = sm.install_routes(sm.routes, sm.backups, ordered=True)
+    assert sum(c.writes for c in changes.values()) > 0
+    for name in servers:
+        assert sm.read_routes(name) == sm.routes[name]
+    assert all(c.writes == 0 for c in sm.install_routes(ordered=True).values())
