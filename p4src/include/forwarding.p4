@@ -153,9 +153,14 @@ control FabricIngress(inout headers_t hdr,
         pause_rx.count(port_base + prio);
     }
 
+    /* IB: on every flow-control packet the receiver sets ABR to the sender's FCTBS
+     * (the link is FIFO, so FCTBS counts every DATA frame sent before it): frames
+     * the sender counted but we never admitted (dropped as no_route, lost on the
+     * wire) cannot leak the sender's credit for longer than one CREDIT frame. */
     action take_credit(bit<32> index) {
         fc_fccl.write(index, hdr.credit.fccl);
         fc_fccl_known.write(index, 1);
+        fc_abr.write(index, hdr.credit.fctbs);
         credit_rx.count(index);
     }
 

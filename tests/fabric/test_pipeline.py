@@ -235,3 +235,15 @@ def test_two_switches_in_credit_mode_keep_a_link_flowing(compiled):
     assert a.register("fc_fctbs", idx(2, 0)) == 20
     assert a.register("fc_fccl", idx(2, 0)) == 22  # B's ABR 20 + 2 free blocks
     assert b.counter("credit_tx", idx(1, 0))[1] == 20
+
+
+def test_every_credit_frame_resynchronises_abr_to_the_senders_fctbs(fabric):
+    # IB: frames the neighbour counted but we never admitted (a no_route drop, a frame
+    # lost on the wire) must not shrink its credit for good.
+    fabric.set_mode(FcConfig(mode=FC_CREDIT, credit_limit=8, credit_coalesce=1))
+    fabric.route(5, 2)
+    fabric.send(1, data_frame(5, psn=1))
+    fabric.send(1, data_frame(99, psn=2))  # no route: dropped before admission
+    assert fabric.register("fc_abr", idx(1, 0)) == 1
+    fabric.send(1, credit_frame(vl=0, fccl=0, fctbs=2))  # the neighbour sent 2
+    assert fabric.register("fc_abr", idx(1, 0)) == 2
