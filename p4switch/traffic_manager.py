@@ -184,9 +184,9 @@ class TrafficManager:
         pq = self.ports.get(port)
         if pq is None:
             pq = self.port(port)
-        if not pq.up:
-            pq.drops.port_down += 1
-            return
+        # A port whose link is down still runs egress for what is queued to it: the
+        # program may account for the frame (fabric.p4 frees its receive buffer and
+        # counts it); it is dropped at the wire (drops.port_down), as bmv2 would.
         if self.nprio > 1:
             prio = S[self.s_prio]
             if prio >= self.nprio:
@@ -234,7 +234,9 @@ class TrafficManager:
         if frame is None:
             return 0
         self._quiet = False
-        if pq.delay_s:
+        if not pq.up:
+            pq.drops.port_down += 1
+        elif pq.delay_s:
             heapq.heappush(self.timers, (t + pq.delay_s, next(self._seq), _WIRE,
                                          (pq.port, frame)))
         elif not self.send(pq.port, frame):
@@ -280,10 +282,6 @@ class TrafficManager:
                         break
                 else:
                     continue
-                if not pq.up:
-                    pq.drops.port_down += len(q)
-                    q.clear()
-                    continue
                 # Keep the ideal timeline: a late timer catches up with a burst.
                 start = max(t, pq.next_free)
                 nbytes = self._depart_one(pq, q, start)
@@ -293,8 +291,11 @@ class TrafficManager:
                     heapq.heappush(timers, (pq.next_free, next(self._seq), _DEPART, pq))
             elif kind == _WIRE:
                 port, frame = arg
-                if not self.send(port, frame):
-                    self.port(port).drops.tx_error += 1
+                pq = self.port(port)
+                if not pq.up:
+                    pq.drops.port_down += 1  # the link went down while the frame was on it
+                elif not self.send(port, frame):
+                    pq.drops.tx_error += 1
             else:
                 if arg != self._recirc_gen:
                     continue  # superseded by a later _schedule_recirc
