@@ -1565,6 +1565,11 @@ class Nic:
             "transport": self.cfg.transport, "rc": asdict(self.rc_stats),
             "rc_errors": list(self.rc_errors),
             "unacknowledged": sum(len(q) for q in self._inflight.values()),
+            "rc_flows": {str(flow): {
+                "oldest_psn": q[0][0], "unacknowledged": len(q),
+                "since_progress_ms": round((now - self._progress_ns.get(flow, now)) / 1e6, 1),
+                "timer_armed": flow in self._rto_entry,
+                "retransmitting": flow in self._retx} for flow, q in self._inflight.items() if q},
             "window_waits": self._window_waits,
             "sa_changes": list(self.sa_changes), "sa_bad_frames": self.sa_bad_frames,
         }
