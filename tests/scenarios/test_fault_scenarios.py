@@ -1,0 +1,164 @@
+"""The measurements the project exists for, asserted on captured traces (Mininet, root).
+
+* link failure during ring AllReduce: with fast reroute the receivers' gap is
+  small and does not grow from a 4-switch to a 20-switch fabric; with global
+  reroute only the gap is the SM's recompute + install and is reported; the
+  collective completes in both and, in CREDIT mode, the only frames lost are
+  those on the failed link, and they are counted.
+* pfc-storm: a stalled receiver's pauses spread beyond its switch and the
+  victims' goodput drops against a baseline run; the PFC watchdog bounds it;
+  under CREDIT with a HoQ lifetime the blocked set stays on the stalled host's
+  path and the victims keep most of their goodput.
+* deadlock: min-hop on a ring without VL layering stalls (detected, verdict
+  "stalled"); up*/down* on the same ring completes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fabriclab import scenario as sc
+from fabriclab.runner import _path_links, fabric_for, run
+from topologies.targets import Target
+from traffic.report import _cell
+
+pytestmark = [pytest.mark.mininet, pytest.mark.slow]
+
+ROUTING = "minhop"  # the scenario's engine
+
+
+def _print(label: str, metrics: dict, *keys: str) -> None:
+    print(f"\n{label}: " + ", ".join(f"{k}={metrics.get(k)}" for k in keys))
+
+
+# --------------------------------------------------------------------------- link failure
+
+
+def _failed_link_on_path(topology: str, src: str, dst: str) -> str:
+    """The first switch-to-switch link of src -> dst on the routes the SM will install."""
+    from controller.lids import LidMap
+    from controller.routing import engine
+
+    data = sc.load("link-failure-allreduce").as_dict()
+    fabric = fabric_for(sc.parse({**data, "topology": topology}, "probe"))
+    lids = LidMap().assign(fabric)
+    routes = engine(ROUTING).route(fabric, lids)
+    host_of_lid = {lid: name for name, lid in lids.items()}
+    links = _path_links(fabric, routes, src, lids[dst], host_of_lid)
+    return next(link for link in links if all(end.startswith("s") for end in link.split("-")))
+
+
+def _link_failure(tmp_path, topology: str, hosts: list[str], reroute: str = "fast") -> dict:
+    data = sc.load("link-failure-allreduce").as_dict()
+    link = _failed_link_on_path(topology, hosts[0], hosts[1])
+    data.update(topology=topology, reroute=reroute, duration_s=20, routing=ROUTING,
+                faults=[{"at_s": 0.1, "kind": "link_down", "target": link}])
+    data["traffic"] = {**data["traffic"], "hosts": hosts}
+    result = run(sc.parse(data, f"link failure on {topology}"), Target.EMBEDDED, tmp_path)
+    m = result.metrics
+    assert m.get("error") is None, m["error"]
+    _print(f"{topology} {reroute} ({link})", m, "verdict", "recovery_gap_ms", "delivery_gap_ms",
+           "lost_in_fabric", "lost_on_failed_links", "unexplained_loss", "cct_ms")
+    # the collective completes; every PSN arrives (RC retransmits what the link lost)
+    assert m["verdict"] == "pass", (m["verdict"], m.get("problems"))
+    assert m["cct_ms"] is not None and m["lost"] == 0
+    # CREDIT is lossless: what the fabric lost was on the failed link, and counted
+    assert m["lost_on_failed_links"] is not None
+    assert m["unexplained_loss"] <= 0, m["problems"]
+    assert m["lost_in_fabric"] <= m["lost_on_failed_links"] + sum(
+        (m["drops_by_reason"] or {}).values())
+    assert m["recovery_gap_ms"] is not None, "a flow crossed the failed link"
+    return m
+
+
+def test_fast_reroute_gap_is_small_and_does_not_grow_from_4_to_20_switches(tmp_path):
+    small = _link_failure(tmp_path / "4", "leafspine:2,2,1", ["h1", "h2"])
+    large = _link_failure(tmp_path / "20", "fattree:4", ["h1", "h5"])
+    for m in (small, large):
+        assert m["recovery_gap_ms"] < 250  # detection, switchover, RC retransmission timeout
+    assert large["recovery_gap_ms"] <= 3 * small["recovery_gap_ms"] + 30
+
+
+def test_global_reroute_only_gap_is_reported_and_the_collective_completes(tmp_path):
+    m = _link_failure(tmp_path, "leafspine:2,2,1", ["h1", "h2"], reroute="global")
+    reroutes = [r for r in m["sm_timeline"] if r.get("global_reroute_ms") is not None]
+    assert reroutes, "the SM logged the global reroute"
+    assert m["recovery_gap_ms"] > 0
+
+
+# --------------------------------------------------------------------------- pfc-storm
+
+
+def _storm(tmp_path, **changes) -> dict:
+    data = sc.load("pfc-storm").as_dict()
+    for key, value in changes.items():
+        if isinstance(value, dict):
+            data[key] = {**data[key], **value}
+        else:
+            data[key] = value
+    result = run(sc.parse(data, "pfc-storm"), Target.EMBEDDED, tmp_path)
+    m = result.metrics
+    assert m.get("error") is None, m["error"]
+    _print(f"pfc-storm {changes}", m, "verdict", "victim_goodput_ratio", "cct_ms")
+    assert m["victim_goodput"].get("baseline_pps"), m["victim_goodput"]
+    return m
+
+
+STALL_S = 1.2  # the scenario stalls h1 from 0.3 s to 1.5 s
+
+
+def _blocked(m: dict, share: float = 0.1) -> set[tuple[str, int]]:
+    """Egress gates blocked for at least `share` of the stall."""
+    return {(p["switch"], p["port"]) for p in m["paused_ports"]
+            if p["blocked_ms"] >= share * STALL_S * 1e3}
+
+
+def test_pfc_storm_spreads_pauses_and_slows_victims_and_the_watchdog_bounds_it(tmp_path):
+    storm = _storm(tmp_path / "pfc")
+    pausing = {p["switch"] for p in storm["paused_ports"] if p["pauses_sent"]}
+    assert pausing - {"s1"}, f"pauses stayed at h1's switch: {storm['paused_ports']}"
+    assert storm["victim_goodput_ratio"] < 0.5  # flows that never touch h1 slow down
+    bounded = _storm(tmp_path / "watchdog", pfc={"watchdog_detect_us": 100000,
+                                                 "watchdog_restore_us": 400000})
+    assert bounded["drops_by_reason"].get("watchdog", 0) > 0
+    assert bounded["victim_goodput_ratio"] > storm["victim_goodput_ratio"] + 0.1
+
+
+def test_credit_with_hoq_lifetime_keeps_the_blocked_set_on_the_stalled_path(tmp_path):
+    m = _storm(tmp_path, flow_control="credit")
+    fabric = fabric_for(sc.parse(sc.load("pfc-storm").as_dict(), "pfc-storm"))
+
+    def port_to(switch: str, peer: str) -> tuple[str, int]:
+        return switch, next(p for p, n, _pp in fabric.neighbours(switch) if n == peer)
+
+    # the egress ports towards h1: s1 -> h1, the spine s3 -> s1, the other leaf s2 -> s3
+    on_path = {port_to("s1", "h1"), port_to("s3", "s1"), port_to("s2", "s3")}
+    assert _blocked(m) and _blocked(m) <= on_path, (m["paused_ports"], on_path)
+    assert not any(p["pauses_sent"] for p in m["paused_ports"])
+    assert m["drops_by_reason"].get("hoq_lifetime", 0) > 0  # the lifetime let go
+    ratio = m["victim_goodput_ratio"]
+    assert ratio >= 0.2  # the victims keep a share of their goodput ...
+    report = (Path(m["victim_goodput"]["baseline_run"]).parents[1] / "report.md").read_text()
+    assert "victim" in report.lower() and _cell(ratio) in report  # ... the report states
+
+
+# --------------------------------------------------------------------------- deadlock
+
+
+@pytest.mark.parametrize(("routing", "verdict"), [("minhop", "stalled"), ("updn", "pass")])
+def test_min_hop_on_a_ring_deadlocks_without_vl_layering_and_up_down_completes(
+        tmp_path, routing, verdict):
+    data = sc.load("cyclic-dependency-deadlock").as_dict()
+    data.update(routing=routing, sweep={})
+    m = run(sc.parse(data, "deadlock"), Target.EMBEDDED, tmp_path).metrics
+    assert m.get("error") is None, m["error"]
+    _print(f"deadlock {routing}", m, "verdict", "stalled_after_s", "held_in_fabric",
+           "deadlock_problem", "cct_ms")
+    assert m["verdict"] == verdict, m.get("problems")
+    if verdict == "stalled":
+        assert "VL layering turned off" in m["deadlock_problem"]
+        assert m["blocked_hosts"] and m["stalled_after_s"] is not None
+    else:
+        assert m["deadlock_problem"] is None and m["cct_ms"] is not None
