@@ -7,7 +7,7 @@
     fabriclab-sm up TOPO --switch s1=127.0.0.1:9559 [--switch ...] --p4info P --bmv2-json J
                    [--guid2lid FILE] [--address-book FILE]
         live: push the pipeline, assign LIDs and install routes on running switches.
-    fabriclab-sm serve TOPO --switch ... --p4info P --bmv2-json J [--engine E]
+    fabriclab-sm serve TOPO --switch ... --p4info P --bmv2-json J [--engine E] [--sa]
                    --iface s1:2=s1-eth2 [--iface ...] [--timeline FILE]
         live: `up`, then a local agent per switch watching the listed interfaces
         (fast reroute) and the SM's global reroute, until SIGTERM/SIGINT.
@@ -215,6 +215,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         sm.bring_up(args.p4info, args.bmv2_json, args.address_book)
         sm.start_event_loop(args.timeline)
+        if args.sa:
+            sm.serve_sa(args.sa_log)
         for switch, ports in sorted(ifaces.items()):
             conn = SwitchConnection(f"{switch}-agent", connections[switch].address,
                                     fabric.node(switch).device_id, (1, 0), role=AGENT_ROLE)
@@ -628,6 +630,10 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--timeline", help="JSON lines, one per port event")
     serve.add_argument("--guid2lid", help="persistent guid -> LID map (created if missing)")
     serve.add_argument("--address-book", help="write host -> LID/SL/MAC JSON here")
+    serve.add_argument("--sa", action="store_true",
+                       help="answer the hosts' in-band PathRecord queries and REPORT changed "
+                            "paths after a reroute (controller/sa.py)")
+    serve.add_argument("--sa-log", help="with --sa: the answered queries as JSON lines")
     serve.set_defaults(func=cmd_serve)
     disc = sub.add_parser("discover", help="probe every cable and compare with the topology")
     disc.add_argument("topology")

@@ -466,6 +466,7 @@ class SubnetManager:
         try:
             self.compute_routes()
             record["recompute_done_ns"] = time.time_ns()
+            self.install_sl_to_vl()  # a VL the new layering uses for the first time
             changes = self.install_routes(self.routes, self.backups, ordered=True)
             record["entries_written"] = sum(c.writes for c in changes.values())
         except FabricError as exc:
