@@ -86,7 +86,8 @@ class NicFleet:
             if proc.poll() is not None:
                 continue
             try:
-                stats = NicControl(str(self.control[name]), timeout=0.5).stats().get("stats", {})
+                # stats() is the NIC's summary itself (NicControl unwraps the reply).
+                stats = NicControl(str(self.control[name]), timeout=0.5).stats()
             except Exception:  # noqa: BLE001 - a NIC busy finishing: no progress figure
                 continue
             total["sent"] += stats.get("sent", 0)
