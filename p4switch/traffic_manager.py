@@ -285,7 +285,11 @@ class TrafficManager:
                 # Keep the ideal timeline: a late timer catches up with a burst.
                 start = max(t, pq.next_free)
                 nbytes = self._depart_one(pq, q, start)
-                pq.next_free = start + pq.service_time(nbytes or 64)
+                # Only a frame that goes on the wire takes the link's time: a pass that
+                # egress held back (recirculated, waiting for credit or a resume) or
+                # dropped sends nothing, and must not eat the slots of those that go.
+                if nbytes:
+                    pq.next_free = start + pq.service_time(nbytes)
                 if any(pq.queues):
                     pq.scheduled = True
                     heapq.heappush(timers, (pq.next_free, next(self._seq), _DEPART, pq))
