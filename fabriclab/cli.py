@@ -73,7 +73,10 @@ def _print_result(metrics: dict) -> None:
         print("switch drops by reason: " + ", ".join(
             f"{k}={v}" for k, v in sorted(metrics["drops_by_reason"].items())))
     if metrics.get("recovery_gap_ms") is not None:
-        print(f"recovery gap after the link failure: {metrics['recovery_gap_ms']:.1f} ms")
+        protected = metrics.get("recovery_gap_protected_ms")
+        print(f"recovery gap after the link failure: {metrics['recovery_gap_ms']:.1f} ms "
+              "(frames reaching the receivers; flows whose switch holds a backup port: "
+              + ("-" if protected is None else f"{protected:.1f} ms") + ")")
     if metrics.get("error"):
         print(f"fabriclab: run failed: {metrics['error']}", file=sys.stderr)
 

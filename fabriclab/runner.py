@@ -379,6 +379,7 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
                            credit_coalesce=scenario.credit.coalesce,
                            transport=t.transport)
     flow_paths = _flow_paths(fabric, sm.routes, flow_files, lids)
+    backups = {sw: dict(table) for sw, table in sm.backups.items()}  # as installed at start
     captures = {}
     for h in ranks:
         cap = Capture(f"{h}-eth0", run_dir / "pcaps" / f"{h}.pcap", spawn=hosts[h].popen,
@@ -452,13 +453,25 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
         crossing = {flow for flow, links in flow_paths.items()
                     if any(set(link.split("-")) == set(first["link"].split("-"))
                            for link in links)}
+        # Protected: the switch that sends into the failed link has a backup port for the
+        # flow's destination, so the data plane moves the flow at once. The other
+        # direction waits for the SM's global reroute (on a fat tree an aggregation
+        # switch that lost its down-link has no other way down).
+        protected = _protected_flows(first["link"], flow_paths, _flow_dlids(flow_files),
+                                     backups) & crossing
+        result["protected_flows"] = sorted(protected)
         for key, delivered_only in (("recovery", False), ("delivery", True)):
             arrivals = arrivals_from_recv_logs(fleet.recv_logs(), delivered_only)
             gaps = recovery_gaps({f: ts for f, ts in arrivals.items() if f in crossing},
                                  first["down_ns"])
+            for flow, gap in gaps.items():
+                gap["protected"] = int(flow) in protected
             result[key] = gaps
             values = [g["gap_ms"] for g in gaps.values() if g.get("gap_ms") is not None]
             result[f"{key}_gap_ms"] = max(values) if values else None
+            values = [g["gap_ms"] for g in gaps.values()
+                      if g.get("gap_ms") is not None and g["protected"]]
+            result[f"{key}_gap_protected_ms"] = max(values) if values else None
         if not crossing:
             result.setdefault("problems", []).append(
                 f"no flow crosses the failed link {first['link']}: no recovery gap")
@@ -612,6 +625,26 @@ def _flow_paths(fabric: Fabric, routes, flow_files: dict[str, Path],
         for flow in json.loads(Path(path).read_text()).get("flows", ()):
             if flow["flow"] not in out:
                 out[flow["flow"]] = _path_links(fabric, routes, src, flow["dlid"], host_of_lid)
+    return out
+
+
+def _flow_dlids(flow_files: dict[str, Path]) -> dict[int, int]:
+    return {flow["flow"]: flow["dlid"] for path in flow_files.values()
+            for flow in json.loads(Path(path).read_text()).get("flows", ())}
+
+
+def _protected_flows(link: str, flow_paths: dict[int, list[str]], dlids: dict[int, int],
+                     backups) -> set[int]:
+    """Flows whose path enters `link` at a switch holding a backup port for their DLID."""
+    ends = set(link.split("-"))
+    out = set()
+    for flow, links in flow_paths.items():
+        for hop in links:
+            upstream, _, downstream = hop.partition("-")
+            if {upstream, downstream} == ends:
+                if backups.get(upstream, {}).get(dlids.get(flow)) is not None:
+                    out.add(flow)
+                break
     return out
 
 

@@ -66,7 +66,8 @@ HEADLINE = ("sent", "received", "lost", "unexplained_loss", "reordered", "duplic
             "pause_frames", "credit_frames", "cct_ms", "algbw", "busbw", "recovery_gap_ms")
 # Shown only when metrics.json has the key (runs analysed before RC transport have none).
 TRANSPORT_HEADLINE = ("transmissions", "retransmitted", "lost_in_fabric", "lost_on_failed_links",
-                      "ack_frames", "nak_frames", "victim_goodput_ratio", "suspect")
+                      "ack_frames", "nak_frames", "victim_goodput_ratio",
+                      "recovery_gap_protected_ms", "delivery_gap_ms", "suspect")
 
 
 class ReportInputError(Exception):
