@@ -11,7 +11,7 @@ import time
 import pytest
 from scapy.contrib.mac_control import MACControlClassBasedFlowControl
 from scapy.layers.l2 import Ether
-from traffic_netns import NicProcess, delete_namespaces, make_pair, need_root, wait_for_socket
+from traffic_netns import NicProcess, namespace_pair, wait_for_socket
 
 from traffic.capture import Capture
 from traffic.faults import NicControl
@@ -27,12 +27,7 @@ COUNT = 1000
 
 @pytest.fixture
 def link():
-    need_root()
-    delete_namespaces(NS_TX, NS_RX)
-    try:
-        yield make_pair(NS_TX, NS_RX)
-    finally:
-        delete_namespaces(NS_TX, NS_RX)
+    yield from namespace_pair(NS_TX, NS_RX)
 
 
 def run_pair(link, tmp_path, mode, *, drain_pps, count=COUNT, rx_actions=(), rx_extra=(),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from traffic_netns import NicProcess, delete_namespaces, make_pair, need_root
+from traffic_netns import NicProcess, namespace_pair
 
 from traffic.frames import DATA_CODEC, OPCODE_RC_ACK, OPCODE_RC_SEND
 from traffic.nic import read_recv_log
@@ -25,12 +25,7 @@ COUNT = 600
 
 @pytest.fixture
 def link():
-    need_root()
-    delete_namespaces(NS_TX, NS_RX)
-    try:
-        yield make_pair(NS_TX, NS_RX)
-    finally:
-        delete_namespaces(NS_TX, NS_RX)
+    yield from namespace_pair(NS_TX, NS_RX)
 
 
 def run_rc(link, tmp_path, mode, *, rx_actions=(), duration=4.0, rx_extra=(), tx_extra=()):

@@ -12,7 +12,7 @@ import sys
 import time
 
 import pytest
-from traffic_netns import ROOT, NicProcess, delete_namespaces, make_pair, need_root
+from traffic_netns import ROOT, NicProcess, namespace_pair
 
 from traffic.capture import Capture
 from traffic.frames import DATA_CODEC, Kind, SaMethod, parse_sa_frame
@@ -25,12 +25,7 @@ START_LEAD_S = 1.0
 
 @pytest.fixture
 def link():
-    need_root()
-    delete_namespaces(NS_TX, NS_RX)
-    try:
-        yield make_pair(NS_TX, NS_RX)
-    finally:
-        delete_namespaces(NS_TX, NS_RX)
+    yield from namespace_pair(NS_TX, NS_RX)
 
 
 INJECT = """

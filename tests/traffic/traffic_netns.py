@@ -84,6 +84,16 @@ def _quiet_ipv6(ns: str) -> None:
                    capture_output=True)
 
 
+def namespace_pair(a: str, b: str):
+    """Body of a fixture: two fresh namespaces joined by a veth, deleted afterwards."""
+    need_root()
+    delete_namespaces(a, b)
+    try:
+        yield make_pair(a, b)
+    finally:
+        delete_namespaces(a, b)
+
+
 def delete_namespaces(*names: str) -> None:
     for ns in names:
         subprocess.run(["ip", "netns", "del", ns], capture_output=True)
