@@ -417,6 +417,7 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
     _write_json(run_dir / "counters.json", _counters_json(counters, run_dir.name))
     telemetry = _read_telemetry(sm, fabric)
     _write_json(run_dir / "telemetry.json", telemetry)
+    held = _held_at_end(telemetry)
     traces = [ReceiverTrace(run_dir / "pcaps" / f"{h}.pcap", dlid=lids[h]) for h in ranks]
     failures = _link_failures(events, sm.timeline)
     result = analyze(fleet.sent_logs(), traces, stats, switch_drops=counters,
@@ -430,6 +431,10 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
         result.setdefault("problems", []).extend(
             f"counters of {name} could not be read: {why}" for name, why in unreadable.items())
     result["nics"] = summaries
+    # After the drain every switch buffer should be empty: what is left was never let go
+    # (a deadlock, a stall nobody bounded, or a bug), per (switch, port, class).
+    result["held_at_end"] = held
+    result["held_in_fabric"] = sum(h["buffered"] for h in held)
     result["stalled_after_s"] = fleet.stalled_after_s
     window_ns = int((time.time() - start_at) * 1e9)
     result["paused_ports"] = _paused_ports(telemetry, window_ns)
@@ -553,6 +558,8 @@ def _read_counters(sm, fabric: Fabric) -> dict[str, dict[tuple[int, str], tuple[
 
 TELEMETRY_COUNTERS = ("class_tx", "class_rx", "pause_tx", "pause_rx", "credit_tx", "credit_rx")
 TELEMETRY_REGISTERS = ("blocked_ns", "buffer_peak")
+# fabric.p4's flow-control state, read with the telemetry: what a switch still holds
+FC_STATE_REGISTERS = ("fc_buffer", "fc_queue_head", "fc_queue_tail")
 NUM_CLASSES = 8
 
 
@@ -572,7 +579,7 @@ def _read_telemetry(sm, fabric: Fabric) -> dict:
                 for p in ports:
                     out[str(p)][counter] = [cells.get(p * NUM_CLASSES + c, (0, 0))[0]
                                             for c in range(NUM_CLASSES)]
-            for register in TELEMETRY_REGISTERS:
+            for register in TELEMETRY_REGISTERS + FC_STATE_REGISTERS:
                 cells = conn.read_register(register, indices=indices)
                 for p in ports:
                     out[str(p)][register] = [cells.get(p * NUM_CLASSES + c, 0)
@@ -600,6 +607,25 @@ def _paused_ports(telemetry: dict, window_ns: int, share: float = 0.01) -> list[
                 if (window_ns and blocked > share * window_ns) or pauses:
                     out.append({"switch": switch, "port": int(port), "class": cls,
                                 "blocked_ms": round(blocked / 1e6, 3), "pauses_sent": pauses})
+    return out
+
+
+def _held_at_end(telemetry: dict) -> list[dict]:
+    """(switch, port, class) with frames still in a receive buffer (`buffered`, by ingress
+    port) or waiting at a transmit gate (`waiting`, by egress port) when the run ended."""
+    out = []
+    for switch, ports in sorted(telemetry.items()):
+        if "error" in ports:
+            continue
+        for port, t in sorted(ports.items(), key=lambda kv: int(kv[0])):
+            zeros = [0] * NUM_CLASSES
+            buffered = t.get("fc_buffer", zeros)
+            head, tail = t.get("fc_queue_head", zeros), t.get("fc_queue_tail", zeros)
+            for cls in range(NUM_CLASSES):
+                waiting = (tail[cls] - head[cls]) % (1 << 32)
+                if buffered[cls] or waiting:
+                    out.append({"switch": switch, "port": int(port), "class": cls,
+                                "buffered": buffered[cls], "waiting": waiting})
     return out
 
 
@@ -772,7 +798,7 @@ def _verdict(scenario: Scenario, result: dict) -> str:
             # that stopped moving (a deadlock, or a stall nobody bounded). What did not
             # arrive is held in switch buffers, not lost.
             result["blocked_hosts"] = blocked
-            held = max(0, result.get("unexplained_loss") or 0)
+            held = result.get("held_in_fabric") or max(0, result.get("unexplained_loss") or 0)
             result["held_in_fabric"] = held
             if held:
                 result["suspect"] = False

@@ -70,6 +70,7 @@ def _link_failure(tmp_path, topology: str, hosts: list[str], reroute: str = "fas
     assert m["lost_in_fabric"] <= m["lost_on_failed_links"] + sum(
         (m["drops_by_reason"] or {}).values())
     assert m["recovery_gap_ms"] is not None, "a flow crossed the failed link"
+    assert m["held_in_fabric"] == 0, m["held_at_end"]  # every switch buffer empty at the end
     return m
 
 
@@ -171,5 +172,9 @@ def test_min_hop_on_a_ring_deadlocks_without_vl_layering_and_up_down_completes(
     if verdict == "stalled":
         assert "VL layering turned off" in m["deadlock_problem"]
         assert m["blocked_hosts"] and m["stalled_after_s"] is not None
+        # the frames sit in the switches of the cycle, read from their registers
+        held = {h["switch"] for h in m["held_at_end"] if h["buffered"]}
+        assert m["held_in_fabric"] > 0 and len(held) >= 3, m["held_at_end"]
     else:
         assert m["deadlock_problem"] is None and m["cct_ms"] is not None
+        assert m["held_in_fabric"] == 0, m["held_at_end"]
