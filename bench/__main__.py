@@ -21,6 +21,7 @@ BENCHMARKS = {
     "bench.compile_time": "embedded compiler: seconds to compile p4src/*.p4",
     "bench.switch_pps": "embedded switch vs a bare Python forwarder, packets/s",
     "bench.idle_switches": "CPU use of idle embedded switches",
+    "bench.analysis_rate": "trace analysis of 1M frames, frames/s, vs Scapy decoding alone",
     "bench.routing": "routing engines on k-ary fat trees to 110k hosts (s, peak MB) and "
                      "OpenSM's ftree under ibsim, as a ratio",
 }
