@@ -21,12 +21,21 @@ import pytest
 
 from fabriclab import scenario as sc
 from fabriclab.runner import _path_links, fabric_for, run
-from topologies.targets import Target
+from topologies.targets import TargetError, resolve
 from traffic.report import _cell
 
 pytestmark = [pytest.mark.mininet, pytest.mark.slow]
 
 ROUTING = "minhop"  # the scenario's engine
+
+
+@pytest.fixture(params=["embedded", pytest.param("bmv2", marks=pytest.mark.bmv2)])
+def target(request):
+    """Each test on the embedded switch, and on bmv2 + p4c where installed."""
+    try:
+        return resolve(request.param)
+    except TargetError as exc:
+        pytest.skip(str(exc))
 
 
 def _print(label: str, metrics: dict, *keys: str) -> None:
@@ -50,13 +59,14 @@ def _failed_link_on_path(topology: str, src: str, dst: str) -> str:
     return next(link for link in links if all(end.startswith("s") for end in link.split("-")))
 
 
-def _link_failure(tmp_path, topology: str, hosts: list[str], reroute: str = "fast") -> dict:
+def _link_failure(tmp_path, target, topology: str, hosts: list[str], reroute: str = "fast"
+                  ) -> dict:
     data = sc.load("link-failure-allreduce").as_dict()
     link = _failed_link_on_path(topology, hosts[0], hosts[1])
     data.update(topology=topology, reroute=reroute, duration_s=20, routing=ROUTING,
                 faults=[{"at_s": 0.1, "kind": "link_down", "target": link}])
     data["traffic"] = {**data["traffic"], "hosts": hosts}
-    result = run(sc.parse(data, f"link failure on {topology}"), Target.EMBEDDED, tmp_path)
+    result = run(sc.parse(data, f"link failure on {topology}"), target, tmp_path)
     m = result.metrics
     assert m.get("error") is None, m["error"]
     _print(f"{topology} {reroute} ({link})", m, "verdict", "recovery_gap_ms", "delivery_gap_ms",
@@ -74,13 +84,13 @@ def _link_failure(tmp_path, topology: str, hosts: list[str], reroute: str = "fas
     return m
 
 
-def test_fast_reroute_gap_is_small_and_does_not_grow_from_4_to_20_switches(tmp_path):
+def test_fast_reroute_gap_is_small_and_does_not_grow_from_4_to_20_switches(tmp_path, target):
     # The flow the data plane protects (the switch sending into the failed link holds a
     # backup port) is moved at once; the reverse direction waits for the SM's global
     # reroute (an aggregation switch that lost its down-link has no other way down),
     # which grows with the fabric and is reported.
-    small = _link_failure(tmp_path / "4", "leafspine:2,2,1", ["h1", "h2"])
-    large = _link_failure(tmp_path / "20", "fattree:4", ["h1", "h5"])
+    small = _link_failure(tmp_path / "4", target, "leafspine:2,2,1", ["h1", "h2"])
+    large = _link_failure(tmp_path / "20", target, "fattree:4", ["h1", "h5"])
     _print("protected gap 4 vs 20 switches", {"4": small["recovery_gap_protected_ms"],
                                               "20": large["recovery_gap_protected_ms"]},
            "4", "20")
@@ -93,8 +103,8 @@ def test_fast_reroute_gap_is_small_and_does_not_grow_from_4_to_20_switches(tmp_p
     assert large["recovery_gap_protected_ms"] <= small["recovery_gap_protected_ms"] + 100
 
 
-def test_global_reroute_only_gap_is_reported_and_the_collective_completes(tmp_path):
-    m = _link_failure(tmp_path, "leafspine:2,2,1", ["h1", "h2"], reroute="global")
+def test_global_reroute_only_gap_is_reported_and_the_collective_completes(tmp_path, target):
+    m = _link_failure(tmp_path, target, "leafspine:2,2,1", ["h1", "h2"], reroute="global")
     reroutes = [r for r in m["sm_timeline"] if r.get("global_reroute_ms") is not None]
     assert reroutes, "the SM logged the global reroute"
     assert m["recovery_gap_ms"] > 0
@@ -103,14 +113,14 @@ def test_global_reroute_only_gap_is_reported_and_the_collective_completes(tmp_pa
 # --------------------------------------------------------------------------- pfc-storm
 
 
-def _storm(tmp_path, **changes) -> dict:
+def _storm(tmp_path, target, **changes) -> dict:
     data = sc.load("pfc-storm").as_dict()
     for key, value in changes.items():
         if isinstance(value, dict):
             data[key] = {**data[key], **value}
         else:
             data[key] = value
-    result = run(sc.parse(data, "pfc-storm"), Target.EMBEDDED, tmp_path)
+    result = run(sc.parse(data, "pfc-storm"), target, tmp_path)
     m = result.metrics
     assert m.get("error") is None, m["error"]
     _print(f"pfc-storm {changes}", m, "verdict", "victim_goodput_ratio", "cct_ms")
@@ -127,19 +137,20 @@ def _blocked(m: dict, share: float = 0.1) -> set[tuple[str, int]]:
             if p["blocked_ms"] >= share * STALL_S * 1e3}
 
 
-def test_pfc_storm_spreads_pauses_and_slows_victims_and_the_watchdog_bounds_it(tmp_path):
-    storm = _storm(tmp_path / "pfc")
+def test_pfc_storm_spreads_pauses_and_slows_victims_and_the_watchdog_bounds_it(tmp_path,
+                                                                              target):
+    storm = _storm(tmp_path / "pfc", target)
     pausing = {p["switch"] for p in storm["paused_ports"] if p["pauses_sent"]}
     assert pausing - {"s1"}, f"pauses stayed at h1's switch: {storm['paused_ports']}"
     assert storm["victim_goodput_ratio"] < 0.5  # flows that never touch h1 slow down
-    bounded = _storm(tmp_path / "watchdog", pfc={"watchdog_detect_us": 100000,
-                                                 "watchdog_restore_us": 400000})
+    bounded = _storm(tmp_path / "watchdog", target,
+                     pfc={"watchdog_detect_us": 100000, "watchdog_restore_us": 400000})
     assert bounded["drops_by_reason"].get("watchdog", 0) > 0
     assert bounded["victim_goodput_ratio"] > storm["victim_goodput_ratio"] + 0.1
 
 
-def test_credit_with_hoq_lifetime_keeps_the_blocked_set_on_the_stalled_path(tmp_path):
-    m = _storm(tmp_path, flow_control="credit")
+def test_credit_with_hoq_lifetime_keeps_the_blocked_set_on_the_stalled_path(tmp_path, target):
+    m = _storm(tmp_path, target, flow_control="credit")
     fabric = fabric_for(sc.parse(sc.load("pfc-storm").as_dict(), "pfc-storm"))
 
     def port_to(switch: str, peer: str) -> tuple[str, int]:
@@ -161,10 +172,10 @@ def test_credit_with_hoq_lifetime_keeps_the_blocked_set_on_the_stalled_path(tmp_
 
 @pytest.mark.parametrize(("routing", "verdict"), [("minhop", "stalled"), ("updn", "pass")])
 def test_min_hop_on_a_ring_deadlocks_without_vl_layering_and_up_down_completes(
-        tmp_path, routing, verdict):
+        tmp_path, target, routing, verdict):
     data = sc.load("cyclic-dependency-deadlock").as_dict()
     data.update(routing=routing, sweep={})
-    m = run(sc.parse(data, "deadlock"), Target.EMBEDDED, tmp_path).metrics
+    m = run(sc.parse(data, "deadlock"), target, tmp_path).metrics
     assert m.get("error") is None, m["error"]
     _print(f"deadlock {routing}", m, "verdict", "stalled_after_s", "held_in_fabric",
            "deadlock_problem", "cct_ms")
