@@ -8,7 +8,11 @@ processes started in them are waited for by `wait_for` and stopped by PID by
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -74,3 +78,27 @@ def stop(proc: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def compile_fabric(out_dir: Path, tools: tuple[str, ...] = ("ip",)) -> tuple[Path, Path]:
+    """fabric.p4 compiled by the embedded compiler into out_dir: (P4Info, bmv2 JSON).
+    Skips the test without root, one of `tools`, or the embedded compiler and switch."""
+    if os.geteuid() != 0 or not all(shutil.which(t) for t in tools):
+        pytest.skip(f"needs root and {', '.join(tools)}")
+    if not (_have("p4compiler.cli") and _have("p4switch.cli")):
+        pytest.skip("needs the embedded compiler and switch")
+    result = subprocess.run([sys.executable, "-m", "p4compiler.cli", "--target", "bmv2",
+                             "--arch", "v1model", "-o", str(out_dir),
+                             str(ROOT / "p4src" / "fabric.p4")],
+                            capture_output=True, text=True, timeout=120, cwd=ROOT)
+    if result.returncode != 0:
+        pytest.skip(f"embedded compiler failed: {result.stderr.strip()[-300:]}")
+    return out_dir / "fabric.p4info.txtpb", out_dir / "fabric.json"
+
+
+def _have(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+

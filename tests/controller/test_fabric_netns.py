@@ -11,10 +11,7 @@ sent = received + counted drops. Root, tcpdump, the embedded compiler and switch
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import shutil
 import subprocess
 import sys
 import time
@@ -35,12 +32,6 @@ MAC = {"h1": "02:00:00:00:00:01", "h2": "02:00:00:00:00:02"}
 GRPC = {"s1": "127.0.0.1:50051", "s2": "127.0.0.1:50052"}  # inside trt-fab only
 
 
-def _have(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
-
 
 
 def sm(*args: str, check: bool = True):
@@ -49,17 +40,7 @@ def sm(*args: str, check: bool = True):
 
 @pytest.fixture
 def compiled(tmp_path):
-    if os.geteuid() != 0 or not shutil.which("tcpdump") or not shutil.which("ip"):
-        pytest.skip("needs root, ip and tcpdump")
-    if not (_have("p4compiler.cli") and _have("p4switch.cli")):
-        pytest.skip("needs the embedded compiler and switch")
-    result = subprocess.run([sys.executable, "-m", "p4compiler.cli", "--target", "bmv2",
-                             "--arch", "v1model", "-o", str(tmp_path / "build"),
-                             str(ROOT / "p4src" / "fabric.p4")],
-                            capture_output=True, text=True, timeout=120, cwd=ROOT)
-    if result.returncode != 0:
-        pytest.skip(f"embedded compiler failed: {result.stderr.strip()[-300:]}")
-    return tmp_path / "build" / "fabric.p4info.txtpb", tmp_path / "build" / "fabric.json"
+    return lab.compile_fabric(tmp_path / "build", ("ip", "tcpdump"))
 
 
 @pytest.fixture

@@ -12,10 +12,8 @@ receives a REPORT saying so. Root, the embedded compiler and switch needed.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -36,12 +34,6 @@ H1_MAC = "02:00:00:00:00:01"
 GRPC = {f"s{n}": f"127.0.0.1:{50060 + n}" for n in range(1, 5)}  # inside sat-fab only
 
 
-def _have(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
-
 
 def _ports(switch: str) -> list[str]:
     ports = [(1, "sat-s1p1")] if switch == "s1" else []
@@ -53,17 +45,7 @@ def _ports(switch: str) -> list[str]:
 
 @pytest.fixture
 def compiled(tmp_path):
-    if os.geteuid() != 0 or not shutil.which("ip"):
-        pytest.skip("needs root and ip")
-    if not (_have("p4compiler.cli") and _have("p4switch.cli")):
-        pytest.skip("needs the embedded compiler and switch")
-    result = subprocess.run([sys.executable, "-m", "p4compiler.cli", "--target", "bmv2",
-                             "--arch", "v1model", "-o", str(tmp_path / "build"),
-                             str(ROOT / "p4src" / "fabric.p4")],
-                            capture_output=True, text=True, timeout=120, cwd=ROOT)
-    if result.returncode != 0:
-        pytest.skip(f"embedded compiler failed: {result.stderr.strip()[-300:]}")
-    return tmp_path / "build" / "fabric.p4info.txtpb", tmp_path / "build" / "fabric.json"
+    return lab.compile_fabric(tmp_path / "build", ("ip",))
 
 
 class SmDriver:
