@@ -378,7 +378,8 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
                            xoff=scenario.pfc.xoff, xon=scenario.pfc.xon,
                            credit_coalesce=scenario.credit.coalesce,
                            transport=t.transport)
-    flow_paths = _flow_paths(fabric, sm.routes, flow_files, lids)
+    flows = _flows(flow_files.values())
+    flow_paths = _flow_paths(fabric, sm.routes, flows, lids)
     backups = {sw: dict(table) for sw, table in sm.backups.items()}  # as installed at start
     captures = {}
     for h in ranks:
@@ -462,8 +463,7 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
         # flow's destination, so the data plane moves the flow at once. The other
         # direction waits for the SM's global reroute (on a fat tree an aggregation
         # switch that lost its down-link has no other way down).
-        protected = _protected_flows(first["link"], flow_paths, _flow_dlids(flow_files),
-                                     backups) & crossing
+        protected = _protected_flows(first["link"], flow_paths, flows, backups) & crossing
         result["protected_flows"] = sorted(protected)
         for key, delivered_only in (("recovery", False), ("delivery", True)):
             arrivals = arrivals_from_recv_logs(fleet.recv_logs(), delivered_only)
@@ -642,25 +642,26 @@ def _counters_json(counters: dict, run_id: str | None = None) -> dict:
     return out
 
 
-def _flow_paths(fabric: Fabric, routes, flow_files: dict[str, Path],
-                lids: dict[str, int]) -> dict[int, list[str]]:
-    """Flow id -> the links ("a-b") its frames cross on the routes installed at the start."""
-    host_of_lid = {lid: name for name, lid in lids.items()}
-    out: dict[int, list[str]] = {}
-    for src, path in flow_files.items():
-        for flow in json.loads(Path(path).read_text()).get("flows", ()):
-            if flow["flow"] not in out:
-                out[flow["flow"]] = _path_links(fabric, routes, src, flow["dlid"], host_of_lid)
+def _flows(flow_files) -> dict[int, tuple[str, int]]:
+    """Flow id -> (source host, DLID), from the NICs' FLOWS.json files."""
+    out: dict[int, tuple[str, int]] = {}
+    for path in flow_files:
+        data = json.loads(Path(path).read_text())
+        for flow in data.get("flows", ()):
+            out.setdefault(flow["flow"], (data["name"], flow["dlid"]))
     return out
 
 
-def _flow_dlids(flow_files: dict[str, Path]) -> dict[int, int]:
-    return {flow["flow"]: flow["dlid"] for path in flow_files.values()
-            for flow in json.loads(Path(path).read_text()).get("flows", ())}
+def _flow_paths(fabric: Fabric, routes, flows: dict[int, tuple[str, int]],
+                lids: dict[str, int]) -> dict[int, list[str]]:
+    """Flow id -> the links ("a-b") its frames cross on the routes installed at the start."""
+    host_of_lid = {lid: name for name, lid in lids.items()}
+    return {flow: _path_links(fabric, routes, src, dlid, host_of_lid)
+            for flow, (src, dlid) in flows.items()}
 
 
-def _protected_flows(link: str, flow_paths: dict[int, list[str]], dlids: dict[int, int],
-                     backups) -> set[int]:
+def _protected_flows(link: str, flow_paths: dict[int, list[str]],
+                     flows: dict[int, tuple[str, int]], backups) -> set[int]:
     """Flows whose path enters `link` at a switch holding a backup port for their DLID."""
     ends = set(link.split("-"))
     out = set()
@@ -668,7 +669,7 @@ def _protected_flows(link: str, flow_paths: dict[int, list[str]], dlids: dict[in
         for hop in links:
             upstream, _, downstream = hop.partition("-")
             if {upstream, downstream} == ends:
-                if backups.get(upstream, {}).get(dlids.get(flow)) is not None:
+                if backups.get(upstream, {}).get(flows[flow][1]) is not None:
                     out.add(flow)
                 break
     return out
@@ -737,12 +738,8 @@ def _flow_hosts(run_dir: Path) -> dict[int, tuple[str, str]]:
     except (OSError, ValueError, KeyError):
         return {}
     host_of_lid = {entry["lid"]: name for name, entry in book.items()}
-    out = {}
-    for path in sorted((run_dir / "flows").glob("*.flows.json")):
-        data = json.loads(path.read_text())
-        for flow in data.get("flows", ()):
-            out[flow["flow"]] = (data["name"], host_of_lid.get(flow["dlid"], "?"))
-    return out
+    return {flow: (src, host_of_lid.get(dlid, "?"))
+            for flow, (src, dlid) in _flows(sorted((run_dir / "flows").glob("*.flows.json"))).items()}
 
 
 def _link_failures(events, timeline: list[dict]) -> list[dict]:
