@@ -36,8 +36,8 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict
-from pathlib import Path
 
+from traffic import nic
 from traffic.frames import (
     ETHERTYPE_FABRIC,
     LRH_KIND_OFFSET,
@@ -85,9 +85,9 @@ def open_sa_socket(iface: str) -> socket.socket:
 
 def iface_mac(iface: str) -> str:
     try:
-        return Path(f"/sys/class/net/{iface}/address").read_text().strip()
-    except OSError as exc:
-        raise SaError(f"no interface {iface!r} here ({exc.strerror})") from None
+        return nic.iface_mac(iface)
+    except nic.NicConfigError as exc:
+        raise SaError(str(exc)) from None
 
 
 def _destination(dst: str | PathRecord) -> PathRecord:
