@@ -420,7 +420,7 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
     _write_json(run_dir / "telemetry.json", telemetry)
     held = _held_at_end(telemetry)
     traces = [ReceiverTrace(run_dir / "pcaps" / f"{h}.pcap", dlid=lids[h]) for h in ranks]
-    failures = _link_failures(events, sm.timeline)
+    failures = _link_failures(scenario, events, sm.timeline)
     result = analyze(fleet.sent_logs(), traces, stats, switch_drops=counters,
                      run_id=run_dir.name, failures=failures or None,
                      flow_paths=flow_paths if failures else None)
@@ -742,17 +742,19 @@ def _flow_hosts(run_dir: Path) -> dict[int, tuple[str, str]]:
             for flow, (src, dlid) in _flows(sorted((run_dir / "flows").glob("*.flows.json"))).items()}
 
 
-def _link_failures(events, timeline: list[dict]) -> list[dict]:
-    """Each link_down fault: when it went down and when the data plane stopped using it
-    (the later of its two ends' local switchover, or global reroute where there was none)."""
+def _link_failures(scenario: Scenario, events, timeline: list[dict]) -> list[dict]:
+    """Each link_down fault that ran: when it went down and when the data plane stopped
+    using it (the later of its two ends' local switchover, or global reroute where there
+    was none)."""
     failures = []
-    for e in events:
-        if not (e.name.startswith("link_down") and e.started_ns):
+    for fault in scenario.faults:
+        if fault.kind != "link_down":
             continue
-        # "link_down s1-eth3/s3-eth1": the interfaces of both ends
-        ends = [iface.rsplit("-eth", 1)[0] for iface in e.name.split()[-1].split("/")]
-        link = "-".join(ends)
-        ends = set(ends)
+        e = next((e for e in events if e.name.startswith("link_down")
+                  and e.at_s == fault.at_s and e.started_ns), None)
+        if e is None:
+            continue  # cancelled before its time
+        link, ends = fault.target, set(fault.target.split("-"))
         restored = [r.get("switchover_ns") or r.get("install_done_ns") for r in timeline
                     if r.get("event") == "port_down" and r.get("link")
                     and {end.split(":")[0] for end in r["link"].split("-")} == ends
