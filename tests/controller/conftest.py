@@ -12,6 +12,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import netns_lab  # noqa: E402
 from p4runtime_fake import FakeP4RuntimeServer  # noqa: E402
 
 P4INFO = HERE / "data" / "fabric.p4info.txtpb"
@@ -165,13 +166,7 @@ def switch_processes(tmp_path):
         yield start
     finally:
         for proc in procs:  # by PID, the processes this fixture started
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(5)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            netns_lab.stop(proc)
 
 
 @pytest.fixture
