@@ -3,11 +3,13 @@ VENV     ?= .venv
 PY       := $(VENV)/bin/python
 STAMP    := $(VENV)/.fabriclab-setup
 
-TOPO     ?= line:2
-SCENARIO ?= stream
-FC       ?= lossy
-TARGET   ?= auto
 PYTEST_ARGS ?=
+
+# run-topology passes only the variables the user gave (command line or environment):
+# each scenario keeps its own topology and flow-control mode otherwise. (FC cannot have
+# a `?=` default: make predefines it as the Fortran compiler.)
+given = $(filter command line environment,$(origin $(1)))
+option = $(if $(call given,$(1)),$(2) '$($(1))')
 
 .PHONY: setup demo run-topology test bench lint clean cleanup
 
@@ -20,9 +22,10 @@ $(STAMP): pyproject.toml scripts/setup.sh
 demo: setup
 	$(PY) -m fabriclab.cli run --scenario stream --target embedded
 
-## run-topology: any topology / scenario / flow-control mode / switch target
+## run-topology: any topology / scenario / flow-control mode / switch target; each optional
 run-topology: setup
-	$(PY) -m fabriclab.cli run --topo '$(TOPO)' --scenario '$(SCENARIO)' --fc '$(FC)' --target '$(TARGET)'
+	$(PY) -m fabriclab.cli run $(call option,SCENARIO,--scenario) $(call option,TOPO,--topo) \
+	  $(call option,FC,--fc) $(call option,TARGET,--target)
 
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
+
+# Emulations use machine-wide names (Mininet's s1-eth1, test veths, namespaces): tests
+# that make them take this lock, so two checkouts' test runs on one machine take turns.
+EMULATION_LOCK = Path(os.environ.get("FABRICLAB_EMULATION_LOCK", "/tmp/fabriclab-emulation.lock"))
 
 
 def _can_emulate() -> str | None:
@@ -21,10 +27,27 @@ def _can_emulate() -> str | None:
     return None
 
 
+def _makes_emulation(item) -> bool:
+    name = Path(str(item.fspath)).name
+    return "mininet" in item.keywords or "netns" in name or "mininet" in name
+
+
+@pytest.fixture
+def emulation_lock():
+    with open(EMULATION_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def pytest_collection_modifyitems(config, items):
     reason = _can_emulate()
     bmv2 = shutil.which("simple_switch_grpc") and shutil.which("p4c")
     for item in items:
+        if _makes_emulation(item) and "emulation_lock" not in item.fixturenames:
+            item.fixturenames.insert(0, "emulation_lock")
         if reason and "mininet" in item.keywords:
             item.add_marker(pytest.mark.skip(reason=f"Mininet test: {reason}"))
         if not bmv2 and "bmv2" in item.keywords:
