@@ -49,6 +49,13 @@ def hexstr(value: int, width: int | None = None) -> str:
     return "0x" + format(value, f"0{digits}x")
 
 
+def expr_param(op: dict[str, Any]) -> dict[str, Any]:
+    """An expression as a primitive's or parser op's parameter: bmv2 reads the parameter's
+    `value` as an expression node, so the operator sits one level further down (p4c's
+    shape: {"type": "expression", "value": {"type": "expression", "value": {op...}}})."""
+    return {"type": "expression", "value": {"type": "expression", "value": op}}
+
+
 def mask(width: int) -> int:
     return (1 << width) - 1
 
@@ -111,6 +118,7 @@ class Bmv2Backend:
         self.calculations: list[dict[str, Any]] = []
         self.checksums: list[dict[str, Any]] = []
         self.field_lists: list[dict[str, Any]] = []
+        self.field_list_ids: dict[Any, int] = {}
         self.learn_lists: list[dict[str, Any]] = []
         self.counter_arrays: list[dict[str, Any]] = []
         self.register_arrays: list[dict[str, Any]] = []
@@ -511,7 +519,7 @@ class Bmv2Backend:
         leaf = self.leaf(e, env, True)
         if leaf is not None and leaf["type"] != "bool":
             return leaf
-        return {"type": "expression", "value": self.data_expr(e, env)}
+        return expr_param(self.data_expr(e, env))
 
     def data_expr(self, e: ir.Expr, env: _Env) -> dict[str, Any]:
         """An expression tree producing data (bools converted with b2d)."""
@@ -719,8 +727,12 @@ class Bmv2Backend:
                 self.assign(s, env, prims)
                 ops.extend({"op": "primitive", "parameters": [p]} for p in prims)
                 return
-            ops.append({"op": "set", "parameters": [self.lvalue_param(s.lhs, env),
-                                                    self.operand(rhs, env)]})
+            src = self.operand(rhs, env)
+            if src["type"] not in ("field", "hexstr", "lookahead", "expression"):
+                # bmv2's parser `set` reads only these sources; others go through an
+                # expression node (e.g. a stack's `.last` field).
+                src = {"type": "expression", "value": src}
+            ops.append({"op": "set", "parameters": [self.lvalue_param(s.lhs, env), src]})
             return
         if isinstance(s, ir.CallStmt):
             call = s.call
@@ -741,7 +753,7 @@ class Bmv2Backend:
                         ln = call.args[1].value
                         assert ln is not None
                         ops.append({"op": "extract_VL", "parameters": [
-                            p, {"type": "expression", "value": self.data_expr(ln, env)}]})
+                            p, expr_param(self.data_expr(ln, env))]})
                     else:
                         ops.append({"op": "extract", "parameters": [p]})
                     return
@@ -1103,8 +1115,8 @@ class Bmv2Backend:
         elif isinstance(s, ir.If):
             at = len(prims)
             prims.append(self.prim("_jump_if_zero", [
-                {"type": "expression", "value": {"op": "b2d", "left": None,
-                                                 "right": self.bool_tree(s.cond, env)}}], s.loc))
+                expr_param({"op": "b2d", "left": None, "right": self.bool_tree(s.cond, env)})],
+                s.loc))
             self.action_stmt(s.then, env, prims, end_jumps)
             if s.other is not None:
                 jump = len(prims)
@@ -1225,7 +1237,7 @@ class Bmv2Backend:
             "right": {"type": "hexstr", "value": hexstr(field_mask, w)}}}
         prims.append(self.prim("assign", [
             self.lvalue_param(base, env),
-            {"type": "expression", "value": {"op": "|", "left": old, "right": new}}], loc))
+            expr_param({"op": "|", "left": old, "right": new})], loc))
 
     def instance_of(self, call: ir.Call) -> InstanceEntity:
         callee = call.callee
@@ -1337,8 +1349,10 @@ class Bmv2Backend:
         elif name in ("clone", "clone3", "clone_preserving_field_list"):
             ctype, session = args[0], args[1]
             assert isinstance(ctype, ir.Member) and session is not None
-            fl = 0
-            if name == "clone3":
+            if name == "clone":  # no metadata preserved: an empty list, as p4c emits
+                fl = self.field_list_ids.get("empty") or \
+                    self.new_field_list("empty", "empty", [])
+            elif name == "clone3":
                 fl = self.add_field_list_from(args[2], env)  # type: ignore[arg-type]
             elif name == "clone_preserving_field_list":
                 fl = self.field_list_by_index(args[2], loc)  # type: ignore[arg-type]
@@ -1383,15 +1397,24 @@ class Bmv2Backend:
         """clone/resubmit/recirculate_preserving_field_list(N): the metadata fields
         annotated @field_list(N)."""
         n = _const(idx, loc)
-        if any(fl["id"] == n for fl in self.field_lists):
-            return n
+        if ("index", n) in self.field_list_ids:
+            return self.field_list_ids[("index", n)]
         elements = []
         mt = self.p.metadata_type
         for f in mt.fields if mt else ():
             ann = ir.annotation(f.annotations, "field_list")
             if ann and n in [self.annotation_int(a) for a in ann.args]:
                 elements.append({"type": "field", "value": ["scalars", f"userMetadata.{f.name}"]})
-        self.field_lists.append({"id": n, "name": f"field_list{n}", "elements": elements})
+        return self.new_field_list(("index", n), f"field_list{n}", elements)
+
+    def new_field_list(self, key: Any, name: str, elements: list[dict[str, Any]]) -> int:
+        """A field list's JSON id: from 1 up, since bmv2 reads a resubmit/recirculate
+        field list id of 0 as "not requested", and looks every clone's id up (an id with
+        no list aborts it)."""
+        n = len(self.field_lists) + 1
+        self.field_lists.append({"id": n, "name": name, "elements": elements})
+        if key is not None:
+            self.field_list_ids[key] = n
         return n
 
     def annotation_int(self, a: Any) -> int | None:
@@ -1404,9 +1427,7 @@ class Bmv2Backend:
 
     def add_field_list_from(self, data: ir.Expr, env: _Env) -> int:
         elements = self.field_list_elements(data, env, with_constants=False)
-        n = max([fl["id"] for fl in self.field_lists], default=0) + 1
-        self.field_lists.append({"id": n, "name": f"fl_{n}", "elements": elements})
-        return n
+        return self.new_field_list(None, f"fl_{len(self.field_lists) + 1}", elements)
 
     def add_learn_list(self, data: ir.Expr, env: _Env) -> int:
         t = ir.unwrap(data.type)  # type: ignore[arg-type]
