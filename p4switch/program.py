@@ -1352,7 +1352,11 @@ class Program:
         hit_miss = "__HIT__" in nt or "__MISS__" in nt
         base = t.get("base_default_next")
         targets = {} if hit_miss else {n: nt.get(n, base) for n in t.get("actions", [])}
-        same_next = len(set(targets.values())) <= 1
+        # A table with no default entry runs no action on a miss and goes on with
+        # base_default_next (bmv2), which may not be where its only action leads.
+        outcomes = set(targets.values()) | ({base} if table.initial_default.action not in
+                                            self.actions else set())
+        same_next = len(outcomes) <= 1
         names = t.get("actions", [])
         ids = t.get("action_ids") or [self.action_names[n] for n in names]
         first = True
