@@ -590,6 +590,10 @@ class Bmv2Backend:
             if op in ("&&", "||"):
                 return ex("and" if op == "&&" else "or", self.bool_tree(e.left, env),
                           self.bool_tree(e.right, env))
+            if op in ("==", "!=") and isinstance(ir.unwrap(e.left.type), (ir.StructLike,
+                                                                          ir.Stack)):
+                eq = self.aggregate_eq(e.left, e.right, env, e.loc)
+                return eq if op == "==" else ex("not", None, eq)
             if op in ("==", "!="):
                 if self.is_bool(e.left):
                     return ex(op, self.bool_tree(e.left, env), self.bool_tree(e.right, env))
@@ -671,6 +675,47 @@ class Bmv2Backend:
                           {"type": "hexstr", "value": "0x0"})
         raise Unsupported(getattr(e, "loc", None), f"expression {type(e).__name__} is not "
                           "supported on bmv2")
+
+    def aggregate_eq(self, left: ir.Expr, right: ir.Expr, env: _Env, loc: Location
+                     ) -> dict[str, Any]:
+        """P4 equality of two headers, unions or stacks as a boolean tree bmv2 evaluates:
+        bmv2's own header `==` holds only when both are valid, so two invalid headers
+        are equal by their valid bits; stacks element by element; unions when the same
+        member is valid and equal, or none is."""
+        def ex(op: str, a: Any, b: Any) -> dict[str, Any]:
+            return {"type": "expression", "value": {"op": op, "left": a, "right": b}}
+
+        def invalid(h: str) -> dict[str, Any]:
+            return ex("not", None, ex("d2b", None, {"type": "field", "value": [h, "$valid$"]}))
+
+        def header_eq(a: str, b: str) -> dict[str, Any]:
+            return ex("or", ex("==", {"type": "header", "value": a},
+                               {"type": "header", "value": b}),
+                      ex("and", invalid(a), invalid(b)))
+
+        def all_of(nodes: list[dict[str, Any]]) -> dict[str, Any]:
+            out = nodes[0]
+            for n in nodes[1:]:
+                out = ex("and", out, n)
+            return out
+
+        (ka, a), (kb, b) = self.path(left, env), self.path(right, env)
+        t = ir.unwrap(left.type)  # type: ignore[arg-type]
+        if ka == kb == "header":
+            return header_eq(a, b)
+        if ka == kb == "stack" and isinstance(t, ir.Stack):
+            return all_of([header_eq(f"{a}[{i}]", f"{b}[{i}]") for i in range(t.size)])
+        if ka == kb == "union" and isinstance(t, ir.StructLike) and t.fields:
+            members = [f.name for f in t.fields]
+            same = [ex("==", {"type": "header", "value": f"{a}.{m}"},
+                       {"type": "header", "value": f"{b}.{m}"}) for m in members]
+            none = all_of([invalid(f"{x}.{m}") for x in (a, b) for m in members])
+            out = none
+            for n in same:
+                out = ex("or", n, out)
+            return out
+        raise Unsupported(loc, "comparing these values is not supported on bmv2 (only "
+                          "headers, header unions and header stacks as a whole)")
 
     def inline_function(self, call: ir.Call, env: _Env) -> ir.Expr:
         _, name, body, proto = call.target
@@ -1629,12 +1674,6 @@ class Bmv2Backend:
             if isinstance(e, ir.Binary) and e.op == "&" and isinstance(e.right, ir.Lit):
                 msk = hexstr(e.right.value, _width(e.type))
                 e = e.left
-            elif isinstance(e, ir.Slice) and isinstance(e.hi, ir.Lit) and \
-                    isinstance(e.lo, ir.Lit):
-                # As p4c: the whole field, masked (entries carry the bits in place).
-                msk = hexstr(mask(e.hi.value - e.lo.value + 1) << e.lo.value,
-                             _width(e.expr.type))
-                e = e.expr
             if isinstance(e, ir.Call) and e.target and e.target[1:2] == ("isValid",):
                 callee = e.callee
                 assert isinstance(callee, ir.Member)
@@ -1647,6 +1686,8 @@ class Bmv2Backend:
                     kind, v = "expr", None
                 if kind != "field":
                     # Like p4c's SimplifyKey: compute the key into a temporary first.
+                    # Slices too: P4Runtime gives a slice key's value in the slice's
+                    # width, which bmv2 cannot match against a masked whole field.
                     v = self.temp(e.type if not isinstance(e.type, ir.Bool)  # type: ignore
                                   else ir.Bits(1), "key")
                     key_prims.append(self.prim("assign", [{"type": "field", "value": v},

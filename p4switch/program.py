@@ -25,7 +25,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from p4switch import externs
+from p4switch import externs, header_ops
 from p4switch.runtime_api import ActionCall, MatchKind, MatchParam
 from p4switch.tables import ActionProfile, Entry, KeyField, Table
 
@@ -97,6 +97,7 @@ class Header:
         self.slots: dict[str, int] = {}
         self.var_field: str | None = None
         self.var_width = -1  # slot holding the current width of the varbit field
+        self.max_bytes: int | None = None  # header type's max_length (varbit headers)
         self.nbits = sum(w for _f, w, _s in fields if w != "*")
         self.index = -1
 
@@ -169,6 +170,7 @@ class Program:
 
     def _layout(self) -> None:
         types = {}
+        max_lengths: dict[str, int] = {}
         for i, t in enumerate(self._list("header_types")):
             where = f"header_types[{i}]"
             try:
@@ -181,6 +183,8 @@ class Program:
                         raise ProgramError(f"{where} ({t['name']}): bad width for field {f[0]!r}")
                     fields.append((f[0], w, bool(f[2]) if len(f) == 3 else False))
                 types[t["name"]] = fields
+                if isinstance(t.get("max_length"), int):
+                    max_lengths[t["name"]] = t["max_length"]
             except (KeyError, TypeError) as e:
                 raise ProgramError(f"{where}: missing or bad attribute {e}") from None
         self.headers: dict[str, Header] = {}
@@ -196,6 +200,7 @@ class Program:
             if tname not in types:
                 raise ProgramError(f"{where} ({name}): unknown header_type {tname!r}")
             hd = Header(name, tname, bool(h.get("metadata", False)), types[tname])
+            hd.max_bytes = max_lengths.get(tname)
             if not hd.metadata and hd.nbits % 8:
                 raise ProgramError(f"{where} ({name}): header width {hd.nbits} bits "
                                    "is not a multiple of 8")
@@ -229,8 +234,16 @@ class Program:
         if self._list("header_union_stacks"):
             raise ProgramError("header_union_stacks: not supported by this switch")
         self.unions = {}
+        self.union_siblings: dict[str, list[Header]] = {}
         for u in self._list("header_unions"):
-            self.unions[u["name"]] = [self.headers_by_id[x] for x in u["header_ids"]]
+            try:
+                members = [self.headers_by_id[x] for x in u["header_ids"]]
+            except KeyError as e:
+                raise ProgramError(f"header_unions ({u.get('name')}): unknown header id "
+                                   f"{e}") from None
+            self.unions[u["name"]] = members
+            for m in members:  # at most one member valid: validating one clears the rest
+                self.union_siblings[m.name] = [x for x in members if x is not m]
         # Standard metadata, through field_aliases where the program renames it.
         aliases = {}
         for a in self._list("field_aliases"):
@@ -572,6 +585,7 @@ class Program:
             "_PipelineAbort": PipelineAbort, "_random": random, "_now_us": self.clock_us,
             "_trace": self.trace or (lambda msg: None), "_sx": _sign_extend,
             "_tcm": _two_comp_mod, "_sat": _sat_cast, "_usat": _usat_cast,
+            "_hdr_eq": header_ops.header_eq,
             "_pack_bits": externs.pack_bits, "_HASH": externs.HASH_ALGORITHMS,
             "_stack_push": self._stack_push, "_stack_pop": self._stack_pop,
             "_log_msg": self._log_msg,
@@ -690,6 +704,9 @@ class Program:
         def l():  # noqa: E743
             return self.expr(left, where, pre)
 
+        if op in ("==", "!=") and (self._is_header_node(left) or self._is_header_node(right)):
+            code = self._header_eq(left, right, where, pre)
+            return code if op == "==" else f"(not {code})"
         binary = {"+": "+", "-": "-", "*": "*", "<<": "<<", ">>": ">>", "==": "==",
                   "!=": "!=", ">": ">", ">=": ">=", "<": "<", "<=": "<=", "&": "&",
                   "|": "|", "^": "^", "and": "and", "or": "or", "/": "//", "%": "%"}
@@ -759,6 +776,35 @@ class Program:
             desc = self._dyn_header({"type": "expression", "value": e}, where, pre)
             return f"S[{desc}[0]]"
         raise ProgramError(f"{where}: unsupported expression op {op!r}")
+
+    @staticmethod
+    def _is_header_node(node) -> bool:
+        if not isinstance(node, dict):
+            return False
+        if node.get("type") == "header":
+            return True
+        e = node.get("value")
+        return node.get("type") == "expression" and isinstance(e, dict) and \
+            e.get("op") == "dereference_header_stack"
+
+    def _header_eq(self, left, right, where: str, pre: list[str]) -> str:
+        """bmv2's `==` on two headers (Header::cmp): same header type, both valid and
+        every field equal. (Two invalid headers are NOT equal here: P4's header
+        equality is what the compiler builds from this and the valid bits.)"""
+        if not (self._is_header_node(left) and self._is_header_node(right)):
+            raise ProgramError(f"{where}: a header compared with something that is not one")
+        types = [self._header_type(n, where) for n in (left, right)]
+        if types[0] != types[1]:
+            return "False"
+        a = self._dyn_header(left, where, pre)
+        b = self._dyn_header(right, where, pre)
+        return f"_hdr_eq(S, {a}, {b})"
+
+    def _header_type(self, node, where: str) -> str:
+        if node.get("type") == "header":
+            return self._hdr(node["value"], where).type_name
+        stack = self._stack_name(node["value"]["left"], where)
+        return self.stacks[stack][0].type_name if self.stacks[stack] else ""
 
     def _stack_name(self, node, where: str) -> str:
         name = node.get("value") if isinstance(node, dict) else None
@@ -1005,6 +1051,10 @@ class Program:
             return lines
         raise ProgramError(f"{where}: unknown parser op {kind!r}")
 
+    def _invalidate_siblings(self, hd: Header) -> list[str]:
+        """A header union member just became valid: the other members become invalid."""
+        return [f"S[{x.valid}] = 0" for x in self.union_siblings.get(hd.name, ())]
+
     def _extract(self, hd: Header, vl: str | None, fail) -> list[str]:
         if hd.metadata:
             raise ProgramError(f"cannot extract metadata instance {hd.name!r}")
@@ -1013,11 +1063,15 @@ class Program:
         if hd.var_field is not None:
             if vl is None:
                 raise ProgramError(f"header {hd.name!r} has a varbit field: needs extract_VL")
-            lines += [f"vlw = {vl}", f"if off + {n} + vlw // 8 > plen:",
-                      *_indent(fail("PacketTooShort"))]
+            lines += [f"vlw = {vl}"]
+            if hd.max_bytes is not None:  # bmv2: longer than the header type's max_length
+                lines += [f"if {n} + vlw // 8 > {hd.max_bytes}:",
+                          *_indent(fail("HeaderTooShort"))]
+            lines += [f"if off + {n} + vlw // 8 > plen:", *_indent(fail("PacketTooShort"))]
         else:
             lines += [f"if off + {n} > plen:", *_indent(fail("PacketTooShort"))]
         lines += [f"S[{hd.valid}] = 1", f"S[{hd.raw}] = off", f"S[{hd.dirty}] = 0"]
+        lines += self._invalidate_siblings(hd)
         if self.trace:
             lines.append(f"_trace(\"Extracting header '{hd.name}'\")")
         full = hd.name in self.full_headers
@@ -1502,7 +1556,8 @@ class Program:
                 return [f"if not S[{hd.valid}]:",
                         *[f"    S[{k}] = 0" for k in hd.slots.values()],
                         f"    S[{hd.valid}] = 1", f"    S[{hd.raw}] = -1",
-                        f"    S[{hd.dirty}] = 1"]
+                        f"    S[{hd.dirty}] = 1",
+                        *_indent(self._invalidate_siblings(hd))]
             d = self._dyn_header(params[0], where, pre)
             if op == "remove_header":
                 return pre + [f"S[{d}[0]] = 0"]
