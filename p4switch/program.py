@@ -135,6 +135,7 @@ class Program:
         self._ad_widths: tuple = ()  # widths of the current action's parameters
         self._wid: dict[str, int] = {}  # generated expression -> known bit width
         self._extra_source: list[str] = []  # helper functions the generated code calls
+        self._stack_keys: dict[str, str] = {}  # header stack -> its descriptors' name
         self._layout()
         self._objects()
         self._scan_uses()
@@ -625,8 +626,11 @@ class Program:
         members = self.stacks.get(stack)
         if members is None:
             raise ProgramError(f"{where}: unknown header stack {stack!r}")
-        key = f"_STK_{stack}"
-        if key not in self.ns:
+        # A Python name for the stack: JSON names may hold dots ("hdr_0.h2") or brackets.
+        key = self._stack_keys.get(stack)
+        if key is None:
+            key = f"_STK{len(self._stack_keys)}_{re.sub(r'[^0-9A-Za-z_]', '_', stack)}"
+            self._stack_keys[stack] = key
             self.ns[key] = tuple(self._desc(h) for h in members)
         return key
 

@@ -69,11 +69,15 @@ def _key(table: dict, keys) -> list[MatchParam]:
     return out
 
 
-def run_stf_in_process(stf: Path, mode: str, skip_if_refused: bool = True) -> None:
-    """Compile stf's program, run the script, assert on every expectation."""
+def run_stf_in_process(stf: Path, mode: str, skip_if_refused: bool = True,
+                       transform=None) -> None:
+    """Compile stf's program, run the script, assert on every expectation.
+    `transform`, if given, edits the bmv2 JSON before the switch loads it."""
     from p4compiler import stf as stf_format
 
     j = _compile(stf.with_suffix(".p4"), skip_if_refused)
+    if transform is not None:
+        transform(j)
     script = stf_format.parse_file(stf)
     sw = Switch({p: f"p{p}" for p in range(16)}, cpu_port=CPU_PORT)
     sw.load_program(j)
