@@ -25,7 +25,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from p4switch import externs, header_ops
+from p4switch import externs, header_ops, json_checks
 from p4switch.runtime_api import ActionCall, MatchKind, MatchParam
 from p4switch.tables import ActionProfile, Entry, KeyField, Table
 
@@ -126,6 +126,10 @@ class Program:
                  clock_us: Callable[[], float] | None = None):
         if not isinstance(j, dict):
             raise ProgramError("bmv2 JSON: expected a JSON object at the top level")
+        try:
+            json_checks.check(j)
+        except json_checks.JsonRuleError as e:
+            raise ProgramError(str(e)) from None
         self.json = j
         self.trace = trace
         self.clock_us = clock_us or (lambda: time.monotonic() * 1e6)
