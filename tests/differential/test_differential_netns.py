@@ -16,8 +16,16 @@ import shutil
 from pathlib import Path
 
 import pytest
-from harness import (COMBINATIONS, Lab, all_ports, compare, compile_with, missing_tool,
-                     programs, stf_for)
+from harness import (
+    COMBINATIONS,
+    Lab,
+    all_ports,
+    compare,
+    compile_with,
+    missing_tool,
+    programs,
+    stf_for,
+)
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("ip") is None,

@@ -4,7 +4,6 @@ Switch.process() (or the fast path), outputs checked per port."""
 
 from __future__ import annotations
 
-
 from collections import defaultdict
 from pathlib import Path
 
