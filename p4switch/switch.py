@@ -18,7 +18,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from p4switch import program as P
+from p4switch import program_common as P
 from p4switch.externs import Meter
 from p4switch.ports import (
     DeadlineTimer,
