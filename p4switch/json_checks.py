@@ -51,8 +51,10 @@ def _parser_op(op: Any, where: str, field_lists: set) -> None:
             raise JsonRuleError(f"{where}: parser 'set' operation has unsupported source "
                                 f"type {t!r} (bmv2 takes {', '.join(PARSER_SET_SOURCES)}; "
                                 "wrap other operands in an expression)")
-    for i, p in enumerate(params):
-        _expression_param(p, f"{where}.parameters[{i}]")
+    # `set`'s source and `extract_VL`'s length are read like primitive parameters;
+    # `verify`'s parameters are expression nodes themselves.
+    if op.get("op") in ("set", "extract_VL") and len(params) == 2:
+        _expression_param(params[1], f"{where}.parameters[1]")
 
 
 def _primitive(p: Any, where: str, field_lists: set) -> None:

@@ -122,3 +122,13 @@ def test_drop_primitive_param_is_optional():
     sw = Switch({1: "p1"})
     sw.load_program(p.build())
     assert sw.process(1, frame()) == []
+
+
+def test_verify_takes_expression_nodes_as_they_are():
+    """bmv2 reads a parser verify's parameters as expression nodes (not wrapped twice)."""
+    j = ethernet_program().build()
+    j["parsers"][0]["parse_states"][0]["parser_ops"].append({"op": "verify", "parameters": [
+        {"type": "expression", "value": {"op": "==", "left": field("ethernet", "ether_type"),
+                                         "right": hexstr(0x800)}},
+        hexstr(2)]})
+    Program(j)
