@@ -787,7 +787,9 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter):
         elif name == "truncate":
             prims.append(self.prim("truncate", [op(args[0], env)], loc))  # type: ignore
         elif name in ("assert", "assume"):
-            prims.append(self.prim(name, [self.cond_expr(args[0], env)], loc))  # type: ignore
+            # a primitive parameter: the condition's node inside an expression parameter
+            prims.append(self.prim(name, [{"type": "expression", "value": self.cond_expr(
+                args[0], env)}], loc))  # type: ignore[arg-type]
         elif name == "log_msg":
             msg = args[0]
             assert isinstance(msg, ir.StrLit)

@@ -216,10 +216,11 @@ class ExpressionConverter:
     def cond_expr(self, e: ir.Expr, env: _Env) -> dict[str, Any]:
         """A boolean condition, wrapped as a top-level {"type": "expression"}."""
         t = self.bool_tree(e, env)
-        if t.get("type") == "expression":
-            return t
-        return {"type": "expression", "value": {"op": "d2b", "left": None, "right": t}} \
-            if t.get("type") == "field" else {"type": "expression", "value": t}
+        if t.get("type") == "field":
+            return {"type": "expression", "value": {"op": "d2b", "left": None, "right": t}}
+        # Any other node as it is ({"type": "bool"} for a constant): bmv2 reads an
+        # "expression" node's value as an operator, and crashed on a node there.
+        return t
 
     def bool_tree(self, e: ir.Expr, env: _Env) -> dict[str, Any]:
         """Boolean-valued tree node (d2b applied to 1-bit data)."""

@@ -29,6 +29,14 @@ def check(j: dict[str, Any]) -> None:
         where = f"actions[{ai}] ({a.get('name')})"
         for pi, p in enumerate(a.get("primitives") or []):
             _primitive(p, f"{where}.primitives[{pi}]", field_lists)
+    for pi, pipe in enumerate(j.get("pipelines") or []):
+        for ci, c in enumerate(pipe.get("conditionals") or [] if isinstance(pipe, dict) else []):
+            if isinstance(c, dict):
+                _node(c.get("expression"), f"pipelines[{pi}].conditionals[{ci}] "
+                      f"({c.get('name')}).expression")
+    for ci, c in enumerate(j.get("checksums") or []):
+        if isinstance(c, dict) and c.get("if_cond") is not None:
+            _node(c["if_cond"], f"checksums[{ci}] ({c.get('name')}).if_cond")
     for parser in j.get("parsers") or []:
         for si, st in enumerate(parser.get("parse_states") or [] if isinstance(parser, dict)
                                 else []):
@@ -55,6 +63,9 @@ def _parser_op(op: Any, where: str, field_lists: set) -> None:
     # `verify`'s parameters are expression nodes themselves.
     if op.get("op") in ("set", "extract_VL") and len(params) == 2:
         _expression_param(params[1], f"{where}.parameters[1]")
+    elif op.get("op") == "verify":
+        for i, x in enumerate(params):
+            _node(x, f"{where}.parameters[{i}]")
 
 
 def _primitive(p: Any, where: str, field_lists: set) -> None:
@@ -85,3 +96,18 @@ def _expression_param(x: Any, where: str) -> None:
                 f"{where}: an expression parameter's value must be an expression node "
                 "({\"type\": \"expression\", \"value\": {\"op\": ...}}), not the operator "
                 "itself (bmv2: Invalid 'type' in expression: '')")
+        _node(v, f"{where}.value")
+
+
+def _node(x: Any, where: str) -> None:
+    """An expression node: {"type": "expression"}'s value is an operator object (bmv2
+    reads its "op"; another node there crashes it), and so on down the tree."""
+    if not isinstance(x, dict) or x.get("type") != "expression":
+        return
+    v = x.get("value")
+    if not isinstance(v, dict) or "op" not in v:
+        raise JsonRuleError(f"{where}: an expression node's value must be an operator "
+                            "object ({\"op\": ..., \"left\": ..., \"right\": ...}); "
+                            f"got {str(v)[:60]} (bmv2 crashes on it)")
+    for k in ("left", "right", "cond"):
+        _node(v.get(k), f"{where}.{k}")

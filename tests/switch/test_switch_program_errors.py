@@ -80,8 +80,8 @@ def test_expression_parameter_without_its_node_is_refused_as_bmv2_does():
     """bmv2 reads an expression parameter's value as an expression node; the operator
     object itself is refused ("Invalid 'type' in expression: ''")."""
     p = ethernet_program()
-    p.action("bad", [], [assign(field("ethernet", "src"), {
-        "type": "expression", "value": {"op": "+", "left": hexstr(1), "right": hexstr(2)}})])
+    p.action("bad", [], [{"op": "assign", "parameters": [field("ethernet", "src"), {
+        "type": "expression", "value": {"op": "+", "left": hexstr(1), "right": hexstr(2)}}]}])
     p.run("ingress", "bad")
     msg = refused(p.build())
     assert "actions[" in msg and "(bad)" in msg and "Invalid 'type' in expression" in msg
@@ -132,3 +132,12 @@ def test_verify_takes_expression_nodes_as_they_are():
                                          "right": hexstr(0x800)}},
         hexstr(2)]})
     Program(j)
+
+
+def test_a_node_where_bmv2_reads_an_operator_is_refused():
+    """verify(false, ...) as {"type": "expression", "value": {"type": "bool"}} made real
+    bmv2 crash at the first packet; a constant condition is the bool node itself."""
+    j = ethernet_program().build()
+    j["parsers"][0]["parse_states"][0]["parser_ops"].append({"op": "verify", "parameters": [
+        {"type": "expression", "value": {"type": "bool", "value": False}}, hexstr(2)]})
+    assert "an expression node's value must be an operator object" in refused(j)
