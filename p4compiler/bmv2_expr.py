@@ -300,7 +300,13 @@ class ExpressionConverter:
             if op == "++":
                 rw = _width(e.right.type)
                 shifted = ex("<<", X(e.left, env), {"type": "hexstr", "value": hexstr(rw)})
-                return self.wrap_arith(ex("|", shifted, X(e.right, env)), e.type)
+                right = X(e.right, env)
+                rt = ir.unwrap(e.right.type)  # type: ignore[arg-type]
+                if isinstance(rt, ir.Bits) and rt.signed:
+                    # bmv2 holds a signed field's value as a negative number: only its
+                    # own bits go into the concatenation
+                    right = ex("&", right, {"type": "hexstr", "value": hexstr(mask(rw), rw)})
+                return self.wrap_arith(ex("|", shifted, right), e.type)
         if isinstance(e, ir.Cast):
             src = ir.unwrap(e.expr.type)  # type: ignore[arg-type]
             dst = ir.unwrap(e.type)  # type: ignore[arg-type]
