@@ -42,8 +42,9 @@ def diff(a, b, path: str = "") -> list[str]:
         f = fields[name]
         va, vb = getattr(a, name), getattr(b, name)
         where = f"{path}.{name}" if path else name
-        if f.label == f.LABEL_REPEATED and f.message_type is not None and \
-                not f.message_type.GetOptions().map_entry:
+        if f.message_type is not None and f.message_type.GetOptions().map_entry:
+            out += _diff_map(va, vb, where, f.message_type.fields_by_name["value"])
+        elif f.label == f.LABEL_REPEATED and f.message_type is not None:
             out += _diff_repeated(list(va), list(vb), where)
         elif f.message_type is not None and not (f.label == f.LABEL_REPEATED):
             out += diff(va, vb, where)
@@ -52,6 +53,18 @@ def diff(a, b, path: str = "") -> list[str]:
                 out.append(f"{where}: {list(va)} != {list(vb)}")
         elif va != vb:
             out.append(f"{where}: {va!r} != {vb!r}")
+    return out
+
+
+def _diff_map(ma, mb, where: str, value_field) -> list[str]:
+    """A protobuf map (type_info's structs, headers, enums...): by key."""
+    out = [f"{where}[{k}]: only in the first" for k in sorted(ma) if k not in mb]
+    out += [f"{where}[{k}]: only in the second" for k in sorted(mb) if k not in ma]
+    for k in sorted(set(ma) & set(mb)):
+        if value_field.message_type is not None:
+            out += diff(ma[k], mb[k], f"{where}[{k}]")
+        elif ma[k] != mb[k]:
+            out.append(f"{where}[{k}]: {ma[k]!r} != {mb[k]!r}")
     return out
 
 

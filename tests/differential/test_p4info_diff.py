@@ -40,6 +40,20 @@ def test_every_kind_of_difference_is_reported(fabric_info):
     assert f"counters[{a.counters[0].preamble.name}]: only in the first" in d
 
 
+def test_maps_are_compared_by_key_and_value():
+    from p4.config.v1 import p4info_pb2
+
+    a, b = p4info_pb2.P4Info(), p4info_pb2.P4Info()
+    for m in (a, b):
+        h = m.type_info.headers["h_t"]
+        h.members.add(name="f").type_spec.bit.bitwidth = 8
+    b.type_info.headers["h_t"].members[0].type_spec.bit.bitwidth = 9
+    b.type_info.serializable_enums["E"].underlying_type.bitwidth = 8
+    assert diff(a, b) == [
+        "type_info.headers[h_t].members[f].type_spec.bit.bitwidth: 8 != 9",
+        "type_info.serializable_enums[E]: only in the second"]
+
+
 PROGS = programs()
 
 
