@@ -18,8 +18,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from p4switch import program as P
-from p4switch.externs import Meter
+from p4switch import program_common as P
 from p4switch.ports import (
     DeadlineTimer,
     LinkMonitor,
@@ -30,17 +29,18 @@ from p4switch.ports import (
     open_port,
 )
 from p4switch.program import Program, ProgramError
-from p4switch.runtime_api import ActionCall, DataplaneError, IndirectTarget, MatchParam, Replica
+from p4switch.runtime_api import DataplaneError, Replica
+from p4switch.switch_api import DataplaneApi
+from p4switch.switch_fastpath import FastPaths
 from p4switch.traffic_manager import TrafficManager
 
 __all__ = ["Switch", "ProgramError", "PortError", "DataplaneError"]
 
 CARRIER_POLL_S = 0.1
-RX_BATCH = 64
 MAX_SYNC_PASSES = 16  # process(): resubmit/recirculate passes before a packet is dropped
 
 
-class Switch:
+class Switch(FastPaths, DataplaneApi):
     """One switch instance implementing runtime_api.Dataplane."""
 
     def __init__(self, ports: dict[int, str], cpu_port: int | None = None, device_id: int = 0,
@@ -292,172 +292,6 @@ class Switch:
             return None
         return frame
 
-    def _fast_path(self, prog: Program) -> Callable[[bytes, int, float], None]:
-        """The per-packet function of the data-plane thread for `prog`.
-
-        Same semantics as _new_packet + _ingress + traffic manager + _egress, with
-        everything bound to locals, and the common case (no clone, digest, resubmit,
-        multicast or recirculation; egress port idle, unlimited and up; no pcap or
-        trace) going straight from ingress to egress to the socket. Anything else
-        takes the general path.
-        """
-        tpl_copy = prog.template.copy
-        parse, ingress, egress, deparse = prog.parse, prog.ingress, prog.egress, prog.deparse
-        std = prog.std
-        s_inport, s_plen, s_igts = std["ingress_port"], std["packet_length"], \
-            std["ingress_global_timestamp"]
-        s_espec, s_eport, s_itype, s_mcast = std["egress_spec"], std["egress_port"], \
-            std["instance_type"], std["mcast_grp"]
-        s_enq_ts, s_enq_qd, s_deq_td, s_deq_qd, s_eg_ts = (
-            std["enq_timestamp"], std["enq_qdepth"], std["deq_timedelta"], std["deq_qdepth"],
-            std["egress_global_timestamp"])
-        SPECIAL = P.SPECIAL
-        DROP = P.DROP_PORT
-        tm = self.tm
-        tm_ports = tm.ports
-        enqueue = tm.enqueue
-        general = not (tm.nprio == 1 and self._trace is None and not self._pcap_out)
-        error = self._pipeline_error
-        ingress_tail = self._ingress
-        after_egress = self._after_egress
-        send_general = self._send
-
-        fused = prog.fused
-        after_ingress = self._after_ingress
-
-        def send_out(pq, spec: int, out: bytes) -> None:
-            send = pq.send
-            if send is None:
-                if not send_general(spec, out):
-                    pq.drops.tx_error += 1
-                return
-            try:
-                send(out)
-            except OSError:
-                pq.drops.tx_error += 1
-
-        def rx_fused(frame: bytes, port: int, now: float, now_us: int) -> None:
-            try:
-                r = fused(frame, port, now_us, tm_ports)
-            except Exception as e:  # noqa: BLE001
-                error(e)
-                return
-            if r is not None:
-                finish(r, now)
-
-        def finish(r: tuple, now: float) -> None:
-            """What comes after the fused function: send, or the general path."""
-            pq, x = r
-            if pq.__class__ is not int:
-                send = pq.send
-                if send is None:
-                    send_out(pq, pq.port, x)
-                    return
-                try:
-                    send(x)
-                except OSError:
-                    pq.drops.tx_error += 1
-                return
-            if pq == 1:
-                after_ingress(prog, x, now)
-            elif pq == 2:
-                enqueue(x[s_espec], x, now)
-            else:
-                spec = x[s_eport]
-                out = after_egress(prog, x, now)
-                if out is not None:
-                    send_out(tm_ports[spec], spec, out)
-
-        if fused is not None and not general:
-            rx_fused.fused, rx_fused.finish = fused, finish
-            return rx_fused
-
-        def rx(frame: bytes, port: int, now: float, now_us: int) -> None:
-            S = tpl_copy()
-            S[0] = frame
-            S[s_inport] = port
-            S[s_plen] = len(frame)
-            S[s_igts] = now_us
-            if general:
-                ingress_tail(prog, S, now)
-                return
-            try:
-                parse(S, frame)
-                ingress(S)
-            except Exception as e:  # noqa: BLE001
-                error(e)
-                return
-            if S[SPECIAL] or S[s_mcast]:
-                self._after_ingress(prog, S, now)
-                return
-            spec = S[s_espec]
-            if spec == DROP:
-                return
-            S[s_itype] = 0
-            pq = tm_ports.get(spec)
-            if pq is None or not pq.fast or pq.scheduled:
-                enqueue(spec, S, now)
-                return
-            # An idle port at unlimited rate: through its empty queue at once.
-            S[s_enq_ts] = S[s_eg_ts] = now_us
-            S[s_enq_qd] = S[s_deq_qd] = S[s_deq_td] = 0
-            S[s_eport] = spec
-            S[s_espec] = DROP + 1
-            try:
-                egress(S)
-                if S[SPECIAL] or S[s_espec] == DROP:
-                    out = after_egress(prog, S, now)
-                    if out is None:
-                        return
-                else:
-                    out = deparse(S)
-            except Exception as e:  # noqa: BLE001
-                error(e)
-                return
-            send_out(pq, spec, out)
-
-        return rx
-
-    def _batch_path(self, prog: Program | None) -> Callable:
-        """batch(recv, bufsize, port, now, now_us, pcap): up to RX_BATCH frames
-        from one port's socket through the fast path, the fused function called
-        here directly (one Python call per batch, not per frame, of glue)."""
-        rx = self._fast_path(prog) if prog is not None else None
-        fused = getattr(rx, "fused", None)
-        finish = getattr(rx, "finish", None)
-        tm_ports = self.tm.ports
-        error = self._pipeline_error
-        int_ = int
-
-        def batch(recv, bufsize: int, port: int, now: float, now_us: int, pc) -> None:
-            for _ in range(RX_BATCH):
-                try:
-                    frame = recv(bufsize)
-                except OSError:  # EAGAIN; or the interface went down
-                    return
-                if pc is not None:
-                    pc.write(frame)
-                if fused is None:
-                    if rx is not None:
-                        rx(frame, port, now, now_us)
-                    continue
-                try:
-                    r = fused(frame, port, now_us, tm_ports)
-                except Exception as e:  # noqa: BLE001 - a packet must never kill the switch
-                    error(e)
-                    continue
-                if r is None:
-                    continue
-                pq = r[0]
-                if pq.__class__ is not int_ and pq.send is not None:
-                    try:
-                        pq.send(r[1])
-                    except OSError:
-                        pq.drops.tx_error += 1
-                    continue
-                finish(r, now)
-        return batch
-
     def _clone_e2e(self, prog: Program, S: list, now: float) -> None:
         sid, fl = S[P.CLONE], S[P.CLONE_FL]
         S[P.CLONE] = -1
@@ -585,165 +419,6 @@ class Switch:
 
     def port_is_up(self, port: int) -> bool:
         return self._port_up.get(port, False)
-
-    # ---------------------------------------------------------------- tables
-    def _table(self, name: str):
-        t = self._prog().tables.get(name)
-        if t is None:
-            raise DataplaneError(f"unknown table {name!r}")
-        return t
-
-    def table_add(self, table: str, key: list[MatchParam], target: ActionCall | IndirectTarget,
-                  priority: int = 0) -> int:
-        """Add an entry; `priority` follows P4Runtime (a larger value wins)."""
-        with self._lock:
-            return self._table(table).add(key, target, priority)
-
-    def table_modify(self, table: str, handle: int, target: ActionCall | IndirectTarget) -> None:
-        with self._lock:
-            self._table(table).modify(handle, target)
-
-    def table_delete(self, table: str, handle: int) -> None:
-        with self._lock:
-            self._table(table).delete(handle)
-
-    def table_set_default(self, table: str, target: ActionCall | None) -> None:
-        with self._lock:
-            self._table(table).set_default(target)
-
-    def table_clear(self, table: str) -> None:
-        with self._lock:
-            self._table(table).clear()
-
-    def _profile(self, name: str):
-        ap = self._prog().profiles.get(name)
-        if ap is None:
-            raise DataplaneError(f"unknown action profile {name!r}")
-        return ap
-
-    def act_prof_add_member(self, profile: str, member_id: int, call: ActionCall) -> None:
-        with self._lock:
-            self._profile(profile).add_member(member_id, call)
-
-    def act_prof_modify_member(self, profile: str, member_id: int, call: ActionCall) -> None:
-        with self._lock:
-            self._profile(profile).modify_member(member_id, call)
-
-    def act_prof_delete_member(self, profile: str, member_id: int) -> None:
-        with self._lock:
-            self._profile(profile).delete_member(member_id)
-
-    def act_prof_set_group(self, profile: str, group_id: int, member_ids: list[int]) -> None:
-        with self._lock:
-            self._profile(profile).set_group(group_id, member_ids)
-
-    def act_prof_delete_group(self, profile: str, group_id: int) -> None:
-        with self._lock:
-            self._profile(profile).delete_group(group_id)
-
-    # ------------------------------------------------------------ stateful externs
-    def _counter(self, name: str):
-        c = self._prog().counters.get(name)
-        if c is None:
-            raise DataplaneError(f"unknown counter {name!r}")
-        return c
-
-    def counter_read(self, counter: str, index: int) -> tuple[int, int]:
-        c = self._counter(counter)
-        c.check(index)
-        return c.nbytes[index], c.npkts[index]
-
-    def counter_write(self, counter: str, index: int, nbytes: int, packets: int) -> None:
-        c = self._counter(counter)
-        c.check(index)
-        c.nbytes[index], c.npkts[index] = nbytes, packets
-
-    def direct_counter_read(self, table: str, handle: int) -> tuple[int, int]:
-        e = self._table(table).get(handle)
-        return e.nbytes, e.npkts
-
-    def direct_counter_write(self, table: str, handle: int, nbytes: int, packets: int) -> None:
-        e = self._table(table).get(handle)
-        e.nbytes, e.npkts = nbytes, packets
-
-    def _register(self, name: str):
-        r = self._prog().registers.get(name)
-        if r is None:
-            raise DataplaneError(f"unknown register {name!r}")
-        return r
-
-    def register_read(self, register: str, index: int) -> int:
-        r = self._register(register)
-        r.check(index)
-        return r.cells[index]
-
-    def register_write(self, register: str, index: int, value: int) -> None:
-        r = self._register(register)
-        r.check(index)
-        r.cells[index] = value & ((1 << r.width) - 1)
-
-    def _meter(self, name: str):
-        m = self._prog().meters.get(name)
-        if m is None:
-            raise DataplaneError(f"unknown meter {name!r}")
-        return m
-
-    def meter_set(self, meter: str, index: int, rates: list[tuple[float, int]]) -> None:
-        m = self._meter(meter)
-        m.check(index)
-        m.meters[index].configure(rates)
-
-    def meter_get(self, meter: str, index: int) -> list[tuple[float, int]]:
-        m = self._meter(meter)
-        m.check(index)
-        return list(m.meters[index].rates)
-
-    def direct_meter_set(self, table: str, handle: int, rates: list[tuple[float, int]]) -> None:
-        e = self._table(table).get(handle)
-        if e.meter is None:
-            e.meter = Meter()
-        e.meter.configure(rates)
-
-    # ----------------------------------------------------- packet replication engine
-    def mc_group_set(self, group_id: int, replicas: list[Replica]) -> None:
-        if group_id <= 0:
-            raise DataplaneError(f"multicast group id must be positive, got {group_id}")
-        self.mc_groups[group_id] = list(replicas)
-
-    def mc_group_delete(self, group_id: int) -> None:
-        if self.mc_groups.pop(group_id, None) is None:
-            raise DataplaneError(f"no multicast group {group_id}")
-
-    def clone_session_set(self, session_id: int, replicas: list[Replica],
-                          class_of_service: int = 0, packet_length_bytes: int = 0) -> None:
-        self.clone_sessions[session_id] = (list(replicas), class_of_service, packet_length_bytes)
-
-    def clone_session_delete(self, session_id: int) -> None:
-        if self.clone_sessions.pop(session_id, None) is None:
-            raise DataplaneError(f"no clone session {session_id}")
-
-    # ---------------------------------------------------------------- ports
-    def port_set_params(self, port: int, rate_pps: float | None = None,
-                        rate_bps: float | None = None, delay_us: int | None = None,
-                        queue_depth: int | None = None) -> None:
-        """Egress rate (0 = unlimited), propagation delay and queue depth (packets)."""
-        try:
-            with self._lock:
-                self.tm.set_params(port, rate_pps, rate_bps, delay_us, queue_depth)
-        except ValueError as e:
-            raise DataplaneError(str(e)) from None
-        self._wake()
-
-    def tm_drops(self, port: int) -> int:
-        """Packets tail-dropped at `port`'s egress queues since start."""
-        pq = self.tm.ports.get(port)
-        return pq.drops.tail if pq else 0
-
-    def port_drops(self, port: int) -> dict[str, int]:
-        """Traffic-manager drops at `port` by reason: tail, port_down, tx_error, bad_priority."""
-        pq = self.tm.ports.get(port)
-        return pq.drops.as_dict() if pq else {"tail": 0, "port_down": 0, "tx_error": 0,
-                                              "bad_priority": 0}
 
     # ------------------------------------------------------------ threads
     def start(self) -> None:

@@ -151,8 +151,8 @@ def test_control_constructor_parameters_are_constants_per_instance() -> None:
         Dec(1) one; Dec(8w5) five;
         apply { if (hdr.ipv4.tos == 0) { one.apply(hdr.ipv4); } else { five.apply(hdr.ipv4); } }
     """, decls=CTRL)
-    a1 = action(r, "Ing.one.d")["primitives"][0]["parameters"][1]["value"]
-    a5 = action(r, "Ing.five.d")["primitives"][0]["parameters"][1]["value"]
+    a1 = action(r, "Ing.one.d")["primitives"][0]["parameters"][1]["value"]["value"]
+    a5 = action(r, "Ing.five.d")["primitives"][0]["parameters"][1]["value"]["value"]
     assert a1["left"]["value"]["right"]["value"] == "0xff"      # ttl + (256 - 1)
     assert a5["left"]["value"]["right"]["value"] == "0xfb"
     assert table(r, "Ing.one.t")["key"][0]["target"] == ["ipv4", "dst"]

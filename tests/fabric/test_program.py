@@ -57,9 +57,10 @@ def test_drop_reasons_fit_the_counter_block():
 
 def test_bmv2_json_preserves_hold_and_flow_control_field_lists(compiled):
     bmv2, _ = compiled
-    lists = {fl["id"]: {e["value"][1] for e in fl["elements"]} for fl in bmv2["field_lists"]}
-    hold = {f.split(".")[-1] for f in lists[1]}
+    # by the @field_list index in the name: JSON ids are numbered from 1 in use order
+    lists = {fl["name"]: {e["value"][1] for e in fl["elements"]} for fl in bmv2["field_lists"]}
+    hold = {f.split(".")[-1] for f in lists["field_list1"]}
     assert {"ticket", "has_ticket", "held", "arrival_ts", "out_port", "in_port", "cls",
             "in_cls", "verdict", "is_data"} <= hold
-    fc = {f.split(".")[-1] for f in lists[2]}
+    fc = {f.split(".")[-1] for f in lists["field_list2"]}
     assert {"fc_op", "fc_cls", "fc_credit_limit"} <= fc

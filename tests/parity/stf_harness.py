@@ -66,45 +66,46 @@ def _run(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, check=check)
 
 
-def teardown_veths(ports: list[int]) -> None:
+def teardown_veths(ports: list[int], prefix: str = "pty", netns: str = NETNS) -> None:
     for p in ports:
-        _run("ip", "link", "del", f"pty{p}", check=False)
-    _run("ip", "netns", "del", NETNS, check=False)
+        _run("ip", "link", "del", f"{prefix}{p}", check=False)
+    _run("ip", "netns", "del", netns, check=False)
 
 
-def setup_veths(ports: list[int]) -> None:
-    """pty<N> (root namespace, for the switch) <-> pty<N>p (namespace pty-h)."""
-    teardown_veths(ports)
-    _run("ip", "netns", "add", NETNS)
-    _run("ip", "netns", "exec", NETNS, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
+def setup_veths(ports: list[int], prefix: str = "pty", netns: str = NETNS) -> None:
+    """<prefix><N> (root namespace, for the switch) <-> <prefix><N>p (namespace netns)."""
+    teardown_veths(ports, prefix, netns)
+    _run("ip", "netns", "add", netns)
+    _run("ip", "netns", "exec", netns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
          check=False)
-    _run("ip", "netns", "exec", NETNS, "sysctl", "-qw",
+    _run("ip", "netns", "exec", netns, "sysctl", "-qw",
          "net.ipv6.conf.default.disable_ipv6=1", check=False)
     for p in ports:
-        sw, peer = f"pty{p}", f"pty{p}p"
+        sw, peer = f"{prefix}{p}", f"{prefix}{p}p"
         _run("ip", "link", "add", sw, "type", "veth", "peer", "name", peer)
         _run("sysctl", "-qw", f"net.ipv6.conf.{sw}.disable_ipv6=1", check=False)
-        _run("ip", "link", "set", peer, "netns", NETNS)
-        _run("ip", "netns", "exec", NETNS, "sysctl", "-qw",
+        _run("ip", "link", "set", peer, "netns", netns)
+        _run("ip", "netns", "exec", netns, "sysctl", "-qw",
              f"net.ipv6.conf.{peer}.disable_ipv6=1", check=False)
         _run("ip", "link", "set", sw, "up")
-        _run("ip", "netns", "exec", NETNS, "ip", "link", "set", peer, "up")
+        _run("ip", "netns", "exec", netns, "ip", "link", "set", peer, "up")
 
 
-def open_peer_sockets(ports: list[int]) -> dict[int, socket.socket]:
-    """Raw sockets on the peers, opened inside pty-h by switching this thread's
+def open_peer_sockets(ports: list[int], prefix: str = "pty", netns: str = NETNS
+                      ) -> dict[int, socket.socket]:
+    """Raw sockets on the peers, opened inside the namespace by switching this thread's
     network namespace (setns) for the duration of the socket calls."""
     libc = ctypes.CDLL(None, use_errno=True)
     here = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
-    there = os.open(f"/var/run/netns/{NETNS}", os.O_RDONLY)
+    there = os.open(f"/var/run/netns/{netns}", os.O_RDONLY)
     socks: dict[int, socket.socket] = {}
     try:
         if libc.setns(there, CLONE_NEWNET) != 0:
-            raise OSError(ctypes.get_errno(), "setns into " + NETNS)
+            raise OSError(ctypes.get_errno(), "setns into " + netns)
         try:
             for p in ports:
                 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
-                s.bind((f"pty{p}p", 0))
+                s.bind((f"{prefix}{p}p", 0))
                 s.setsockopt(SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)
                 s.setblocking(False)
                 socks[p] = s
@@ -138,12 +139,12 @@ def compile_program(target: Target, p4: Path, out: Path) -> tuple[Path, Path]:
     return out / f"{p4.stem}.json", info
 
 
-def start_switch(target: Target, ports: list[int], grpc_port: int, log: Path
-                 ) -> subprocess.Popen:
+def start_switch(target: Target, ports: list[int], grpc_port: int, log: Path,
+                 prefix: str = "pty") -> subprocess.Popen:
     """simple_switch_grpc's command line: target (gRPC) options after `--`; the
     embedded switch takes the same (and ignores --thrift-port with a note)."""
     cmd = [*target.switch, "--device-id", "1", "--thrift-port", str(free_port()),
-           *[a for p in ports for a in ("-i", f"{p}@pty{p}")], "--no-p4", "--",
+           *[a for p in ports for a in ("-i", f"{p}@{prefix}{p}")], "--no-p4", "--",
            "--grpc-server-addr", f"127.0.0.1:{grpc_port}"]
     with open(log, "w") as f:
         return subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=REPO)
@@ -248,8 +249,10 @@ def stf_ports(script) -> list[int]:
 
 
 def _collect(socks: dict[int, socket.socket], got: dict[int, list[bytes]],
-             until: float, want: dict[int, int] | None) -> None:
-    """Read frames into `got` until `until`, or until every port has its `want`."""
+             until: float, want: dict[int, int] | None,
+             trace: list[dict[int, list[bytes]]] | None = None) -> None:
+    """Read frames into `got` (and the last dict of `trace`) until `until`, or until
+    every port has its `want`."""
     ep = select.epoll()
     fds = {s.fileno(): p for p, s in socks.items()}
     for fd in fds:
@@ -265,16 +268,21 @@ def _collect(socks: dict[int, socket.socket], got: dict[int, list[bytes]],
                 s = socks[fds[fd]]
                 while True:
                     try:
-                        got[fds[fd]].append(s.recv(65535))
+                        frame = s.recv(65535)
                     except BlockingIOError:
                         break
+                    got[fds[fd]].append(frame)
+                    if trace:
+                        trace[-1].setdefault(fds[fd], []).append(frame)
     finally:
         ep.close()
 
 
 def run_stf(target: Target, conn, socks: dict[int, socket.socket], script,
-            name: str) -> list[str]:
-    """Run the script's commands in order; return the mismatches (empty: pass)."""
+            name: str, trace: list[dict[int, list[bytes]]] | None = None) -> list[str]:
+    """Run the script's commands in order; return the mismatches (empty: pass).
+    `trace`, if given, gets one dict per packet sent: port -> the frames that came out
+    after it (before the next packet)."""
     cmds = script.commands
     got: dict[int, list[bytes]] = defaultdict(list)
     errors: list[str] = []
@@ -292,12 +300,14 @@ def run_stf(target: Target, conn, socks: dict[int, socket.socket], script,
                     want[e.port] += 1
             for p in want:
                 want[p] += len(got[p])
+            if trace is not None:
+                trace.append({})
             socks[c.port].send(c.data)
-            _collect(socks, got, time.monotonic() + target.wait_s, dict(want))
+            _collect(socks, got, time.monotonic() + target.wait_s, dict(want), trace)
         elif kind == "Expect":
             q = got[c.port]
             if c.pattern is None:
-                _collect(socks, got, time.monotonic() + target.quiet_s, None)
+                _collect(socks, got, time.monotonic() + target.quiet_s, None, trace)
                 if q:
                     errors.append(f"{where}: expected nothing more on port {c.port}, "
                                   f"got {q[0].hex()}")
@@ -309,7 +319,7 @@ def run_stf(target: Target, conn, socks: dict[int, socket.socket], script,
                 if not c.matches(data):
                     errors.append(f"{where}: port {c.port} got {data.hex()}, "
                                   f"expected {c.pattern}")
-    _collect(socks, got, time.monotonic() + target.quiet_s, None)
+    _collect(socks, got, time.monotonic() + target.quiet_s, None, trace)
     for p, q in got.items():
         if q:
             errors.append(f"{name}: unexpected frames on port {p}: {[d.hex() for d in q]}")

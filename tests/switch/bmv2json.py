@@ -35,14 +35,19 @@ def local(i: int) -> dict:
 
 
 def expr(op: str, left, right, cond=None) -> dict:
+    """An expression node (as in conditions and inside trees)."""
     v = {"op": op, "left": left, "right": right}
     if cond is not None:
         v["cond"] = cond
-    return {"type": "expression", "value": {"type": "expression", "value": v}}
+    return {"type": "expression", "value": v}
 
 
 def prim(op: str, *params) -> dict:
-    return {"op": op, "parameters": list(params)}
+    """A primitive; an expression node as a parameter is wrapped once more, as bmv2
+    reads a parameter's value as the node."""
+    return {"op": op, "parameters": [
+        {"type": "expression", "value": p} if isinstance(p, dict) and
+        p.get("type") == "expression" and "op" in p.get("value", {}) else p for p in params]}
 
 
 def assign(dst: dict, src: dict) -> dict:

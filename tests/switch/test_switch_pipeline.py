@@ -222,7 +222,8 @@ def test_clone_i2e_sends_original_copy_with_instance_type():
 
 def test_clone_e2e_and_truncate():
     p = ethernet_program()
-    p.action("clone_e2e", [], [prim("clone_egress_pkt_to_egress", hexstr(3), hexstr(0))])
+    p.field_list(1, [])  # nothing preserved: still a list bmv2 can look up
+    p.action("clone_e2e", [], [prim("clone_egress_pkt_to_egress", hexstr(3), hexstr(1))])
     p.conditional("egress", "is_normal",
                   expr("==", field("standard_metadata", "instance_type"), hexstr(0)),
                   "tbl_clone", None)

@@ -70,9 +70,37 @@ def test_missing_pipeline_and_bad_top_level():
 def test_unknown_expression_op():
     p = ethernet_program()
     p.action("bad", [], [assign(field("ethernet", "src"), {
-        "type": "expression", "value": {"op": "**", "left": hexstr(1), "right": hexstr(2)}})])
+        "type": "expression", "value": {"type": "expression", "value": {
+            "op": "**", "left": hexstr(1), "right": hexstr(2)}}})])
     p.run("ingress", "bad")
     assert "unsupported expression op '**'" in refused(p.build())
+
+
+def test_expression_parameter_without_its_node_is_refused_as_bmv2_does():
+    """bmv2 reads an expression parameter's value as an expression node; the operator
+    object itself is refused ("Invalid 'type' in expression: ''")."""
+    p = ethernet_program()
+    p.action("bad", [], [{"op": "assign", "parameters": [field("ethernet", "src"), {
+        "type": "expression", "value": {"op": "+", "left": hexstr(1), "right": hexstr(2)}}]}])
+    p.run("ingress", "bad")
+    msg = refused(p.build())
+    assert "actions[" in msg and "(bad)" in msg and "Invalid 'type' in expression" in msg
+
+
+def test_clone_of_an_undefined_field_list_is_refused():
+    """bmv2 looks a clone's field list up when it clones, and aborts if it is missing."""
+    p = ethernet_program()
+    p.action("bad", [], [prim("clone_ingress_pkt_to_egress", hexstr(3), hexstr(0))])
+    p.run("ingress", "bad")
+    assert "field list 0 is not defined" in refused(p.build())
+
+
+def test_parser_set_from_a_stack_field_is_refused():
+    j = ethernet_program().build()
+    st = j["parsers"][0]["parse_states"][0]
+    st["parser_ops"].append({"op": "set", "parameters": [
+        field("ethernet", "src"), {"type": "stack_field", "value": ["s", "f"]}]})
+    assert "unsupported source type 'stack_field'" in refused(j)
 
 
 def test_failed_load_keeps_the_running_program():
@@ -94,3 +122,22 @@ def test_drop_primitive_param_is_optional():
     sw = Switch({1: "p1"})
     sw.load_program(p.build())
     assert sw.process(1, frame()) == []
+
+
+def test_verify_takes_expression_nodes_as_they_are():
+    """bmv2 reads a parser verify's parameters as expression nodes (not wrapped twice)."""
+    j = ethernet_program().build()
+    j["parsers"][0]["parse_states"][0]["parser_ops"].append({"op": "verify", "parameters": [
+        {"type": "expression", "value": {"op": "==", "left": field("ethernet", "ether_type"),
+                                         "right": hexstr(0x800)}},
+        hexstr(2)]})
+    Program(j)
+
+
+def test_a_node_where_bmv2_reads_an_operator_is_refused():
+    """verify(false, ...) as {"type": "expression", "value": {"type": "bool"}} made real
+    bmv2 crash at the first packet; a constant condition is the bool node itself."""
+    j = ethernet_program().build()
+    j["parsers"][0]["parse_states"][0]["parser_ops"].append({"op": "verify", "parameters": [
+        {"type": "expression", "value": {"type": "bool", "value": False}}, hexstr(2)]})
+    assert "an expression node's value must be an operator object" in refused(j)

@@ -1,0 +1,411 @@
+"""bmv2 back end, references and expressions: IR lvalues to bmv2 field/header
+references, IR expressions to bmv2 expression trees (primitive parameters,
+conditions), p4c's shapes (masks for wrap-around, b2d/d2b, header equality)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import ir
+from .bmv2_common import (
+    _Env,
+    _substitute,
+    _width,
+    expr_param,
+    hexstr,
+    mask,
+)
+from .errors import Location, Unsupported
+from .typecheck import (
+    ParamEntity,
+    VarEntity,
+)
+
+
+class ExpressionConverter:
+    """Mixin of Bmv2Backend: references and expressions."""
+
+    # ------------------------------------------------------------ references
+
+    def root_of(self, e: ir.Expr) -> Any:
+        while isinstance(e, (ir.Member, ir.Index, ir.Slice)):
+            e = e.expr
+        return e.ref if isinstance(e, ir.Name) else None
+
+    def param_role(self, p: ParamEntity) -> str:
+        t = ir.unwrap(p.type)
+        if isinstance(t, ir.StructLike):
+            if t.name == "standard_metadata_t":
+                return "standard_metadata"
+            if self.p.headers_type is not None and t.name == self.p.headers_type.name:
+                return "headers"
+            if self.p.metadata_type is not None and t.name == self.p.metadata_type.name:
+                return "metadata"
+        return "other"
+
+    def path(self, e: ir.Expr, env: _Env) -> tuple[str, Any]:
+        """Where an lvalue-like expression lives.
+
+        Returns ("header", name), ("field", [header, field]), ("stack", name),
+        ("union", name), ("scalar_struct", prefix), ("param", binding) or
+        ("expr", json) for stack elements with a run-time index.
+        """
+        if isinstance(e, ir.Name):
+            ref = e.ref
+            if isinstance(ref, ParamEntity):
+                if ref.owner in ("action", "function"):
+                    b = env.get(ref)
+                    if b is None:
+                        raise Unsupported(e.loc, f"{ref.name}: parameter is not bound here")
+                    if b[0] == "expr":
+                        return self.path(b[1], b[2])
+                    return ("param", b)
+                role = self.param_role(ref)
+                if role == "standard_metadata":
+                    return ("header", "standard_metadata")
+                if role == "headers":
+                    return ("struct", "")
+                if role == "metadata":
+                    return ("scalar_struct", "userMetadata")
+                raise Unsupported(e.loc, f"{ref.name}: parameter of type {ref.type} cannot be "
+                                  "accessed on bmv2")
+            if isinstance(ref, VarEntity):
+                t = ir.unwrap(ref.type)
+                if isinstance(t, ir.StructLike) and t.kind == "header":
+                    return ("header", ref.unique)
+                if isinstance(t, ir.StructLike):
+                    return ("scalar_struct", ref.unique)
+                if isinstance(t, ir.Stack):
+                    return ("stack", ref.unique)
+                return ("field", ["scalars", ref.unique])
+            raise Unsupported(e.loc, f"{e.name} cannot be used as a value here")
+        if isinstance(e, ir.Member):
+            kind, base = self.path(e.expr, env)
+            bt = ir.unwrap(e.expr.type)  # type: ignore[arg-type]
+            if kind == "struct":
+                name = f"{base}.{e.member}" if base else e.member
+                t = ir.unwrap(e.type)  # type: ignore[arg-type]
+                if isinstance(t, ir.Stack):
+                    return ("stack", name)
+                if isinstance(t, ir.StructLike) and t.kind == "header_union":
+                    return ("union", name)
+                if isinstance(t, ir.StructLike) and t.kind == "header":
+                    return ("header", name)
+                return ("struct", name)
+            if kind == "scalar_struct":
+                name = f"{base}.{e.member}"
+                t = ir.unwrap(e.type)  # type: ignore[arg-type]
+                if isinstance(t, ir.StructLike) and t.kind == "header":
+                    return ("header", name)
+                if isinstance(t, ir.StructLike):
+                    return ("scalar_struct", name)
+                if isinstance(t, ir.Stack):
+                    return ("stack", name)
+                return ("field", ["scalars", name])
+            if kind in ("header", "header_struct"):
+                hdr, prefix = (base, "") if kind == "header" else base
+                name = f"{prefix}_{e.member}" if prefix else e.member
+                if isinstance(ir.unwrap(e.type), ir.StructLike):  # type: ignore[arg-type]
+                    return ("header_struct", (hdr, name))
+                return ("field", [hdr, name])
+            if kind == "union":
+                return ("header", f"{base}.{e.member}")
+            if kind == "stack" and isinstance(bt, ir.Stack):
+                if e.member == "last":
+                    return ("stack_last", base)
+                if e.member == "next":
+                    return ("stack_next", base)
+            if kind == "stack_last":
+                return ("stack_field", [base, e.member])
+            if kind == "stack_expr":
+                raise Unsupported(e.loc, "fields of header stack elements with a run-time "
+                                  "index are not supported")
+            raise Unsupported(e.loc, f"cannot access .{e.member} here")
+        if isinstance(e, ir.Index):
+            kind, base = self.path(e.expr, env)
+            if kind != "stack":
+                raise Unsupported(e.loc, "only header stacks can be indexed")
+            if isinstance(e.index, ir.Lit):
+                return ("header", f"{base}[{e.index.value}]")
+            return ("stack_expr", (base, e.index))
+        raise Unsupported(getattr(e, "loc", None), "expected a field or header reference")
+
+    def header_name(self, e: ir.Expr, env: _Env) -> str:
+        kind, v = self.path(e, env)
+        if kind != "header":
+            raise Unsupported(e.loc, "expected a header")  # type: ignore[attr-defined]
+        return v
+
+    # ------------------------------------------------------------ expressions
+
+    def is_bool(self, e: ir.Expr) -> bool:
+        return isinstance(e.type, ir.Bool)
+
+    @staticmethod
+    def through_params(e: ir.Expr, env: _Env) -> tuple[ir.Expr, _Env]:
+        """Follow action parameters bound to the caller's argument expressions."""
+        while isinstance(e, ir.Name) and isinstance(e.ref, ParamEntity):
+            b = env.get(e.ref)
+            if b is None or b[0] != "expr":
+                break
+            e, env = b[1], b[2]
+        return e, env
+
+    def leaf(self, e: ir.Expr, env: _Env, top: bool) -> dict[str, Any] | None:
+        """A non-expression operand, or None if `e` needs an expression tree."""
+        e, env = self.through_params(e, env)
+        if isinstance(e, ir.Lit):
+            return {"type": "hexstr", "value": hexstr(e.value, _width(e.type)
+                                                      if not isinstance(e.type, ir.InfInt)
+                                                      else None)}
+        if isinstance(e, ir.BoolLit):
+            return {"type": "bool", "value": e.value}
+        if isinstance(e, ir.ErrorMember):
+            return {"type": "hexstr", "value": hexstr(self.errors[e.name], 32)}
+        if isinstance(e, ir.Member) and isinstance(e.expr, ir.TypeName):
+            t = e.type
+            assert isinstance(t, ir.Enum)
+            idx = t.members.index(e.member)
+            v = t.values[idx] if t.underlying is not None else idx
+            return {"type": "hexstr", "value": hexstr(v, _width(t))}
+        if isinstance(e, (ir.Name, ir.Member, ir.Index)):
+            if isinstance(e, ir.Member) and isinstance(ir.unwrap(e.expr.type), ir.Stack) \
+                    and e.member in ("size", "lastIndex"):
+                return None
+            kind, v = self.path(e, env)
+            if kind == "field":
+                return {"type": "field", "value": v}
+            if kind == "stack_field":
+                return {"type": "stack_field", "value": v}
+            if kind == "param":
+                b = v
+                if b[0] == "runtime":
+                    return {"type": "runtime_data" if top else "local", "value": b[1]}
+                if b[0] == "json":
+                    return b[1]
+            if kind == "header":
+                return {"type": "header", "value": v}
+            if kind == "stack":
+                return {"type": "header_stack", "value": v}
+            return None
+        return None
+
+    def operand(self, e: ir.Expr, env: _Env) -> dict[str, Any]:
+        """An expression operand in data (non-boolean) context, as a primitive parameter."""
+        e, env = self.through_params(e, env)
+        leaf = self.leaf(e, env, True)
+        if leaf is not None and leaf["type"] != "bool":
+            return leaf
+        return expr_param(self.data_expr(e, env))
+
+    def data_expr(self, e: ir.Expr, env: _Env) -> dict[str, Any]:
+        """An expression tree producing data (bools converted with b2d)."""
+        if self.is_bool(e):
+            return {"op": "b2d", "left": None, "right": self.bool_tree(e, env)}
+        return self.unwrap_tree(self.tree(e, env), _width(e.type))
+
+    @staticmethod
+    def unwrap_tree(t: dict[str, Any], width: int = 32) -> dict[str, Any]:
+        """The `value` of an {"type": "expression"}; a bare operand is masked to its width
+        so that it still reads as an expression node."""
+        if t.get("type") == "expression":
+            return t["value"]
+        return {"op": "&", "left": t, "right": {"type": "hexstr",
+                                                "value": hexstr(mask(width), width)}}
+
+    def cond_expr(self, e: ir.Expr, env: _Env) -> dict[str, Any]:
+        """A boolean condition, wrapped as a top-level {"type": "expression"}."""
+        t = self.bool_tree(e, env)
+        if t.get("type") == "field":
+            return {"type": "expression", "value": {"op": "d2b", "left": None, "right": t}}
+        # Any other node as it is ({"type": "bool"} for a constant): bmv2 reads an
+        # "expression" node's value as an operator, and crashed on a node there.
+        return t
+
+    def bool_tree(self, e: ir.Expr, env: _Env) -> dict[str, Any]:
+        """Boolean-valued tree node (d2b applied to 1-bit data)."""
+        t = self.tree(e, env)
+        if t.get("type") == "field":
+            return {"type": "expression", "value": {"op": "d2b", "left": None, "right": t}}
+        return t
+
+    def wrap_arith(self, node: dict[str, Any], t: ir.Type | None) -> dict[str, Any]:
+        ut = ir.unwrap(t) if t is not None else None
+        if isinstance(ut, ir.Bits):
+            if ut.signed:
+                return {"type": "expression", "value": {
+                    "op": "two_comp_mod", "left": node,
+                    "right": {"type": "hexstr", "value": hexstr(ut.bits)}}}
+            return {"type": "expression", "value": {
+                "op": "&", "left": node,
+                "right": {"type": "hexstr", "value": hexstr(mask(ut.bits), ut.bits)}}}
+        return node
+
+    def tree(self, e: ir.Expr, env: _Env) -> dict[str, Any]:
+        """Any expression as a node inside a bmv2 expression tree."""
+        e, env = self.through_params(e, env)
+        leaf = self.leaf(e, env, False)
+        if leaf is not None:
+            if leaf["type"] == "field" and self.is_bool(e):
+                return {"type": "expression", "value": {"op": "d2b", "left": None,
+                                                        "right": leaf}}
+            return leaf
+        X = self.tree
+
+        def ex(op: str, left: Any, right: Any) -> dict[str, Any]:
+            return {"type": "expression", "value": {"op": op, "left": left, "right": right}}
+
+        if isinstance(e, ir.Unary):
+            if e.op == "!":
+                return ex("not", None, self.bool_tree(e.expr, env))
+            if e.op == "~":
+                return self.wrap_arith(ex("~", None, X(e.expr, env)), e.type)
+            if e.op == "-":
+                zero = {"type": "hexstr", "value": hexstr(0, _width(e.type))}
+                return self.wrap_arith(ex("-", zero, X(e.expr, env)), e.type)
+        if isinstance(e, ir.Binary):
+            op = e.op
+            if op in ("&&", "||"):
+                return ex("and" if op == "&&" else "or", self.bool_tree(e.left, env),
+                          self.bool_tree(e.right, env))
+            if op in ("==", "!=") and isinstance(ir.unwrap(e.left.type), (ir.StructLike,
+                                                                          ir.Stack)):
+                eq = self.aggregate_eq(e.left, e.right, env, e.loc)
+                return eq if op == "==" else ex("not", None, eq)
+            if op in ("==", "!="):
+                if self.is_bool(e.left):
+                    return ex(op, self.bool_tree(e.left, env), self.bool_tree(e.right, env))
+                return ex(op, X(e.left, env), X(e.right, env))
+            if op in ("<", ">", "<=", ">="):
+                return ex(op, X(e.left, env), X(e.right, env))
+            if op in ("&", "|", "^"):
+                return ex(op, X(e.left, env), X(e.right, env))
+            if op == "-" and isinstance(e.right, ir.Lit) and isinstance(e.type, ir.Bits) \
+                    and not e.type.signed:
+                # p4c rewrites `a - c` as `a + (2^W - c)` before masking.
+                neg = (-e.right.value) & mask(e.type.bits)
+                return self.wrap_arith(ex("+", X(e.left, env),
+                                          {"type": "hexstr",
+                                           "value": hexstr(neg, e.type.bits)}), e.type)
+            if op in ("+", "-", "*", "<<"):
+                return self.wrap_arith(ex(op, X(e.left, env), X(e.right, env)), e.type)
+            if op in (">>", "/", "%"):
+                return ex(op, X(e.left, env), X(e.right, env))
+            if op in ("|+|", "|-|"):
+                t = ir.unwrap(e.type)  # type: ignore[arg-type]
+                assert isinstance(t, ir.Bits)
+                inner = ex("+" if op == "|+|" else "-", X(e.left, env), X(e.right, env))
+                return ex("sat_cast" if t.signed else "usat_cast", inner,
+                          {"type": "hexstr", "value": hexstr(t.bits)})
+            if op == "++":
+                rw = _width(e.right.type)
+                shifted = ex("<<", X(e.left, env), {"type": "hexstr", "value": hexstr(rw)})
+                right = X(e.right, env)
+                rt = ir.unwrap(e.right.type)  # type: ignore[arg-type]
+                if isinstance(rt, ir.Bits) and rt.signed:
+                    # bmv2 holds a signed field's value as a negative number: only its
+                    # own bits go into the concatenation
+                    right = ex("&", right, {"type": "hexstr", "value": hexstr(mask(rw), rw)})
+                return self.wrap_arith(ex("|", shifted, right), e.type)
+        if isinstance(e, ir.Cast):
+            src = ir.unwrap(e.expr.type)  # type: ignore[arg-type]
+            dst = ir.unwrap(e.type)  # type: ignore[arg-type]
+            if isinstance(dst, ir.Bool):
+                return ex("d2b", None, X(e.expr, env))
+            if isinstance(src, ir.Bool):
+                return ex("b2d", None, self.bool_tree(e.expr, env))
+            if isinstance(dst, ir.Bits):
+                inner = X(e.expr, env)
+                if dst.signed or (isinstance(src, ir.Bits) and src.signed):
+                    return ex("two_comp_mod", inner, {"type": "hexstr", "value": hexstr(dst.bits)})
+                return ex("&", inner, {"type": "hexstr", "value": hexstr(mask(dst.bits),
+                                                                         dst.bits)})
+            return X(e.expr, env)
+        if isinstance(e, ir.Slice):
+            lo = e.lo.value  # type: ignore[attr-defined]
+            w = _width(e.type)
+            inner = X(e.expr, env)
+            if lo:
+                inner = ex(">>", inner, {"type": "hexstr", "value": hexstr(lo)})
+            return ex("&", inner, {"type": "hexstr", "value": hexstr(mask(w), w)})
+        if isinstance(e, ir.Mux):
+            return {"type": "expression", "value": {
+                "op": "?", "left": X(e.then, env), "right": X(e.other, env),
+                "cond": self.bool_tree(e.cond, env)}}
+        if isinstance(e, ir.Call):
+            tgt = e.target
+            if tgt and tgt[0] == "builtin" and tgt[1] == "isValid":
+                callee = e.callee
+                assert isinstance(callee, ir.Member)
+                kind, v = self.path(callee.expr, env)
+                if kind == "union":
+                    return ex("valid_union", None, {"type": "header_union", "value": v})
+                if kind != "header":
+                    raise Unsupported(e.loc, "isValid() of this expression is not supported")
+                return ex("d2b", None, {"type": "field", "value": [v, "$valid$"]})
+            if tgt and tgt[0] == "function":
+                return X(self.inline_function(e, env), env)
+            raise Unsupported(e.loc, "this call cannot be used inside an expression on bmv2; "
+                              "assign its result to a variable first")
+        if isinstance(e, ir.Member) and isinstance(ir.unwrap(e.expr.type), ir.Stack):
+            kind, v = self.path(e.expr, env)
+            st = ir.unwrap(e.expr.type)
+            assert isinstance(st, ir.Stack)
+            if e.member == "size":
+                return {"type": "hexstr", "value": hexstr(st.size, 32)}
+            if e.member == "lastIndex":
+                return ex("-", ex("last_stack_index", None, {"type": "header_stack",
+                                                              "value": v}),
+                          {"type": "hexstr", "value": "0x0"})
+        raise Unsupported(getattr(e, "loc", None), f"expression {type(e).__name__} is not "
+                          "supported on bmv2")
+
+    def aggregate_eq(self, left: ir.Expr, right: ir.Expr, env: _Env, loc: Location
+                     ) -> dict[str, Any]:
+        """P4 equality of two headers, unions or stacks as a boolean tree bmv2 evaluates:
+        bmv2's own header `==` holds only when both are valid, so two invalid headers
+        are equal by their valid bits; stacks element by element; unions when the same
+        member is valid and equal, or none is."""
+        def ex(op: str, a: Any, b: Any) -> dict[str, Any]:
+            return {"type": "expression", "value": {"op": op, "left": a, "right": b}}
+
+        def invalid(h: str) -> dict[str, Any]:
+            return ex("not", None, ex("d2b", None, {"type": "field", "value": [h, "$valid$"]}))
+
+        def header_eq(a: str, b: str) -> dict[str, Any]:
+            return ex("or", ex("==", {"type": "header", "value": a},
+                               {"type": "header", "value": b}),
+                      ex("and", invalid(a), invalid(b)))
+
+        def all_of(nodes: list[dict[str, Any]]) -> dict[str, Any]:
+            out = nodes[0]
+            for n in nodes[1:]:
+                out = ex("and", out, n)
+            return out
+
+        (ka, a), (kb, b) = self.path(left, env), self.path(right, env)
+        t = ir.unwrap(left.type)  # type: ignore[arg-type]
+        if ka == kb == "header":
+            return header_eq(a, b)
+        if ka == kb == "stack" and isinstance(t, ir.Stack):
+            return all_of([header_eq(f"{a}[{i}]", f"{b}[{i}]") for i in range(t.size)])
+        if ka == kb == "union" and isinstance(t, ir.StructLike) and t.fields:
+            members = [f.name for f in t.fields]
+            same = [ex("==", {"type": "header", "value": f"{a}.{m}"},
+                       {"type": "header", "value": f"{b}.{m}"}) for m in members]
+            none = all_of([invalid(f"{x}.{m}") for x in (a, b) for m in members])
+            out = none
+            for n in same:
+                out = ex("or", n, out)
+            return out
+        raise Unsupported(loc, "comparing these values is not supported on bmv2 (only "
+                          "headers, header unions and header stacks as a whole)")
+
+    def inline_function(self, call: ir.Call, env: _Env) -> ir.Expr:
+        _, name, body, proto = call.target
+        stmts = [s for s in body.stmts if not isinstance(s, ir.Empty)]
+        if len(stmts) != 1 or not isinstance(stmts[0], ir.Return) or stmts[0].value is None:
+            raise Unsupported(call.loc, f"{name}: only functions whose body is a single "
+                              "`return expression;` are supported")
+        subst = {p.name: a.value for p, a in zip(proto.params, call.args, strict=True)}
+        return _substitute(stmts[0].value, subst)

@@ -1,0 +1,284 @@
+"""bmv2 back end, v1model externs: checksum controls and hash calculations, extern
+instances (counters, meters, registers, action profiles), extern function calls as
+primitives (clone, resubmit, recirculate, digest, hash, random, log_msg...), and the
+field and learn lists they name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import ir
+from .bmv2_common import (
+    HASH_ALGOS,
+    _const,
+    _Env,
+    _source_info,
+    _width,
+    hexstr,
+)
+from .errors import CompileError, Location, Unsupported
+from .typecheck import (
+    TableEntity,
+    TypedBlock,
+)
+
+
+class ExternConverter:
+    """Mixin of Bmv2Backend: externs."""
+
+    def convert_checksums(self, b: TypedBlock, verify: bool) -> None:
+        env = _Env()
+
+        def walk(s: ir.Stmt, cond: ir.Expr | None) -> None:
+            if isinstance(s, ir.Block):
+                for x in s.stmts:
+                    walk(x, cond)
+            elif isinstance(s, ir.Empty):
+                return
+            elif isinstance(s, ir.CallStmt) and s.call.target[0] == "extern_function" and \
+                    s.call.target[1] in ("verify_checksum", "update_checksum",
+                                         "verify_checksum_with_payload",
+                                         "update_checksum_with_payload"):
+                self.checksum(s.call, env, verify, cond)
+            else:
+                raise Unsupported(getattr(s, "loc", None), "only verify_checksum/"
+                                  "update_checksum calls are supported in checksum controls")
+
+        assert b.body is not None
+        walk(b.body, None)
+
+    def checksum(self, call: ir.Call, env: _Env, verify: bool, cond: ir.Expr | None) -> None:
+        name = call.target[1]
+        c, data, target, algo = (a.value for a in call.args)
+        assert c is not None and data is not None and target is not None and algo is not None
+        inputs = self.field_list_elements(data, env, with_constants=True)
+        if name.endswith("_with_payload"):
+            inputs.append({"type": "payload", "value": None})
+        calc = self.add_calculation(self.algo_name(algo), inputs, call.loc)
+        kind, v = self.path(target, env)
+        if kind != "field":
+            raise Unsupported(call.loc, "the checksum must be a header field")
+        entry: dict[str, Any] = {"name": self.unique_name("cksum"), "id": len(self.checksums)}
+        if (si := _source_info(call.loc)):
+            entry["source_info"] = si
+        entry.update({"target": v, "type": "generic", "calculation": calc,
+                      "verify": name.startswith("verify"),
+                      "update": name.startswith("update"),
+                      "if_cond": None if isinstance(c, ir.BoolLit) and c.value
+                      else self.cond_expr(c, env)})
+        self.checksums.append(entry)
+
+    def algo_name(self, e: ir.Expr) -> str:
+        if isinstance(e, ir.Member) and isinstance(e.type, ir.Enum) and \
+                e.type.name == "HashAlgorithm":
+            return HASH_ALGOS[e.member]
+        raise Unsupported(getattr(e, "loc", None), "the hash algorithm must be a "
+                          "HashAlgorithm constant")
+
+    def add_calculation(self, algo: str, inputs: list[dict[str, Any]], loc: Location) -> str:
+        name = self.unique_name("calc")
+        calc: dict[str, Any] = {"name": name, "id": len(self.calculations)}
+        if (si := _source_info(loc)):
+            calc["source_info"] = si
+        calc.update({"algo": algo, "input": inputs})
+        self.calculations.append(calc)
+        return name
+
+    def field_list_elements(self, data: ir.Expr, env: _Env, with_constants: bool
+                            ) -> list[dict[str, Any]]:
+        items: list[ir.Expr]
+        if isinstance(data, ir.ListExpr):
+            items = list(data.items)
+        elif isinstance(data, ir.StructExpr):
+            items = [x for _, x in data.fields]
+        else:
+            items = [data]
+        out: list[dict[str, Any]] = []
+        for x in items:
+            t = ir.unwrap(x.type)  # type: ignore[arg-type]
+            if isinstance(t, ir.StructLike):
+                for f in t.fields:
+                    out.extend(self.field_list_elements(
+                        ir.Member(x, f.name, x.loc, f.type), env, with_constants))  # type: ignore
+                continue
+            leaf = self.leaf(x, env, True)
+            if leaf is not None and leaf["type"] == "field":
+                out.append(leaf)
+            elif isinstance(x, ir.Lit) and with_constants:
+                out.append({"type": "hexstr", "value": hexstr(x.value, _width(x.type)),
+                            "bitwidth": _width(x.type)})
+            else:
+                out.append({"type": "expression", "value": self.data_expr(x, env)})
+        return out
+
+    # ------------------------------------------------------------ extern instances
+
+    def convert_instances(self) -> None:
+        bindings: dict[str, TableEntity] = {}
+        for b in self.p.blocks.values():
+            for t in b.tables:
+                for inst in (t.counters, t.meters):
+                    if inst is not None:
+                        bindings[inst.qualified] = t
+        for q, inst in self.instances.items():
+            kind = inst.type.name
+            si = _source_info(inst.decl.loc, inst.name)
+            extra = {"source_info": si} if si else {}
+            if kind == "counter":
+                self.counter_arrays.append({"name": q, "id": len(self.counter_arrays), **extra,
+                                            "size": inst.args[0], "is_direct": False})
+            elif kind == "direct_counter":
+                t = bindings.get(q)
+                if t is None:
+                    self.diags.warn(inst.decl.loc, f"{q}: direct counter not used by any table")
+                    continue
+                self.counter_arrays.append({"name": q, "id": len(self.counter_arrays), **extra,
+                                            "is_direct": True, "binding": t.qualified})
+            elif kind == "register":
+                w = _width(inst.type.type_args[0]) if inst.type.type_args else 32
+                self.register_arrays.append({"name": q, "id": len(self.register_arrays),
+                                             **extra, "size": inst.args[0], "bitwidth": w})
+            elif kind == "meter":
+                self.meter_arrays.append({"name": q, "id": len(self.meter_arrays), **extra,
+                                          "is_direct": False, "size": inst.args[0],
+                                          "rate_count": 2, "type": inst.args[1]})
+            elif kind == "direct_meter":
+                t = bindings.get(q)
+                if t is None:
+                    self.diags.warn(inst.decl.loc, f"{q}: direct meter not used by any table")
+                    continue
+                target = self.direct_meter_targets.get(q)
+                if target is None:
+                    raise CompileError(inst.decl.loc, f"{q}: direct meter is never read() "
+                                       "in an action of its table")
+                self.meter_arrays.append({"name": q, "id": len(self.meter_arrays), **extra,
+                                          "is_direct": True, "size": t.size or 1024,
+                                          "rate_count": 2, "type": inst.args[0],
+                                          "binding": t.qualified, "result_target": target})
+
+    def extern_function(self, name: str, call: ir.Call, args: list[ir.Expr | None], env: _Env,
+                        prims: list[dict[str, Any]]) -> None:
+        loc = call.loc
+        op = self.operand
+        if name == "mark_to_drop":
+            if args:
+                prims.append(self.prim("mark_to_drop", [
+                    {"type": "header", "value": "standard_metadata"}], loc))
+            else:
+                prims.append(self.prim("drop", [], loc))
+        elif name == "hash":
+            result, algo, base, data, mx = args
+            assert result and algo and base and data and mx
+            calc = self.add_calculation(self.algo_name(algo),
+                                        self.field_list_elements(data, env, True), loc)
+            prims.append(self.prim("modify_field_with_hash_based_offset", [
+                self.lvalue_param(result, env), op(base, env),
+                {"type": "calculation", "value": calc}, op(mx, env)], loc))
+        elif name == "random":
+            result, lo, hi = args
+            assert result and lo and hi
+            prims.append(self.prim("modify_field_rng_uniform", [
+                self.lvalue_param(result, env), op(lo, env), op(hi, env)], loc))
+        elif name == "digest":
+            receiver, data = args
+            assert receiver and data
+            lid = self.add_learn_list(data, env)
+            prims.append(self.prim("generate_digest", [op(receiver, env),
+                                                       {"type": "hexstr",
+                                                        "value": hexstr(lid)}], loc))
+        elif name in ("clone", "clone3", "clone_preserving_field_list"):
+            ctype, session = args[0], args[1]
+            assert isinstance(ctype, ir.Member) and session is not None
+            if name == "clone":  # no metadata preserved: an empty list, as p4c emits
+                fl = self.field_list_ids.get("empty") or \
+                    self.new_field_list("empty", "empty", [])
+            elif name == "clone3":
+                fl = self.add_field_list_from(args[2], env)  # type: ignore[arg-type]
+            elif name == "clone_preserving_field_list":
+                fl = self.field_list_by_index(args[2], loc)  # type: ignore[arg-type]
+            prim = "clone_ingress_pkt_to_egress" if ctype.member == "I2E" \
+                else "clone_egress_pkt_to_egress"
+            prims.append(self.prim(prim, [op(session, env),
+                                          {"type": "hexstr", "value": hexstr(fl)}], loc))
+        elif name in ("resubmit", "recirculate", "resubmit_preserving_field_list",
+                      "recirculate_preserving_field_list"):
+            if name.endswith("_preserving_field_list"):
+                fl = self.field_list_by_index(args[0], loc)  # type: ignore[arg-type]
+            else:
+                fl = self.add_field_list_from(args[0], env)  # type: ignore[arg-type]
+            prims.append(self.prim(name.split("_")[0], [{"type": "hexstr",
+                                                         "value": hexstr(fl)}], loc))
+        elif name == "truncate":
+            prims.append(self.prim("truncate", [op(args[0], env)], loc))  # type: ignore
+        elif name in ("assert", "assume"):
+            # a primitive parameter: the condition's node inside an expression parameter
+            prims.append(self.prim(name, [{"type": "expression", "value": self.cond_expr(
+                args[0], env)}], loc))  # type: ignore[arg-type]
+        elif name == "log_msg":
+            msg = args[0]
+            assert isinstance(msg, ir.StrLit)
+            values: list[dict[str, Any]] = []
+            if len(args) > 1:
+                data = args[1]
+                assert data is not None
+                items = list(data.items) if isinstance(data, ir.ListExpr) else \
+                    [x for _, x in data.fields] if isinstance(data, ir.StructExpr) else [data]
+                values = [op(x, env) for x in items]
+            prims.append(self.prim("log_msg", [{"type": "string", "value": msg.value},
+                                               {"type": "parameters_vector",
+                                                "value": values}], loc))
+        elif name in ("verify_checksum", "update_checksum", "verify_checksum_with_payload",
+                      "update_checksum_with_payload"):
+            raise Unsupported(loc, f"{name} may only be called in the checksum controls")
+        elif name == "verify":
+            raise Unsupported(loc, "verify() may only be called in a parser")
+        else:
+            raise Unsupported(loc, f"extern function {name} is not supported on bmv2")
+
+    def field_list_by_index(self, idx: ir.Expr, loc: Location) -> int:
+        """clone/resubmit/recirculate_preserving_field_list(N): the metadata fields
+        annotated @field_list(N)."""
+        n = _const(idx, loc)
+        if ("index", n) in self.field_list_ids:
+            return self.field_list_ids[("index", n)]
+        elements = []
+        mt = self.p.metadata_type
+        for f in mt.fields if mt else ():
+            ann = ir.annotation(f.annotations, "field_list")
+            if ann and n in [self.annotation_int(a) for a in ann.args]:
+                elements.append({"type": "field", "value": ["scalars", f"userMetadata.{f.name}"]})
+        return self.new_field_list(("index", n), f"field_list{n}", elements)
+
+    def new_field_list(self, key: Any, name: str, elements: list[dict[str, Any]]) -> int:
+        """A field list's JSON id: from 1 up, since bmv2 reads a resubmit/recirculate
+        field list id of 0 as "not requested", and looks every clone's id up (an id with
+        no list aborts it)."""
+        n = len(self.field_lists) + 1
+        self.field_lists.append({"id": n, "name": name, "elements": elements})
+        if key is not None:
+            self.field_list_ids[key] = n
+        return n
+
+    def annotation_int(self, a: Any) -> int | None:
+        """An annotation argument as a number (literal or global constant)."""
+        if isinstance(a, ir.Lit):
+            return a.value
+        if isinstance(a, ir.Name):
+            return self.p.constants.get(a.name)
+        return None
+
+    def add_field_list_from(self, data: ir.Expr, env: _Env) -> int:
+        elements = self.field_list_elements(data, env, with_constants=False)
+        return self.new_field_list(None, f"fl_{len(self.field_lists) + 1}", elements)
+
+    def add_learn_list(self, data: ir.Expr, env: _Env) -> int:
+        t = ir.unwrap(data.type)  # type: ignore[arg-type]
+        name = t.name if isinstance(t, ir.StructLike) and t.name else \
+            f"digest_{len(self.learn_lists)}"
+        for ll in self.learn_lists:
+            if ll["name"] == name:
+                return ll["id"]
+        lid = len(self.learn_lists) + 1
+        elements = self.field_list_elements(data, env, with_constants=False)
+        self.learn_lists.append({"id": lid, "name": name, "elements": elements})
+        return lid

@@ -1,0 +1,225 @@
+"""bmv2 back end, parsers: parser states, their operations (extract, set, verify,
+primitives) and transitions (select keys, value sets, masks)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import ir
+from .bmv2_common import (
+    _const,
+    _Env,
+    _lookahead_slice,
+    _range_to_masks,
+    _source_info,
+    _split_parser_ifs,
+    _width,
+    expr_param,
+    hexstr,
+    mask,
+)
+from .errors import Location, Unsupported
+from .typecheck import (
+    TypedBlock,
+    ValueSetEntity,
+    VarEntity,
+)
+
+
+class ParserConverter:
+    """Mixin of Bmv2Backend: the parser."""
+
+    # ------------------------------------------------------------ parser
+
+    def convert_parser(self, b: TypedBlock) -> dict[str, Any]:
+        self.block = b
+        states = []
+        for i, s in enumerate(_split_parser_ifs(b.states)):
+            ops: list[dict[str, Any]] = []
+            for st in s.stmts:
+                self.parser_stmt(st, ops)
+            key, transitions = self.parser_transition(s, ops)
+            states.append({"name": s.name, "id": i, "parser_ops": ops,
+                           "transitions": transitions, "transition_key": key,
+                           **({"source_info": si} if (si := _source_info(s.loc, s.name)) else {})})
+        for vs in b.value_sets:
+            self.parse_vsets.append({"name": vs.qualified, "id": len(self.parse_vsets),
+                                     "compressed_bitwidth": _width(vs.type)})
+        self.block = None
+        return {"name": "parser", "id": 0, "init_state": "start", "parse_states": states}
+
+    def parser_stmt(self, s: ir.Stmt, ops: list[dict[str, Any]]) -> None:
+        env = _Env()
+        if isinstance(s, ir.Block):
+            for x in s.stmts:
+                self.parser_stmt(x, ops)
+            return
+        if isinstance(s, (ir.Empty,)):
+            return
+        if isinstance(s, ir.VarDecl):
+            if s.init is not None:
+                ref = VarEntity(s.name, s.type, s.name)  # type: ignore[arg-type]
+                lhs = ir.Name(s.name, s.loc, s.type, ref)
+                self.parser_stmt(ir.Assign(lhs, s.init, s.loc), ops)
+            return
+        if isinstance(s, ir.Assign):
+            rhs = s.rhs
+            look = _lookahead_slice(rhs)
+            if look is not None and not isinstance(ir.unwrap(rhs.type), ir.StructLike):
+                ops.append({"op": "set", "parameters": [
+                    self.lvalue_param(s.lhs, env),
+                    {"type": "lookahead", "value": list(look)}]})
+                return
+            if isinstance(ir.unwrap(s.lhs.type), ir.StructLike):  # type: ignore[arg-type]
+                prims: list[dict[str, Any]] = []
+                self.assign(s, env, prims)
+                ops.extend({"op": "primitive", "parameters": [p]} for p in prims)
+                return
+            src = self.operand(rhs, env)
+            if src["type"] not in ("field", "hexstr", "lookahead", "expression"):
+                # bmv2's parser `set` reads only these sources; others go through an
+                # expression node (e.g. a stack's `.last` field).
+                src = {"type": "expression", "value": src}
+            ops.append({"op": "set", "parameters": [self.lvalue_param(s.lhs, env), src]})
+            return
+        if isinstance(s, ir.CallStmt):
+            call = s.call
+            tgt = call.target
+            if tgt[0] == "method" and tgt[1] == "packet_in":
+                m = tgt[2]
+                if m == "extract":
+                    arg = call.args[0].value
+                    assert arg is not None
+                    kind, v = self.path(arg, env)
+                    if kind == "stack_next":
+                        p = {"type": "stack", "value": v}
+                    elif kind == "header":
+                        p = {"type": "regular", "value": v}
+                    else:
+                        raise Unsupported(call.loc, "extract needs a header or stack.next")
+                    if len(call.args) == 2:
+                        ln = call.args[1].value
+                        assert ln is not None
+                        ops.append({"op": "extract_VL", "parameters": [
+                            p, expr_param(self.data_expr(ln, env))]})
+                    else:
+                        ops.append({"op": "extract", "parameters": [p]})
+                    return
+                if m == "advance":
+                    n = call.args[0].value
+                    assert n is not None
+                    ops.append({"op": "advance", "parameters": [self.operand(n, env)]})
+                    return
+                if m == "lookahead":
+                    return
+            if tgt[0] == "extern_function" and tgt[1] == "verify":
+                cond, err = (a.value for a in call.args)
+                ops.append({"op": "verify", "parameters": [
+                    self.cond_expr(cond, env), self.operand(err, env)]})  # type: ignore[arg-type]
+                return
+            prims = []
+            self.call_primitive(call, env, prims)
+            ops.extend({"op": "primitive", "parameters": [p]} for p in prims)
+            return
+        raise Unsupported(getattr(s, "loc", None), f"{type(s).__name__} statements in parser "
+                          "states are not supported on bmv2")
+
+    def parser_transition(self, s: ir.ParserState, ops: list[dict[str, Any]]
+                          ) -> tuple[list[Any], list[dict[str, Any]]]:
+        t = s.transition
+        env = _Env()
+
+        def nxt(name: str) -> str | None:
+            if name == "accept":
+                return None
+            if name == "reject":
+                return self.reject_state_name()
+            return name
+
+        if t is None:
+            return [], [{"type": "default", "value": None, "mask": None, "next_state": None}]
+        if t.state is not None:
+            return [], [{"type": "default", "value": None, "mask": None,
+                         "next_state": nxt(t.state)}]
+        key: list[Any] = []
+        widths: list[int] = []
+        for k in t.select:
+            widths.append(_width(k.type))
+            look = _lookahead_slice(k)
+            if look is not None:
+                key.append({"type": "lookahead", "value": list(look)})
+                continue
+            leaf = self.leaf(k, env, True)
+            if leaf is not None and leaf["type"] in ("field", "stack_field"):
+                key.append(leaf)
+                continue
+            tmp = self.temp(k.type if not isinstance(k.type, ir.Bool) else ir.Bits(1))
+            ops.append({"op": "set", "parameters": [{"type": "field", "value": tmp},
+                                                    self.operand(k, env)]})
+            key.append({"type": "field", "value": tmp})
+        transitions = []
+        # No default: bmv2 itself ends parsing with error.NoMatch when nothing matches.
+        for c in t.cases:
+            if all(isinstance(k, ir.DefaultKey) for k in c.keys):
+                transitions.append({"type": "default", "value": None, "mask": None,
+                                    "next_state": nxt(c.state)})
+                break
+            vs = [k for k in c.keys if isinstance(k, ir.Name) and isinstance(k.ref,
+                                                                            ValueSetEntity)]
+            if vs:
+                if len(c.keys) != 1:
+                    raise Unsupported(c.loc, "value sets in a select with several keys are "
+                                      "not supported")
+                transitions.append({"type": "parse_vset", "value": vs[0].ref.qualified,
+                                    "mask": None, "next_state": nxt(c.state)})
+                continue
+            for value, msk in self.expand_keyset(c.keys, widths, c.loc):
+                transitions.append({"type": "hexstr", "value": value, "mask": msk,
+                                    "next_state": nxt(c.state)})
+        return key, transitions
+
+    def reject_state_name(self) -> str | None:
+        """bmv2 has no reject state; v1model continues to ingress with the parser error
+        set. Model reject as a state that fails `verify(false, error.NoMatch)`."""
+        name = "reject"
+        if not hasattr(self, "_reject_states"):
+            self._reject_states: dict[str, dict[str, Any]] = {}
+        if name not in self._reject_states:
+            code = self.errors.get("NoMatch", 0)
+            self._reject_states[name] = {
+                "name": name, "id": -1, "parser_ops": [{"op": "verify", "parameters": [
+                    {"type": "bool", "value": False},
+                    {"type": "hexstr", "value": hexstr(code, 32)}]}],
+                "transitions": [{"type": "default", "value": None, "mask": None,
+                                 "next_state": None}],
+                "transition_key": []}
+        return name
+
+    def expand_keyset(self, keys: tuple[ir.Expr, ...], widths: list[int], loc: Location
+                      ) -> list[tuple[str, str | None]]:
+        """Select case values as p4c writes them: byte-padded fields concatenated."""
+        alternatives: list[list[tuple[int, int]]] = [[]]
+        masked = False
+        for k, w in zip(keys, widths, strict=True):
+            full = mask(w)
+            if isinstance(k, ir.DefaultKey):
+                opts = [(0, 0)]
+                masked = True
+            elif isinstance(k, ir.MaskKey):
+                v, m = _const(k.value, loc), _const(k.mask, loc)
+                opts = [(v & m, m)]
+                masked = True
+            elif isinstance(k, ir.RangeKey):
+                opts = _range_to_masks(_const(k.lo, loc), _const(k.hi, loc), w)
+                masked = True
+            else:
+                opts = [(_const(k, loc) & full, full)]
+            alternatives = [a + [o] for a in alternatives for o in opts]
+        out = []
+        for alt in alternatives:
+            value = "0x" + "".join(format(v, f"0{((w + 7) // 8) * 2}x")
+                                   for (v, _), w in zip(alt, widths, strict=True))
+            msk = "0x" + "".join(format(m, f"0{((w + 7) // 8) * 2}x")
+                                 for (_, m), w in zip(alt, widths, strict=True))
+            out.append((value, msk if masked else None))
+        return out

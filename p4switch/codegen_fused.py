@@ -1,0 +1,189 @@
+"""The switch's program generator, the fused per-packet function: parse, ingress,
+egress and deparse inlined into one function on local variables where possible."""
+
+from __future__ import annotations
+
+from p4switch.program_common import (
+    _LOCAL_RE,
+    _MAT_RE,
+    _S_RE,
+    _SLOT_RE,
+    DROP_PORT,
+    PAYLOAD,
+    PKT,
+    SPECIAL,
+    _indent,
+)
+
+
+class FusedCodegen:
+    """Mixin of Program (p4switch/program.py)."""
+
+    # -- the fused per-packet function --------------------------------------------------
+    def _function_body(self, name: str) -> list[str] | None:
+        """The body lines (one indentation level removed) of a generated function."""
+        lines = self.source.split("\n")
+        head = f"def {name}("
+        for i, ln in enumerate(lines):
+            if ln.startswith(head):
+                body = []
+                for b in lines[i + 1:]:
+                    if b and not b.startswith(" "):
+                        break
+                    body.append(b[4:])
+                return body
+        return None
+
+    def _mat_inline(self, index: int) -> list[str] | None:
+        """The body of `_mat_<index>` on the fused function's locals."""
+        hd = next((h for h in self.headers.values() if h.index == index), None)
+        if hd is None or hd.var_field is not None:
+            return None
+        lines = [f"if S_{hd.raw} >= 0:", f"    off = S_{hd.raw}"]
+        bit = 0
+        for f, w, signed in hd.fields:
+            if (hd.name, f) not in self.read_fields:
+                o = f"off+{bit // 8}" if bit // 8 else "off"
+                val = self._read_bits(f"S_{PKT}", o, bit % 8, w)
+                if signed:
+                    val = f"_sx({val}, {w})"
+                lines.append(f"    S_{hd.slots[f]} = {val}")
+            bit += w
+        return lines
+
+    def _localize(self, body: list[str], result: str | None, nslots: int) -> list[str] | None:
+        """A function body rewritten for the fused function, or None if it cannot be.
+
+        `S[k]` becomes the local `S_k`; `return` leaves the enclosing
+        `for _ in _ONCE:` (`return X` first stores X in `result`); a statement that
+        uses the state list another way (a helper such as `_mat_3(S)` or
+        `_deparse_slow(S)`, a computed index) gets the list rebuilt from the locals
+        before it and the locals reloaded after it."""
+        allv = ", ".join(f"S_{k}" for k in range(nslots))
+        loops: list[int] = []  # indentation of enclosing for/while headers
+        out = []
+        for ln in body:
+            st = ln.lstrip()
+            if not st:
+                continue
+            ind = ln[:len(ln) - len(st)]
+            while loops and len(ind) <= loops[-1]:
+                loops.pop()
+            if st.startswith(("for ", "while ")):
+                loops.append(len(ind))
+            m = _MAT_RE.match(st)
+            if m is not None:
+                inline = self._mat_inline(int(m.group(1)))
+                if inline is not None:
+                    out += [ind + x for x in inline]
+                    continue
+            uses_list = _S_RE.search(_SLOT_RE.sub("", st)) is not None
+            if uses_list:  # on the rebuilt list `_S`, slots included
+                if st.endswith(":") and not st.startswith("if "):
+                    return None  # no place for the rebuild before an elif/else/loop
+                out.append(f"{ind}_S = @STATE@")
+                st = _S_RE.sub("_S", st)
+            else:
+                st = _SLOT_RE.sub(r"S_\1", st)
+            if st == "return" or st.startswith("return "):
+                if loops:
+                    return None  # `break` would leave the wrong loop
+                if st != "return":
+                    if result is None:
+                        return None
+                    out.append(f"{ind}{result} = {st[7:]}")
+                out.append(f"{ind}break")
+                continue
+            out.append(ind + st)
+            if uses_list and not st.endswith(":"):
+                out.append(f"{ind}{allv} = _S")
+                self._fused_reloads = True
+        return out
+
+    def _gen_fused(self) -> str | None:
+        """One function for the switch's fast path: a new packet through parser,
+        ingress, an idle unlimited egress port, egress and deparser, with the
+        per-packet state in local variables instead of a list.
+
+            fused(pkt, port, now_us, tm_ports) ->
+                None                  dropped at the end of ingress
+                (PortQueue, frame)    the frame to transmit on that port
+                (1, S)                ingress done, something special to do (clone,
+                                      digest, resubmit, multicast): the caller goes on
+                (2, S)                ingress done, the packet must be queued
+                (3, S)                egress done, something special (or a drop)
+
+        Same semantics as the separate functions (its pieces are their bodies,
+        rewritten by _localize); None when the program uses what that cannot
+        rewrite (parser loops, `exit` inside a loop, ...)."""
+        n = self.nslots
+        std = self.std
+        self._fused_reloads = False
+        sb = self._function_body("_parse_states")
+        if sb is not None:
+            wrapper = self._function_body("parse")
+            parse = self._localize(sb, None, n)
+            verify = self._localize(wrapper[1:], None, n) if wrapper else None
+            if parse is None or verify is None:
+                return None
+            parse = ["for _ in _ONCE:"] + _indent(parse) + verify
+        else:
+            pb = self._localize(self._function_body("parse") or [], None, n)
+            if pb is None:
+                # A parser loop (header stacks): the parser function on the list.
+                allv = ", ".join(f"S_{k}" for k in range(n))
+                parse = ["_S = @STATE@", "parse(_S, pkt)", f"{allv} = _S"]
+                self._fused_reloads = True
+            else:
+                parse = ["for _ in _ONCE:"] + _indent(pb or ["pass"])
+        ib = self._localize(self._function_body("ingress") or [], None, n)
+        eb = self._localize(self._function_body("egress") or [], None, n)
+        db = self._localize(self._function_body("deparse") or [], "out", n)
+        if ib is None or eb is None or db is None:
+            return None
+        def v(name):
+            return f"S_{std[name]}"
+        glue = ["ingress_port", "packet_length", "ingress_global_timestamp", "mcast_grp",
+                "egress_spec", "instance_type", "enq_timestamp", "egress_global_timestamp",
+                "enq_qdepth", "deq_qdepth", "deq_timedelta", "egress_port"]
+        # Slots the code names; the others keep their template value, written as
+        # constants where the whole state is rebuilt (unless some helper writes
+        # into the rebuilt list: then every slot is a local).
+        used = set(range(n))
+        if not self._fused_reloads:
+            used = {int(x) for ln in (*parse, *ib, *eb) for x in _LOCAL_RE.findall(ln)
+                    if not ln.lstrip().startswith("_S = @")}
+            used |= {int(x) for ln in db for x in _LOCAL_RE.findall(ln)
+                     if not ln.lstrip().startswith("_S = @")}
+            used |= {PKT, PAYLOAD, SPECIAL} | {std[g] for g in glue}
+        if any(not isinstance(self.template[k], (int, bytes, type(None)))
+               for k in range(n) if k not in used):
+            used = set(range(n))
+        full = ", ".join(f"S_{k}" if k in used else repr(self.template[k]) for k in range(n))
+        state = f"[{full}]"
+        order = sorted(used)
+        self.ns["_TPL"] = tuple(self.template[k] for k in order)
+        self.ns["_ONCE"] = (None,)
+        lines = ["def fused(pkt, port, now_us, tm_ports):",
+                 f"    {', '.join(f'S_{k}' for k in order)}{',' if len(order) == 1 else ''} = _TPL",
+                 f"    S_{PKT} = pkt", f"    {v('ingress_port')} = port",
+                 f"    {v('packet_length')} = len(pkt)",
+                 f"    {v('ingress_global_timestamp')} = now_us"]
+        lines += _indent(parse)
+        lines += _indent(["for _ in _ONCE:"] + _indent(ib or ["pass"]))
+        lines += [f"    if S_{SPECIAL} or {v('mcast_grp')}:", f"        return 1, {state}",
+                  f"    spec = {v('egress_spec')}", f"    if spec == {DROP_PORT}:",
+                  "        return None", f"    {v('instance_type')} = 0",
+                  "    pq = tm_ports.get(spec)",
+                  "    if pq is None or not pq.fast or pq.scheduled:",
+                  f"        return 2, {state}",
+                  f"    {v('enq_timestamp')} = {v('egress_global_timestamp')} = now_us",
+                  f"    {v('enq_qdepth')} = {v('deq_qdepth')} = {v('deq_timedelta')} = 0",
+                  f"    {v('egress_port')} = spec",
+                  f"    {v('egress_spec')} = {DROP_PORT + 1}"]
+        lines += _indent(["for _ in _ONCE:"] + _indent(eb or ["pass"]))
+        lines += [f"    if S_{SPECIAL} or {v('egress_spec')} == {DROP_PORT}:",
+                  f"        return 3, {state}", "    out = None"]
+        lines += _indent(["for _ in _ONCE:"] + _indent(db or ["pass"]))
+        lines += ["    return pq, out"]
+        return "\n".join(ln.replace("@STATE@", state) for ln in lines) + "\n"

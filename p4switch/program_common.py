@@ -1,0 +1,114 @@
+"""Shared by the parts of the switch's program generator (p4switch/program*.py,
+codegen_*.py) and the switch: v1model constants, the fixed slots of the per-packet
+state S, header layouts, errors, and the arithmetic helpers generated code calls."""
+
+from __future__ import annotations
+
+import re
+
+# v1model instance types (simple_switch's values)
+INSTANCE_NORMAL = 0
+INSTANCE_INGRESS_CLONE = 1
+INSTANCE_EGRESS_CLONE = 2
+INSTANCE_RECIRC = 4
+INSTANCE_REPLICATION = 5
+INSTANCE_RESUBMIT = 6
+
+DROP_PORT = 511
+
+STANDARD_FIELDS = (
+    "ingress_port", "egress_spec", "egress_port", "instance_type", "packet_length",
+    "enq_timestamp", "enq_qdepth", "deq_timedelta", "deq_qdepth",
+    "ingress_global_timestamp", "egress_global_timestamp", "mcast_grp", "egress_rid",
+    "checksum_error", "parser_error", "priority",
+)
+
+# bmv2's built-in values, used when the JSON does not declare the core errors.
+CORE_ERRORS = {
+    "NoError": 0, "PacketTooShort": 1, "NoMatch": 2, "StackOutOfBounds": 3,
+    "HeaderTooShort": 4, "ParserTimeout": 5, "ParserInvalidArgument": 6,
+}
+
+# Fixed slots of S.
+PKT = 0        # the packet bytes raw offsets refer to
+PAYLOAD = 1    # offset where the parser stopped
+CLONE = 2      # clone session requested (-1: none)
+CLONE_FL = 3   # field list to preserve in the clone
+RESUBMIT = 4   # field list id + 1, 0: not requested
+RECIRC = 5     # field list id + 1, 0: not requested
+DIGESTS = 6    # None or list of learn list ids
+TRUNC = 7      # truncate to this many bytes (0: no)
+SPECIAL = 8    # 1 once any of CLONE, RESUBMIT, RECIRC, DIGESTS was requested
+FIXED_SLOTS = 9
+
+BYTE_ALIGNED_READERS = {8: "{p}[{o}]", 16: "({p}[{o}] << 8 | {p}[{o}+1])"}
+
+
+TAIL_DUPLICATION_LINES = 60  # see _emit_graph
+_SLOT_RE = re.compile(r"\bS\[(\d+)\]")
+_S_RE = re.compile(r"\bS\b")
+_MAT_RE = re.compile(r"^_mat_(\d+)\(S\)$")
+_LOCAL_RE = re.compile(r"\bS_(\d+)\b")
+
+
+class ProgramError(ValueError):
+    """A bmv2 JSON the switch cannot run; the message names the element."""
+
+
+class PipelineAbort(Exception):
+    """An assert/assume failed: the packet is dropped and the failure logged."""
+
+
+class Header:
+    """Layout of one header (or metadata) instance in S."""
+
+    def __init__(self, name: str, type_name: str, metadata: bool,
+                 fields: list[tuple[str, int | str, bool]]):
+        self.name = name
+        self.type_name = type_name
+        self.metadata = metadata
+        self.fields = fields  # (name, width or "*", signed)
+        self.valid = -1
+        self.raw = -1
+        self.dirty = -1
+        self.slots: dict[str, int] = {}
+        self.var_field: str | None = None
+        self.var_width = -1  # slot holding the current width of the varbit field
+        self.max_bytes: int | None = None  # header type's max_length (varbit headers)
+        self.nbits = sum(w for _f, w, _s in fields if w != "*")
+        self.index = -1
+
+    @property
+    def fixed_bytes(self) -> int:
+        return self.nbits // 8
+
+
+def _hex(v) -> int:
+    if isinstance(v, int):
+        return v
+    if not isinstance(v, str):
+        raise ValueError(f"expected a hexstring, found {v!r}")
+    return int(v, 16)
+
+
+def _indent(lines: list[str], n: int = 1) -> list[str]:
+    pad = "    " * n
+    return [pad + ln for ln in lines]
+
+
+def _sign_extend(v: int, w: int) -> int:
+    v &= (1 << w) - 1
+    return v - (1 << w) if v >> (w - 1) else v
+
+
+def _two_comp_mod(v: int, w: int) -> int:
+    return _sign_extend(v, w)
+
+
+def _sat_cast(v: int, w: int) -> int:
+    lo, hi = -(1 << (w - 1)), (1 << (w - 1)) - 1
+    return max(lo, min(hi, v))
+
+
+def _usat_cast(v: int, w: int) -> int:
+    return max(0, min((1 << w) - 1, v))
