@@ -308,7 +308,7 @@ def run_bmv2(j: dict, script: stf.StfScript, filename: str = "<stf>", timeout: f
             name = names.counter(c.counter, f"{filename}:{c.line}")
             text = sw.cli_run([f"counter_read {name} {c.index}"])
             m = re.search(r"packets=(\d+),\s*bytes=(\d+)", text)
-            msg = (check_counter(c, int(m.group(2)), int(m.group(1)), filename) if m else
+            msg = (check_counter(c, int(m.group(2)), int(m.group(1)), filename, name) if m else
                    f"counter {name}[{c.index}]: simple_switch_CLI did not answer ({text[:80]})")
             if msg:
                 outcome.mismatches.append(msg)

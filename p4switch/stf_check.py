@@ -81,9 +81,10 @@ def compare(script: stf.StfScript, outputs: dict[int, list[bytes]], filename: st
     return out
 
 
-def check_counter(c: stf.CounterCheck, nbytes: int, npkts: int, filename: str) -> str | None:
+def check_counter(c: stf.CounterCheck, nbytes: int, npkts: int, filename: str,
+                  name: str | None = None) -> str | None:
     have = npkts if c.what == "packets" else nbytes
     if _OPS[c.op](have, c.value):
         return None
-    return (f"counter {c.counter}[{c.index}] ({filename}:{c.line}): {c.what} {have}, "
+    return (f"counter {name or c.counter}[{c.index}] ({filename}:{c.line}): {c.what} {have}, "
             f"expected {c.op} {c.value}")

@@ -112,8 +112,9 @@ class EmbeddedControl:
             elif isinstance(c, stf.MirrorSession):
                 self.sw.clone_session_set(c.session, [Replica(c.port)])
             elif isinstance(c, stf.CounterCheck):
-                nb, np_ = self.sw.counter_read(n.counter(c.counter, where), c.index)
-                msg = check_counter(c, nb, np_, self.filename)
+                name = n.counter(c.counter, where)
+                nb, np_ = self.sw.counter_read(name, c.index)
+                msg = check_counter(c, nb, np_, self.filename, name)
                 if msg:
                     outcome.mismatches.append(msg)
             elif isinstance(c, stf.Control):
