@@ -15,11 +15,12 @@ output pcaps. Every wait is bounded by `timeout`.
 from __future__ import annotations
 
 import errno
-import fcntl
 import json
 import os
 import re
+import select
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -36,6 +37,7 @@ from p4switch.stf_names import ProgramNames, StfNameError
 BMV2_DIR = "/usr/local/p4ref/bin"
 _PCAP_HEADER = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)
 _QUIET_S = 0.5
+_GAP_US = 100
 
 
 def find_tool(name: str) -> str | None:
@@ -92,7 +94,8 @@ class Bmv2Switch:
         self.keep = keep
         self.ports = ports
         self.thrift = _free_port()
-        self.fifos: dict[int, int] = {}
+        self.fifos: dict[int, int] = {}       # non-blocking write ends of the port FIFOs
+        self.pending: dict[int, bytearray] = {}  # bytes not yet taken by the FIFO
         self.sent = 0
         self.proc: subprocess.Popen | None = None
         (self.dir / "prog.json").write_text(json.dumps(json_doc))
@@ -120,9 +123,9 @@ class Bmv2Switch:
                     if e.errno != errno.ENXIO:
                         raise
                     continue
-                fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
-                os.write(fd, _PCAP_HEADER)
                 self.fifos[p] = fd
+                self.pending[p] = bytearray(_PCAP_HEADER)
+                self._drain(p)
                 pending.remove(p)
             time.sleep(0.01)
         while True:
@@ -148,6 +151,16 @@ class Bmv2Switch:
     def close_inputs(self) -> None:
         """End of input: bmv2's pcap reader merges the port files by timestamp, so
         with several ports it delivers packets once every file has ended."""
+        while any(self.pending.get(p) for p in self.fifos):
+            if self.proc.poll() is not None or time.monotonic() > self.deadline:
+                break
+            busy = [self.fifos[p] for p in self.fifos if self.pending[p]]
+            select.select([], busy, [], 0.1)
+            for p in list(self.fifos):
+                if self.pending[p]:
+                    self._drain(p)
+                if not self.pending[p]:
+                    os.close(self.fifos.pop(p))
         for fd in self.fifos.values():
             try:
                 os.close(fd)
@@ -163,14 +176,18 @@ class Bmv2Switch:
             if self.proc.poll() is not None:
                 died = f"simple_switch died (exit code {self.proc.returncode}): {self._why()}"
             else:
-                self.proc.terminate()
-                try:
-                    self.proc.wait(5)
-                except subprocess.TimeoutExpired:
-                    self.proc.kill()
-                    self.proc.wait(5)
+                self._signal_stop()
             self.stderr.close()
         return died
+
+    def _signal_stop(self) -> None:
+        for sig, wait in ((signal.SIGINT, 3), (signal.SIGTERM, 3), (signal.SIGKILL, 5)):
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(wait)
+                return
+            except subprocess.TimeoutExpired:
+                continue
 
     def cleanup(self) -> None:
         if not self.keep:
@@ -178,13 +195,28 @@ class Bmv2Switch:
 
     # -------------------------------------------------------------- I/O
     def send(self, port: int, data: bytes) -> None:
-        # bmv2 replays the pcap timestamps: consecutive microseconds keep the order
+        # bmv2 replays the pcap timestamps: 100 us apart keeps the order without
+        # overrunning its 64-packet queues
         self.sent += 1
-        rec = struct.pack("<IIII", 1, self.sent, len(data), len(data)) + data
-        try:
-            os.write(self.fifos[port], rec)
-        except BrokenPipeError:
-            raise StfRunError(f"simple_switch stopped reading port {port}: {self._why()}") from None
+        sec, usec = divmod(self.sent * _GAP_US, 1_000_000)
+        rec = struct.pack("<IIII", 1 + sec, usec, len(data), len(data)) + data
+        self.pending[port] += rec
+        self._drain(port)
+
+    def _drain(self, port: int) -> None:
+        """Write what the FIFO takes now, never blocking: bmv2 reads a port's file
+        only as far as its merge by timestamp needs, so a full FIFO must not stall
+        the run (close_inputs() finishes the writes)."""
+        buf = self.pending[port]
+        while buf:
+            try:
+                n = os.write(self.fifos[port], buf)
+            except BlockingIOError:
+                return
+            except BrokenPipeError:
+                raise StfRunError(f"simple_switch stopped reading port {port}: "
+                                  f"{self._why()}") from None
+            del buf[:n]
 
     def outputs(self) -> dict[int, list[bytes]]:
         return {p: _read_pcap(self.dir / f"p{p}_out.pcap") for p in self.ports}

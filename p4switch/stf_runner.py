@@ -21,6 +21,7 @@ stderr).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -245,16 +246,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return 2
     except Exception as e:  # noqa: BLE001 - one line, never a traceback
         print(f"fabriclab-stf: internal error: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
-    if outcome.passed:
-        print(f"PASS {args.script}")
-        return 0
-    print(f"FAIL {args.script}")
-    for m in outcome.mismatches:
-        print(m)
-    return 1
+    try:
+        print(f"{'PASS' if outcome.passed else 'FAIL'} {args.script}")
+        for m in outcome.mismatches:
+            print(m)
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. piped into head
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0 if outcome.passed else 1
 
 
 if __name__ == "__main__":
