@@ -230,3 +230,15 @@ def test_bmv2_mismatch_is_reported(tmp_path, capsys):
     script = BASIC_STF.replace("expect 4 01 1122 $", "expect 4 01 1123 $")
     assert _run(tmp_path, BASIC_P4, script, "--switch", "bmv2", "--timeout", "30") == 1
     assert "port 4: expected 1 packet(s), got 1" in capsys.readouterr().out
+
+
+@needs_bmv2
+def test_bmv2_takes_more_packets_than_a_fifo_holds(tmp_path, capsys):
+    # ~100 KB on port 0 while port 2 (expect-any) sends nothing: bmv2 reads port
+    # files in timestamp order, so the writes must not block the run
+    lines = ["add by_a h.a:0x01 fwd(port:1)", "expect 2"]
+    for _ in range(800):
+        lines += ["packet 0 01 0000 " + "ab" * 120, "expect 1 01 0000"]
+    script = "\n".join(lines) + "\n"
+    assert _run(tmp_path, BASIC_P4, script, "--switch", "bmv2", "--timeout", "60") == 0, \
+        capsys.readouterr().out[:500]
