@@ -268,7 +268,7 @@ class Bmv2Control:
             args = " ".join(f"{v:#x}" for v in call.args)
             prio = ""
             if any(k["match_type"] in ("ternary", "range", "optional") for k in t["key"]):
-                prio = f" {10000 - (c.priority if c.priority is not None else 1)}"
+                prio = f" {10000 - (c.priority or 0)}"
             self.touched.add(t["name"])
             return [f"table_add {t['name']} {call.action} {key} => {args}{prio}"]
         if isinstance(c, stf.SetDefault):

@@ -103,7 +103,9 @@ class EmbeddedControl:
             if isinstance(c, stf.AddEntry):
                 t = n.table(c.table, where)
                 key = n.match_key(t, c.keys, where)
-                self.sw.table_add(t["name"], key, n.call(t, c.action, where), c.priority or 1)
+                # STF priorities count from 0 (bmv2stf gives bmv2 10000 - p); P4Runtime's from 1
+                prio = (c.priority or 0) + 1
+                self.sw.table_add(t["name"], key, n.call(t, c.action, where), prio)
                 self.touched.add(t["name"])
             elif isinstance(c, stf.SetDefault):
                 t = n.table(c.table, where)

@@ -242,3 +242,10 @@ def test_bmv2_takes_more_packets_than_a_fifo_holds(tmp_path, capsys):
     script = "\n".join(lines) + "\n"
     assert _run(tmp_path, BASIC_P4, script, "--switch", "bmv2", "--timeout", "60") == 0, \
         capsys.readouterr().out[:500]
+
+
+def test_priorities_count_from_zero_and_the_larger_wins(tmp_path):
+    script = BASIC_STF.replace("add by_t 10 ", "add by_t 0 ").replace("add by_t 20 ", "add by_t 1 ")
+    assert _run(tmp_path, BASIC_P4, script) == 0
+    swapped = BASIC_STF.replace("add by_t 10 ", "add by_t 1 ").replace("add by_t 20 ", "add by_t 0 ")
+    assert _run(tmp_path, BASIC_P4, swapped) == 1  # 0x1122 now goes to port 3
