@@ -123,3 +123,41 @@ def test_malformed_p4c_lines_name_the_line(line: str, message: str) -> None:
     with pytest.raises(stf.StfError) as e:
         stf.parse("# first\n" + line, "y.stf")
     assert str(e.value).startswith("y.stf:2:") and message in str(e.value)
+
+
+def test_mutated_scripts_parse_or_raise_stf_error() -> None:
+    """Bounded fuzz: dropped/duplicated tokens and random bytes never escape as
+    anything but StfError."""
+    import random
+
+    base = """add t 10 h.a:0x0a** k:0x0a/8 r:1..5 x:0x1&&&0xf act(p:1, q:0x2) = e1
+setdefault t act(p:3)
+mc_mgrp_create 1
+mc_node_create 7 1 2
+mc_node_associate 1 0
+mirroring_add 5 4
+register_write r 1 2
+check_counter c(1) packets == 2
+meter_array_set_rates m 0.5:10
+packet 0 0102 03
+expect 1 01** $
+expect 2
+wait
+"""
+    tokens = base.replace("\n", " \n ").split(" ")
+    rng = random.Random(18)
+    for _ in range(400):
+        t = list(tokens)
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randrange(len(t))
+            op = rng.randrange(3)
+            if op == 0:
+                del t[i]
+            elif op == 1:
+                t.insert(i, t[rng.randrange(len(t))])
+            else:
+                t[i] = "".join(chr(rng.randrange(32, 127)) for _ in range(rng.randint(1, 5)))
+        try:
+            stf.parse(" ".join(t), "f.stf")
+        except stf.StfError as e:
+            assert str(e).startswith("f.stf:")
