@@ -33,6 +33,7 @@ from p4switch.stf_names import ProgramNames, StfNameError
 
 __all__ = ["Outcome", "StfRunError", "compare", "run", "run_embedded", "main"]
 
+
 # ----------------------------------------------------------- control plane
 class Replication:
     """simple_switch_CLI's multicast nodes and groups, and clone sessions, kept
