@@ -24,6 +24,7 @@ import signal
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -190,7 +191,10 @@ class Bmv2Switch:
                 continue
 
     def cleanup(self) -> None:
-        if not self.keep:
+        if self.keep:
+            print(f"fabriclab-stf: simple_switch's log and pcaps are in {self.dir}",
+                  file=sys.stderr)
+        else:
             shutil.rmtree(self.dir, ignore_errors=True)
 
     # -------------------------------------------------------------- I/O

@@ -163,12 +163,14 @@ class EmbeddedControl:
 
 
 # ----------------------------------------------------------------- running
-def run_embedded(j: dict, script: stf.StfScript, filename: str = "<stf>") -> Outcome:
-    """Run `script` on an in-process embedded switch loaded with bmv2 JSON `j`."""
+def run_embedded(j: dict, script: stf.StfScript, filename: str = "<stf>",
+                 log: bool = False) -> Outcome:
+    """Run `script` on an in-process embedded switch loaded with bmv2 JSON `j`
+    (`log`: the switch's bmv2-style per-packet log on stderr)."""
     from p4switch.switch import ProgramError, Switch
 
     ports = script.ports()
-    sw = Switch({p: f"stf{p}" for p in sorted(ports)})
+    sw = Switch({p: f"stf{p}" for p in sorted(ports)}, log_console=log)
     try:
         sw.load_program(j)
     except ProgramError as e:
@@ -214,7 +216,7 @@ def compile_program(p4: str, include_dirs: list[str]) -> dict:
 
 
 def run(p4: str, stf_path: str, include_dirs: list[str] | None = None,
-        switch: str = "embedded", timeout: float = 60.0) -> Outcome:
+        switch: str = "embedded", timeout: float = 60.0, log: bool = False) -> Outcome:
     script = stf.parse_file(stf_path)
     incs = list(include_dirs or []) + [str(Path(p4).resolve().parent)]
     j = compile_program(p4, incs)
@@ -222,8 +224,8 @@ def run(p4: str, stf_path: str, include_dirs: list[str] | None = None,
     if switch == "bmv2":
         from p4switch.stf_bmv2 import run_bmv2
 
-        return run_bmv2(j, script, name, timeout=timeout)
-    return run_embedded(j, script, name)
+        return run_bmv2(j, script, name, timeout=timeout, keep=log)
+    return run_embedded(j, script, name, log)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -237,13 +239,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--switch", choices=["embedded", "bmv2"], default="embedded")
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="seconds the bmv2 run may take (default 60)")
+    ap.add_argument("--log", action="store_true",
+                    help="embedded: the switch's per-packet log on stderr; bmv2: keep its "
+                         "directory (log, pcaps) and print its path")
     args = ap.parse_args(argv)
     for path in (args.program, args.script):
         if not Path(path).is_file():
             print(f"fabriclab-stf: error: no such file: {path}", file=sys.stderr)
             return 2
     try:
-        outcome = run(args.program, args.script, args.includes, args.switch, args.timeout)
+        outcome = run(args.program, args.script, args.includes, args.switch, args.timeout,
+                      args.log)
     except (stf.StfError, StfRunError) as e:
         print(f"fabriclab-stf: error: {e}", file=sys.stderr)
         return 2

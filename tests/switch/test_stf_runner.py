@@ -249,3 +249,9 @@ def test_priorities_count_from_zero_and_the_larger_wins(tmp_path):
     assert _run(tmp_path, BASIC_P4, script) == 0
     swapped = BASIC_STF.replace("add by_t 10 ", "add by_t 1 ").replace("add by_t 20 ", "add by_t 0 ")
     assert _run(tmp_path, BASIC_P4, swapped) == 1  # 0x1122 now goes to port 3
+
+
+def test_log_shows_the_embedded_switch_trace(tmp_path, capsys):
+    assert _run(tmp_path, BASIC_P4, BASIC_STF, "--log") == 0
+    err = capsys.readouterr().err
+    assert "Applying table 'I.by_a'" in err
