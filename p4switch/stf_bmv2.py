@@ -39,6 +39,7 @@ BMV2_DIR = "/usr/local/p4ref/bin"
 _PCAP_HEADER = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)
 _QUIET_S = 0.5
 _GAP_US = 100
+_QUEUE_DEPTH = 100000
 
 
 def find_tool(name: str) -> str | None:
@@ -199,8 +200,7 @@ class Bmv2Switch:
 
     # -------------------------------------------------------------- I/O
     def send(self, port: int, data: bytes) -> None:
-        # bmv2 replays the pcap timestamps: 100 us apart keeps the order without
-        # overrunning its 64-packet queues
+        # bmv2 replays the pcap timestamps: 100 us apart keeps the order
         self.sent += 1
         sec, usec = divmod(self.sent * _GAP_US, 1_000_000)
         rec = struct.pack("<IIII", 1 + sec, usec, len(data), len(data)) + data
@@ -320,7 +320,8 @@ def run_bmv2(j: dict, script: stf.StfScript, filename: str = "<stf>", timeout: f
     outcome = Outcome()
     try:
         sw.start()
-        batch: list[str] = []
+        # deep egress queues: the pcap replay must not overrun bmv2's default 64 packets
+        batch: list[str] = [f"set_queue_depth {_QUEUE_DEPTH}"]
         checks: list[stf.CounterCheck] = []
 
         def flush() -> None:
