@@ -31,7 +31,8 @@ def test_parses_entries_packets_and_expectations() -> None:
     assert mirror.session == 5 and mirror.port == 7
     assert pkt.port == 1 and pkt.data == bytes.fromhex("01020304")
     assert exp.matches(bytes.fromhex("01ff0304")) and not exp.matches(bytes.fromhex("02ff0304"))
-    assert not exp.matches(bytes.fromhex("01ff030405"))
+    # p4c's semantics: the expected bytes are a prefix unless the line ends with `$`
+    assert exp.matches(bytes.fromhex("01ff030405")) and not exp.matches(bytes.fromhex("01ff03"))
     assert none.pattern is None
     assert len(script.setup) == 5
 
@@ -48,3 +49,115 @@ def test_malformed_lines_name_the_line(line: str) -> None:
     with pytest.raises(stf.StfError) as e:
         stf.parse("\n" + line, "x.stf")
     assert str(e.value).startswith("x.stf:2:")
+
+
+def test_p4c_dialect_entries() -> None:
+    script = stf.parse("""
+        ADD t_ternary 10 h.h.t:0x11** a_with_control_params(x:1) = h1
+        add ipv4_da_lpm ipv4.dstAddr:0x0a010065 ingress.do_resubmit(new_ipv4_dstAddr:0x0a010001)
+        add t h.h.count:0x04 nested_loop()
+        add tbl data.$valid$:1 k:0x0a/8 r:010 setb1(val:0x7f, port:2)
+    """)
+    tern, lpm, exact, mixed = script.commands
+    assert tern.priority == 10 and tern.table == "t_ternary"
+    assert tern.keys == (stf.KeyMatch("h.h.t", "literal", 0x1100, mask=0xFF00, bits=16),)
+    assert tern.action == stf.ActionCall("a_with_control_params", (("x", 1),))
+    assert lpm.keys[0] == stf.KeyMatch("ipv4.dstAddr", "literal", 0x0A010065, mask=0xFFFFFFFF,
+                                       bits=32)
+    assert lpm.action.name == "ingress.do_resubmit" and lpm.priority is None
+    assert exact.action == stf.ActionCall("nested_loop")
+    assert mixed.keys[0] == stf.KeyMatch("data.$valid$", "exact", 1)
+    assert mixed.keys[1] == stf.KeyMatch("k", "lpm", 0x0A, prefix_len=8)
+    assert mixed.keys[2].value == 10  # a leading zero is decimal in STF
+
+
+def test_p4c_dialect_expectations_and_control_commands() -> None:
+    script = stf.parse("""
+        expect 1 01 **** ** ** ** $
+        expect 2
+        packet 0 01 1111
+                 00 00 b0
+        mc_mgrp_create 1113
+        mc_node_create 400 6 7
+        mc_node_associate 1113 0
+        mirroring_add 5 4
+        mirroring_add_mc 6 1113
+        register_write r 3 0x10
+        register_reset r
+        check_counter cnt(2) packets == 3
+        check_counter cnt(4)
+        meter_array_set_rates m 0.5:10 1:20
+        add t k:1 \\
+            a()
+        wait
+        no_packet
+    """)
+    exact, anyp, pkt, *rest = script.commands
+    assert exact.exact and exact.pattern == "01" + "*" * 10
+    assert exact.matches(bytes.fromhex("011111000000")) and not exact.matches(bytes(7))
+    assert anyp.any and anyp.pattern is None
+    assert pkt.data == bytes.fromhex("011111 0000b0")
+    ops = [c.op for c in rest if isinstance(c, stf.Control)]
+    assert ops == ["mc_mgrp_create", "mc_node_create", "mc_node_associate", "mirroring_add",
+                   "mirroring_add_mc", "register_write", "register_reset",
+                   "meter_array_set_rates", "wait", "no_packet"]
+    node = next(c for c in rest if getattr(c, "op", "") == "mc_node_create")
+    assert node.args == (400, 6, 7)
+    checks = [c for c in rest if isinstance(c, stf.CounterCheck)]
+    assert checks[0] == stf.CounterCheck("cnt", 2, "packets", "==", 3, checks[0].line)
+    assert checks[1].value == 0 and checks[1].op == "=="
+    add = next(c for c in rest if isinstance(c, stf.AddEntry))
+    assert add.action.name == "a" and add.keys[0].value == 1
+    assert script.ports() == {0, 1, 2}
+
+
+@pytest.mark.parametrize("line, message", [
+    ("expect 1 01 $ 02", "'$' may only end"),
+    ("mc_node_associate 1", "takes 2 operands"),
+    ("check_counter c(x)", "must be a number"),
+    ("meter_array_set_rates m 5", "RATE:BURST"),
+    ("remove 3", "remove all"),
+    ("wait 3", "no operands"),
+])
+def test_malformed_p4c_lines_name_the_line(line: str, message: str) -> None:
+    with pytest.raises(stf.StfError) as e:
+        stf.parse("# first\n" + line, "y.stf")
+    assert str(e.value).startswith("y.stf:2:") and message in str(e.value)
+
+
+def test_mutated_scripts_parse_or_raise_stf_error() -> None:
+    """Bounded fuzz: dropped/duplicated tokens and random bytes never escape as
+    anything but StfError."""
+    import random
+
+    base = """add t 10 h.a:0x0a** k:0x0a/8 r:1..5 x:0x1&&&0xf act(p:1, q:0x2) = e1
+setdefault t act(p:3)
+mc_mgrp_create 1
+mc_node_create 7 1 2
+mc_node_associate 1 0
+mirroring_add 5 4
+register_write r 1 2
+check_counter c(1) packets == 2
+meter_array_set_rates m 0.5:10
+packet 0 0102 03
+expect 1 01** $
+expect 2
+wait
+"""
+    tokens = base.replace("\n", " \n ").split(" ")
+    rng = random.Random(18)
+    for _ in range(400):
+        t = list(tokens)
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randrange(len(t))
+            op = rng.randrange(3)
+            if op == 0:
+                del t[i]
+            elif op == 1:
+                t.insert(i, t[rng.randrange(len(t))])
+            else:
+                t[i] = "".join(chr(rng.randrange(32, 127)) for _ in range(rng.randint(1, 5)))
+        try:
+            stf.parse(" ".join(t), "f.stf")
+        except stf.StfError as e:
+            assert str(e).startswith("f.stf:")

@@ -1,0 +1,90 @@
+"""What an STF run produced, and p4c's rules for checking it (bmv2stf.py's
+checkOutputs): shared by the embedded and the bmv2 runners."""
+
+from __future__ import annotations
+
+import operator
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from p4compiler import stf
+
+_OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+        ">": operator.gt, ">=": operator.ge}
+
+
+class StfRunError(Exception):
+    """The script cannot be run against this program (exit code 2)."""
+
+
+@dataclass
+class Outcome:
+    """What a run produced: packets out per port and the mismatches found."""
+
+    outputs: dict[int, list[bytes]] = field(default_factory=lambda: defaultdict(list))
+    mismatches: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.mismatches
+
+
+# ----------------------------------------------------------------- comparing
+def _first_diff(pattern: str, got: str) -> int:
+    for i, (p, g) in enumerate(zip(pattern, got)):
+        if p != "*" and p != g:
+            return i // 2
+    return min(len(pattern), len(got)) // 2
+
+
+def _describe(e: stf.Expect, data: bytes) -> str:
+    got = data.hex()
+    if len(got) < len(e.pattern):
+        why = f"{len(data)} bytes, expected at least {len(e.pattern) // 2}"
+    elif e.exact and len(got) != len(e.pattern):
+        why = f"{len(data)} bytes, expected exactly {len(e.pattern) // 2} ($)"
+    else:
+        why = f"first difference at byte {_first_diff(e.pattern, got)}"
+    return (f"    expected {e.pattern}{' $' if e.exact else ''}\n"
+            f"    got      {got}  ({why})")
+
+
+def compare(script: stf.StfScript, outputs: dict[int, list[bytes]], filename: str) -> list[str]:
+    """bmv2stf's checkOutputs: per port of the script, the expected packets in order."""
+    expects: dict[int, list[stf.Expect]] = defaultdict(list)
+    anyp: set[int] = set()
+    for c in script.commands:
+        if isinstance(c, stf.Expect):
+            if c.any:
+                anyp.add(c.port)
+            elif c.pattern is not None:
+                expects[c.port].append(c)
+    out: list[str] = []
+    for port in sorted(script.ports()):
+        if port in anyp:
+            continue
+        exp, got = expects.get(port, []), outputs.get(port, [])
+        lines = []
+        for i in range(max(len(exp), len(got))):
+            if i < len(exp) and i < len(got):
+                if not exp[i].matches(got[i]):
+                    lines.append(f"  packet {i + 1} ({filename}:{exp[i].line}) differs:\n"
+                                 + _describe(exp[i], got[i]))
+            elif i < len(exp):
+                lines.append(f"  packet {i + 1} ({filename}:{exp[i].line}) missing: expected "
+                             f"{exp[i].pattern}{' $' if exp[i].exact else ''}")
+            else:
+                lines.append(f"  packet {i + 1} unexpected: {got[i].hex()}")
+        if lines:
+            out.append(f"port {port}: expected {len(exp)} packet(s), got {len(got)}\n"
+                       + "\n".join(lines))
+    return out
+
+
+def check_counter(c: stf.CounterCheck, nbytes: int, npkts: int, filename: str,
+                  name: str | None = None) -> str | None:
+    have = npkts if c.what == "packets" else nbytes
+    if _OPS[c.op](have, c.value):
+        return None
+    return (f"counter {name or c.counter}[{c.index}] ({filename}:{c.line}): {c.what} {have}, "
+            f"expected {c.op} {c.value}")

@@ -1,0 +1,257 @@
+"""fabriclab-stf (p4switch.stf_runner): p4c's STF dialect and checking rules, run on
+the embedded switch in-process, and on real simple_switch where it is installed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from p4switch.stf_bmv2 import find_tool
+from p4switch.stf_runner import main
+
+BASIC_P4 = """\
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t { bit<8> a; bit<16> t; }
+struct H { h_t h; }
+struct M {}
+
+parser P(packet_in b, out H hdr, inout M m, inout standard_metadata_t sm) {
+    state start { b.extract(hdr.h); transition accept; }
+}
+control V(inout H hdr, inout M m) { apply {} }
+control I(inout H hdr, inout M m, inout standard_metadata_t sm) {
+    action fwd(bit<9> port) { sm.egress_spec = port; }
+    action set_a(bit<8> v, bit<9> port) { hdr.h.a = v; sm.egress_spec = port; }
+    action drop() { mark_to_drop(sm); }
+    table by_a {
+        key = { hdr.h.a : exact; }
+        actions = { fwd; set_a; drop; }
+        default_action = drop();
+    }
+    table by_t {
+        key = { hdr.h.t : ternary; }
+        actions = { fwd; NoAction; }
+        default_action = NoAction();
+    }
+    apply { by_a.apply(); by_t.apply(); }
+}
+control E(inout H hdr, inout M m, inout standard_metadata_t sm) { apply {} }
+control C(inout H hdr, inout M m) { apply {} }
+control D(packet_out b, in H hdr) { apply { b.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+
+BASIC_STF = """\
+# p4c's STF dialect: short names, a priority after the table, nibble wildcards
+add by_a h.a:0x01 fwd(port:1)
+add by_a hdr.h.a:2 I.set_a(v:0x22, port:2)
+add by_t 10 h.t:0x11** fwd(port:3)
+add by_t 20 h.t:0x1122 fwd(port:4)
+
+packet 0 01 0000
+expect 1 01 0000 $
+packet 0 02 0000 abcd
+expect 2 22 00
+packet 0 01 1133
+expect 3 01 1133
+packet 0 01 1122
+expect 4 01 1122 $
+packet 0 09 0000
+"""
+
+EXTRAS_P4 = """\
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t { bit<8> a; bit<8> b; }
+struct H { h_t h; }
+struct M {}
+
+parser P(packet_in b, out H hdr, inout M m, inout standard_metadata_t sm) {
+    state start { b.extract(hdr.h); transition accept; }
+}
+control V(inout H hdr, inout M m) { apply {} }
+control I(inout H hdr, inout M m, inout standard_metadata_t sm) {
+    counter(8, CounterType.packets) hits;
+    register<bit<8>>(4) r;
+    action flood() { sm.mcast_grp = 1; }
+    action copy(bit<9> port) { sm.egress_spec = port; clone(CloneType.I2E, 5); }
+    action from_reg(bit<9> port) { r.read(hdr.h.b, 3); sm.egress_spec = port; }
+    table t {
+        key = { hdr.h.a : exact; }
+        actions = { flood; copy; from_reg; NoAction; }
+        default_action = NoAction();
+    }
+    apply {
+        hits.count((bit<32>)hdr.h.a);
+        t.apply();
+    }
+}
+control E(inout H hdr, inout M m, inout standard_metadata_t sm) {
+    apply {
+        if (sm.egress_rid != 0) { hdr.h.b = (bit<8>)sm.egress_rid; }
+        if (sm.instance_type == 1) { hdr.h.b = 0xcc; }
+    }
+}
+control C(inout H hdr, inout M m) { apply {} }
+control D(packet_out b, in H hdr) { apply { b.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+
+EXTRAS_STF = """\
+mc_mgrp_create 1
+mc_node_create 7 2
+mc_node_create 8 3 4
+mc_node_associate 1 0
+mc_node_associate 1 1
+mirroring_add 5 6
+register_write r 3 0x55
+add t h.a:1 flood()
+add t h.a:2 copy(port:1)
+add t h.a:3 from_reg(port:1)
+
+packet 0 01 00
+expect 2 01 07
+expect 3 01 08
+expect 4 01 08
+packet 0 02 00
+expect 1 02 00
+expect 6 02 cc
+packet 0 03 00
+expect 1 03 55
+check_counter hits(1) packets == 1
+check_counter hits(2) packets == 1
+check_counter hits(4)
+"""
+
+
+def _run(tmp_path: Path, p4: str, script: str, *extra: str) -> int:
+    (tmp_path / "prog.p4").write_text(p4)
+    (tmp_path / "test.stf").write_text(script)
+    return main([str(tmp_path / "prog.p4"), str(tmp_path / "test.stf"), *extra])
+
+
+def test_p4c_dialect_script_passes(tmp_path, capsys):
+    assert _run(tmp_path, BASIC_P4, BASIC_STF) == 0
+    assert capsys.readouterr().out.startswith("PASS")
+
+
+def test_multicast_mirroring_registers_and_counters(tmp_path, capsys):
+    assert _run(tmp_path, EXTRAS_P4, EXTRAS_STF) == 0, capsys.readouterr().out
+
+
+def test_a_counter_check_that_does_not_hold_fails(tmp_path, capsys):
+    script = EXTRAS_STF.replace("hits(1) packets == 1", "hits(1) packets == 2")
+    assert _run(tmp_path, EXTRAS_P4, script) == 1
+    assert "counter I.hits[1]" in capsys.readouterr().out
+
+
+def test_a_wrong_byte_names_the_port_line_and_bytes(tmp_path, capsys):
+    script = BASIC_STF.replace("expect 3 01 1133", "expect 3 01 1134")
+    assert _run(tmp_path, BASIC_P4, script) == 1
+    out = capsys.readouterr().out
+    assert "port 3: expected 1 packet(s), got 1" in out
+    assert "test.stf:12" in out and "expected 011134" in out and "got      011133" in out
+    assert "first difference at byte 2" in out
+
+
+def test_an_unexpected_packet_fails(tmp_path, capsys):
+    script = BASIC_STF.replace("packet 0 09 0000", "packet 0 01 0000")  # -> port 1 again
+    assert _run(tmp_path, BASIC_P4, script) == 1
+    assert "packet 2 unexpected: 010000" in capsys.readouterr().out
+
+
+def test_a_missing_packet_fails(tmp_path, capsys):
+    assert _run(tmp_path, BASIC_P4, BASIC_STF + "expect 4 09 0000\n") == 1
+    assert "missing: expected 090000" in capsys.readouterr().out
+
+
+def test_expected_data_is_a_prefix_unless_it_ends_with_a_dollar(tmp_path, capsys):
+    longer = BASIC_STF.replace("expect 1 01 0000 $", "expect 1 01 00")
+    assert _run(tmp_path, BASIC_P4, longer) == 0
+    strict = BASIC_STF.replace("expect 2 22 00", "expect 2 22 0000 $")
+    assert _run(tmp_path, BASIC_P4, strict) == 1
+    assert "expected exactly 3 ($)" in capsys.readouterr().out
+
+
+def test_expect_without_data_accepts_any_number_of_packets(tmp_path):
+    script = BASIC_STF.replace("expect 1 01 0000 $", "expect 1") + "packet 0 01 0000\n"
+    assert _run(tmp_path, BASIC_P4, script) == 0
+
+
+def test_ports_the_script_does_not_mention_are_not_checked(tmp_path):
+    # as with bmv2's pcap ports: a packet sent to port 9 leaves no interface
+    script = BASIC_STF + "add by_a h.a:0x0a fwd(port:9)\npacket 0 0a 0000\n"
+    assert _run(tmp_path, BASIC_P4, script) == 0
+
+
+def test_expect_none_checks_at_that_point(tmp_path, capsys):
+    script = "add by_a h.a:1 fwd(port:1)\npacket 0 01 0000\nexpect 1 none\nexpect 1 01\n"
+    assert _run(tmp_path, BASIC_P4, script) == 1
+    assert "expected nothing more out of port 1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("p4, script, message", [
+    ("control X( {", "packet 0 00", "prog.p4:1:12: error: syntax error"),
+    (BASIC_P4, "add nosuch h.a:1 fwd(port:1)", "test.stf:1: the program has no table 'nosuch'"),
+    (BASIC_P4, "add by_a zz:1 fwd(port:1)", "has no key field 'zz'"),
+    (BASIC_P4, "add by_a h.a:1 fwd()", "needs parameter 'port'"),
+    (BASIC_P4, "add by_a h.a:1 fwd(port:1, x:2)", "has no parameter 'x'"),
+    (BASIC_P4, "packet 0 0g", "test.stf:1: bad character 'g'"),
+    (BASIC_P4, "mc_node_associate 1 0", "no multicast group 1"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, p4, script, message):
+    assert _run(tmp_path, p4, script) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_missing_file_is_exit_2(tmp_path, capsys):
+    assert main([str(tmp_path / "none.p4"), str(tmp_path / "none.stf")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+needs_bmv2 = pytest.mark.skipif(find_tool("simple_switch") is None
+                                or find_tool("simple_switch_CLI") is None,
+                                reason="real bmv2 simple_switch is not installed")
+
+
+@needs_bmv2
+def test_bmv2_runs_the_same_script(tmp_path, capsys):
+    assert _run(tmp_path, BASIC_P4, BASIC_STF, "--switch", "bmv2", "--timeout", "30") == 0
+    assert capsys.readouterr().out.startswith("PASS")
+
+
+@needs_bmv2
+def test_bmv2_mismatch_is_reported(tmp_path, capsys):
+    script = BASIC_STF.replace("expect 4 01 1122 $", "expect 4 01 1123 $")
+    assert _run(tmp_path, BASIC_P4, script, "--switch", "bmv2", "--timeout", "30") == 1
+    assert "port 4: expected 1 packet(s), got 1" in capsys.readouterr().out
+
+
+@needs_bmv2
+def test_bmv2_takes_more_packets_than_a_fifo_holds(tmp_path, capsys):
+    # ~100 KB on port 0 while port 2 (expect-any) sends nothing: bmv2 reads port
+    # files in timestamp order, so the writes must not block the run
+    lines = ["add by_a h.a:0x01 fwd(port:1)", "expect 2"]
+    for _ in range(800):
+        lines += ["packet 0 01 0000 " + "ab" * 120, "expect 1 01 0000"]
+    script = "\n".join(lines) + "\n"
+    assert _run(tmp_path, BASIC_P4, script, "--switch", "bmv2", "--timeout", "60") == 0, \
+        capsys.readouterr().out[:500]
+
+
+def test_priorities_count_from_zero_and_the_larger_wins(tmp_path):
+    script = BASIC_STF.replace("add by_t 10 ", "add by_t 0 ").replace("add by_t 20 ", "add by_t 1 ")
+    assert _run(tmp_path, BASIC_P4, script) == 0
+    swapped = BASIC_STF.replace("add by_t 10 ", "add by_t 1 ").replace("add by_t 20 ", "add by_t 0 ")
+    assert _run(tmp_path, BASIC_P4, swapped) == 1  # 0x1122 now goes to port 3
+
+
+def test_log_shows_the_embedded_switch_trace(tmp_path, capsys):
+    assert _run(tmp_path, BASIC_P4, BASIC_STF, "--log") == 0
+    err = capsys.readouterr().err
+    assert "Applying table 'I.by_a'" in err
