@@ -197,6 +197,7 @@ class TypedBlock:
     body: ir.Block | None = None
     states: list[ir.ParserState] = field(default_factory=list)
     loc: Location | None = None
+    local_decls: list[ir.VarDecl] = field(default_factory=list)   # control-level variables
 
 
 @dataclass
@@ -583,11 +584,13 @@ class Checker:
 
     def control_local(self, d: ir.Node, scope: Scope, blk: TypedBlock,
                       prefix: str | None = None) -> None:
-        prefix = prefix or blk.name
+        outer, prefix = prefix, prefix or blk.name
         if isinstance(d, ir.ConstDecl):
             self.declare_const(d, scope)
         elif isinstance(d, ir.VarDecl):
-            self.var_decl(d, scope)
+            decl = self.var_decl(d, scope)
+            if outer is None:
+                blk.local_decls.append(decl)
         elif isinstance(d, ir.Instantiation):
             inst = self.instantiate(d, scope, prefix)
             if isinstance(inst, InstanceEntity):

@@ -1,0 +1,21 @@
+"""The mid end: small IR-to-IR passes between the type checker and the bmv2 back end.
+
+Each pass takes the typed program and rewrites it in place into simpler forms, in the
+order of `PASSES` (docs/compiler.md, "Passes", says what each guarantees to the next).
+"""
+
+from __future__ import annotations
+
+from ..typecheck import TypedProgram
+from .inline_actions import InlineActions
+from .local_initializers import LocalInitializers
+from .temps import Temps
+
+PASSES = (LocalInitializers, InlineActions)
+
+
+def run(program: TypedProgram) -> TypedProgram:
+    temps = Temps(program)
+    for cls in PASSES:
+        cls(temps).run(program)
+    return program
