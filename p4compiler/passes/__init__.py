@@ -7,12 +7,13 @@ order of `PASSES` (docs/compiler.md, "Passes", says what each guarantees to the 
 from __future__ import annotations
 
 from ..typecheck import TypedProgram
+from .default_actions import DefaultActions
 from .hoist_table_applies import HoistTableApplies
 from .inline_actions import InlineActions
 from .local_initializers import LocalInitializers
 from .temps import Temps
 
-PASSES = (LocalInitializers, InlineActions, HoistTableApplies)
+PASSES = (DefaultActions, LocalInitializers, InlineActions, HoistTableApplies)
 
 
 def run(program: TypedProgram) -> TypedProgram:
