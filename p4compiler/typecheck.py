@@ -1511,10 +1511,15 @@ class Checker:
         inlined statements go to `pre`, in evaluation order)."""
         if not isinstance(e, ir.Expr) or not _inline_calls(e):
             return e
+        from .passes import short_circuit   # the passes package imports this module
         if isinstance(e, ir.Binary) and e.op in ("&&", "||"):
+            if short_circuit.has_side_effect_call(e.right):
+                return short_circuit.lower_and_or(self, e, pre)
             return dataclasses.replace(e, left=self.lift_expr(e.left, pre, guarded),
                                        right=self.lift_expr(e.right, pre, True))
         if isinstance(e, ir.Mux):
+            if short_circuit.has_side_effect_call(e.then, e.other):
+                return short_circuit.lower_mux(self, e, pre)
             return dataclasses.replace(e, cond=self.lift_expr(e.cond, pre, guarded),
                                        then=self.lift_expr(e.then, pre, True),
                                        other=self.lift_expr(e.other, pre, True))
@@ -1523,10 +1528,6 @@ class Checker:
                          if a.value is not None else a for a in e.args)
             e = dataclasses.replace(e, args=args)
             if e.target and e.target[0] == "inline_function":
-                if guarded and e.target[5]:
-                    raise Unsupported(e.loc, f"{e.target[1]}: a function with out/inout "
-                                      "parameters or extern calls cannot be called on the "
-                                      "right of && / || or in ?: here; call it first")
                 result = self.expand_call(e, pre)
                 if result is None:
                     raise CompileError(e.loc, f"{e.target[1]} returns no value")
