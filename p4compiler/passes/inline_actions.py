@@ -22,8 +22,17 @@ from typing import Any
 
 from .. import ir
 from ..errors import Location, Unsupported
-from ..typecheck import (ActionEntity, ParamEntity, TableEntity, TypedActionRef, TypedBlock,
-                         TypedProgram, _equiv, _is_constant, _rewrite)
+from ..typecheck import (
+    ActionEntity,
+    ParamEntity,
+    TableEntity,
+    TypedActionRef,
+    TypedBlock,
+    TypedProgram,
+    _equiv,
+    _is_constant,
+    _rewrite,
+)
 from .remove_returns import remove_returns
 from .temps import Temps
 
@@ -90,7 +99,11 @@ class InlineActions:
                 post.append(ir.Assign(v, tmp, loc))
         body = _rewrite(a.body, lambda x: subst.get(id(x.ref))
                         if isinstance(x, ir.Name) and isinstance(x.ref, ParamEntity) else None)
-        return pre + remove_returns(list(body.stmts), None, self.temps, loc) + post
+        return pre + remove_returns(list(body.stmts), None, lambda: self.flag(loc)) + post
+
+    def flag(self, loc: Location) -> tuple[ir.Name, ir.Stmt]:
+        flag = self.temps.new("hasReturned", ir.Bool(), loc)
+        return flag, Temps.decl(flag, ir.BoolLit(False, loc), loc)
 
     def expand(self, a: ActionEntity, args: list[Any], loc: Location) -> ir.Block:
         return ir.Block(tuple(self.copy_in_out(a, a.params, args, loc)), loc)

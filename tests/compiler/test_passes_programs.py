@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from stf_on_switch import run_stf
 
 PROGRAMS = Path(__file__).resolve().parents[1] / "differential" / "programs"
