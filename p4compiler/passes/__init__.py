@@ -11,9 +11,11 @@ from .default_actions import DefaultActions
 from .hoist_table_applies import HoistTableApplies
 from .inline_actions import InlineActions
 from .local_initializers import LocalInitializers
+from .remove_unused_tables import RemoveUnusedTables
 from .temps import Temps
 
-PASSES = (DefaultActions, LocalInitializers, InlineActions, HoistTableApplies)
+PASSES = (DefaultActions, LocalInitializers, InlineActions, HoistTableApplies,
+          RemoveUnusedTables)
 
 
 def run(program: TypedProgram) -> TypedProgram:

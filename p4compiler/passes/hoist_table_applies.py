@@ -18,7 +18,7 @@ from typing import Any
 
 from .. import ir
 from ..typecheck import TypedProgram, _walk
-from .temps import Temps
+from .temps import Temps, into_sub_controls
 
 
 def _is_apply(x: Any) -> bool:
@@ -44,7 +44,7 @@ class HoistTableApplies:
 
     def run(self, program: TypedProgram) -> None:
         for b in program.blocks.values():
-            if b.kind == "control" and b.body is not None and _has_apply(b.body):
+            if b.kind == "control" and b.body is not None:
                 self.temps.block = b
                 b.body = ir.Block(tuple(self.stmts(b.body.stmts)), b.body.loc)
 
@@ -63,6 +63,8 @@ class HoistTableApplies:
     def stmt(self, s: ir.Stmt) -> list[ir.Stmt]:
         if isinstance(s, ir.Block):
             return [ir.Block(tuple(self.stmts(s.stmts)), s.loc)]
+        if isinstance(s, ir.CallStmt) and (sub := into_sub_controls(s.call, self.block)):
+            return [ir.CallStmt(sub, s.loc)]
         if not _has_apply(s):
             return [s]
         pre: list[ir.Stmt] = []

@@ -34,7 +34,7 @@ from ..typecheck import (
     _rewrite,
 )
 from .remove_returns import remove_returns
-from .temps import Temps
+from .temps import Temps, into_sub_controls
 
 
 def _directional(a: ActionEntity) -> int:
@@ -77,7 +77,7 @@ class InlineActions:
         def visit(x: Any) -> Any:
             if _is_action_call(x) and _directional(x.call.target[1]):
                 return self.expand(x.call.target[1], [a.value for a in x.call.args], x.loc)
-            return None
+            return into_sub_controls(x, self.inline_in)
         return _rewrite(body, visit)
 
     def copy_in_out(self, a: ActionEntity, params: tuple[ParamEntity, ...],

@@ -1,6 +1,11 @@
-"""Compiler-generated locals for the mid-end passes (`<base>_<n>`, unique program-wide)."""
+"""Compiler-generated locals for the mid-end passes (`<base>_<n>`, unique program-wide),
+and the walk into inlined sub-control bodies every pass shares."""
 
 from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
 
 from .. import ir
 from ..errors import Location
@@ -32,3 +37,15 @@ class Temps:
         assert isinstance(name.ref, VarEntity)
         return ir.VarDecl(ir.TypeRef("name", name=str(name.type)), name.ref.unique, init, (),
                           loc, name.type)
+
+
+def into_sub_controls(x: Any, fn: Callable[[Any], Any]) -> Any:
+    """For the call of an inlined sub-control (`c.apply(...)`, target `control_apply`),
+    the same call with `fn` applied to its body and its copy-out statements (the type
+    checker keeps them in the call's target, where tree rewrites do not look); else None."""
+    if not (isinstance(x, ir.Call) and x.target and x.target[0] == "control_apply"):
+        return None
+    kind, prefix, body, *rest = x.target
+    post = tuple(fn(s) for s in rest[0]) if rest else None
+    target = (kind, prefix, fn(body)) + ((post,) if rest else ())
+    return dataclasses.replace(x, target=target)
