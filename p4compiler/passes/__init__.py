@@ -12,10 +12,11 @@ from .hoist_table_applies import HoistTableApplies
 from .inline_actions import InlineActions
 from .local_initializers import LocalInitializers
 from .remove_unused_tables import RemoveUnusedTables
+from .strength_reduction import StrengthReduction
 from .temps import Temps
 
 PASSES = (DefaultActions, LocalInitializers, InlineActions, HoistTableApplies,
-          RemoveUnusedTables)
+          StrengthReduction, RemoveUnusedTables)
 
 
 def run(program: TypedProgram) -> TypedProgram:

@@ -1,5 +1,6 @@
-"""RemoveUnusedTables: a table constant folding leaves unapplied is gone from the JSON
-and the P4Info, with the actions only it used (as p4c)."""
+"""RemoveUnusedTables and StrengthReduction: what constant folding leaves, as p4c: a
+table never applied (or only in a folded-away branch) is gone from the JSON and the
+P4Info with the actions only it used; division by a power of two becomes a shift."""
 
 from __future__ import annotations
 
@@ -52,3 +53,20 @@ control Sub(inout headers hdr) {
                      + TAIL)
     assert all(not a["name"].endswith(".inc") for a in r.json["actions"])
     assert [t.preamble.name for t in r.p4info.tables] == ["Ig.s.t"]
+
+
+def test_strength_reduction_leaves_no_division_by_a_power_of_two():
+    r = compile_ingress("apply { hdr.h.b = hdr.h.a / 8w4 + hdr.h.a % 8w2 + hdr.h.c / 8w1; }")
+    ops = set()
+
+    def walk(x):
+        if isinstance(x, dict):
+            if "op" in x:
+                ops.add(x["op"])
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(r.json["actions"])
+    assert ">>" in ops and "&" in ops and not {"/", "%"} & ops
