@@ -29,8 +29,12 @@ from ..typecheck import (
     TypedActionRef,
     TypedBlock,
     TypedProgram,
+    _children,
     _equiv,
     _is_constant,
+    _is_lvalue_path,
+    _lvalue_root,
+    _overlaps,
     _rewrite,
 )
 from .remove_returns import remove_returns
@@ -39,6 +43,30 @@ from .temps import Temps, into_sub_controls
 
 def _directional(a: ActionEntity) -> int:
     return sum(1 for p in a.params if p.direction)
+
+
+def _paths(x: Any, out: list[Any]) -> list[Any]:
+    """The maximal variable/field paths that `x` reads or writes."""
+    if isinstance(x, (ir.Member, ir.Index, ir.Name)) and isinstance(_lvalue_root(x), ir.Name):
+        out.append(x)
+        while isinstance(x, (ir.Member, ir.Index)):
+            if isinstance(x, ir.Index):
+                _paths(x.index, out)
+            x = x.expr
+        return out
+    for c in _children(x):
+        _paths(c, out)
+    return out
+
+
+def _may_overlap(x: Any, v: Any) -> bool:
+    if not isinstance(_lvalue_root(x), ir.Name) or isinstance(_lvalue_root(x).ref, ParamEntity) \
+            and _lvalue_root(x).ref.owner == "action":
+        return False
+    try:
+        return _overlaps(x, v)
+    except Exception:   # noqa: BLE001 - an expression key_name cannot name: assume aliasing
+        return True
 
 
 def _is_action_call(x: Any) -> bool:
@@ -89,7 +117,8 @@ class InlineActions:
         subst: dict[int, ir.Expr] = {}
         for p, v in zip(params, args, strict=True):
             direction = p.direction or "in"
-            if direction == "in" and _is_constant(v):
+            if (direction == "in" and _is_constant(v)) or (
+                    direction != "in" and self.unaliased(v, a, params, args)):
                 subst[id(p)] = v
                 continue
             tmp = self.temps.new(p.name, p.type, loc)
@@ -104,6 +133,17 @@ class InlineActions:
     def flag(self, loc: Location) -> tuple[ir.Name, ir.Stmt]:
         flag = self.temps.new("hasReturned", ir.Bool(), loc)
         return flag, Temps.decl(flag, ir.BoolLit(False, loc), loc)
+
+    @staticmethod
+    def unaliased(v: Any, a: ActionEntity, params: tuple[ParamEntity, ...],
+                  args: list[Any]) -> bool:
+        """An out/inout argument can stand for its parameter (no copy, as p4c's inliner
+        does) when it is a plain lvalue that neither the body (other than through the
+        parameter) nor another argument touches: then copy-in/copy-out is unobservable."""
+        if not _is_lvalue_path(v):
+            return False
+        others = [w for p, w in zip(params, args, strict=True) if w is not v]
+        return not any(_may_overlap(x, v) for x in others + _paths(a.body, []))
 
     def expand(self, a: ActionEntity, args: list[Any], loc: Location) -> ir.Block:
         return ir.Block(tuple(self.copy_in_out(a, a.params, args, loc)), loc)

@@ -35,20 +35,30 @@ def _action_calls(node) -> list[str]:
             if isinstance(n, ir.CallStmt) and n.call.target and n.call.target[0] == "action"]
 
 
-def test_direct_call_with_inout_is_inlined_with_copy_in_and_copy_out():
+def test_direct_call_with_unaliased_inout_uses_the_argument_itself():
     r = compile_ingress("""
         action inc(inout bit<8> x) { x = x + 1; }
         apply { inc(hdr.h.a); }
     """)
     body = r.typed.blocks["ig"].body
     assert _action_calls(body) == []
-    stmts = [s for s in _walk(body) if isinstance(s, (ir.VarDecl, ir.Assign))]
-    decl, update, copy_out = stmts
+    (update,) = [s for s in _walk(body) if isinstance(s, (ir.VarDecl, ir.Assign))]
+    assert ir.dump(update.lhs) == ir.dump(update.rhs.left)      # hdr.h.a = hdr.h.a + 1
+    assert all(a["name"] != "Ig.inc" for a in r.json["actions"])
+
+
+def test_direct_call_with_aliased_inout_copies_in_and_out():
+    r = compile_ingress("""
+        action inc(inout bit<8> x) { x = x + 1; hdr.h.b = hdr.h.a; }
+        apply { inc(hdr.h.a); }
+    """)
+    stmts = [s for s in _walk(r.typed.blocks["ig"].body)
+             if isinstance(s, (ir.VarDecl, ir.Assign))]
+    decl, update, _read, copy_out = stmts
     assert isinstance(decl, ir.VarDecl) and decl.name == "x_0"
     assert ir.dump(decl.init) == ir.dump(copy_out.lhs)          # copy-in from hdr.h.a
     assert isinstance(update.lhs, ir.Name) and update.lhs.name == "x_0"
     assert isinstance(copy_out.rhs, ir.Name) and copy_out.rhs.name == "x_0"
-    assert all(a["name"] != "Ig.inc" for a in r.json["actions"])
 
 
 def test_table_binding_keeps_only_action_data_in_json_and_p4info():
