@@ -21,7 +21,7 @@ import dataclasses
 from typing import Any
 
 from .. import ir
-from ..errors import Location, Unsupported
+from ..errors import CompileError, Location, Unsupported
 from ..typecheck import (
     ActionEntity,
     ParamEntity,
@@ -168,10 +168,18 @@ class InlineActions:
     def bind_table(self, t: TableEntity) -> None:
         t.actions = tuple(self.bind_ref(t, r) for r in t.actions)
         if t.default_action is not None:
-            t.default_action = self.bind_ref(t, t.default_action)
+            t.default_action = self.listed(t, self.bind_ref(t, t.default_action), t.loc)
         if t.entries is not None:
-            t.entries = tuple(dataclasses.replace(e, action=self.bind_ref(t, e.action))
-                              for e in t.entries)
+            t.entries = tuple(dataclasses.replace(
+                e, action=self.listed(t, self.bind_ref(t, e.action), e.loc)) for e in t.entries)
+
+    def listed(self, t: TableEntity, r: TypedActionRef, loc: Location) -> TypedActionRef:
+        """A default action or entry binds directional parameters as the action list does."""
+        copies = {id(c) for _, _, c in self.bound}
+        if id(r.action) in copies and all(x.action is not r.action for x in t.actions):
+            raise CompileError(loc, f"{t.name}: {r.action.name} must be given the same "
+                               "directional arguments as in the table's actions list")
+        return r
 
     def bind_ref(self, t: TableEntity, r: TypedActionRef) -> TypedActionRef:
         a = r.action

@@ -96,3 +96,28 @@ def test_hit_inside_expression_is_hoisted_into_a_temporary():
     assert isinstance(stmts[0], ir.VarDecl) and stmts[0].name.startswith("tmp_")
     assert isinstance(stmts[0].init, ir.Member) and stmts[0].init.member == "hit"
     assert isinstance(stmts[-1], ir.Assign) and isinstance(stmts[-1].rhs, ir.Mux)
+
+
+def test_default_action_binding_other_arguments_is_a_clear_error():
+    import pytest
+
+    from p4compiler.errors import CompileError
+    with pytest.raises(CompileError, match="same directional arguments"):
+        compile_ingress("""
+            action setbyte(out bit<8> reg, bit<8> val) { reg = val; }
+            table t { key = { hdr.h.a : exact; } actions = { setbyte(hdr.h.b); }
+                      default_action = setbyte(hdr.h.c, 1); }
+            apply { t.apply(); }
+        """)
+
+
+def test_table_action_without_its_directional_arguments_is_a_clear_error():
+    import pytest
+
+    from p4compiler.errors import CompileError
+    with pytest.raises(CompileError, match="directional arguments"):
+        compile_ingress("""
+            action setbyte(out bit<8> reg, bit<8> val) { reg = val; }
+            table t { key = { hdr.h.a : exact; } actions = { setbyte; } }
+            apply { t.apply(); }
+        """)
