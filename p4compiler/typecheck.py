@@ -214,6 +214,7 @@ class TypedProgram:
     digests: list[tuple[ir.Type, Location]] = field(default_factory=list)
     constants: dict[str, Any] = field(default_factory=dict)
     main_annotations: tuple[ir.Annotation, ...] = ()
+    no_action: Any = None                    # core.p4's NoAction, for the mid end
 
     def block_list(self) -> list[TypedBlock]:
         return list(self.blocks.values())
@@ -425,7 +426,7 @@ class Checker:
             digests=self.digests,
             constants={n: e.value.value for n, e in self.globals.names.items()
                        if isinstance(e, ConstEntity) and isinstance(e.value, ir.Lit)},
-            main_annotations=main.annotations)
+            main_annotations=main.annotations, no_action=self.globals.lookup("NoAction"))
 
     def all_errors(self) -> list[str]:
         return self.errors

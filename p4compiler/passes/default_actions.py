@@ -18,6 +18,8 @@ from .temps import Temps
 
 
 def _find_no_action(program: TypedProgram) -> ActionEntity | None:
+    if isinstance(program.no_action, ActionEntity):
+        return program.no_action
     for b in program.blocks.values():
         for t in b.tables:
             refs = list(t.actions) + ([t.default_action] if t.default_action else [])
@@ -28,10 +30,10 @@ def _find_no_action(program: TypedProgram) -> ActionEntity | None:
 
 
 def _new_no_action() -> ActionEntity:
+    """core.p4's `action NoAction() {}`, for a program that never names it."""
     body = ir.Block((), UNKNOWN)
-    anns = (ir.Annotation("noWarn", ("unused",)),)
-    decl = ir.ActionDecl("NoAction", (), body, anns, UNKNOWN)
-    return ActionEntity("NoAction", "NoAction", (), body, anns, UNKNOWN, decl, None)
+    decl = ir.ActionDecl("NoAction", (), body, (), UNKNOWN)
+    return ActionEntity("NoAction", "NoAction", (), body, (), UNKNOWN, decl, None)
 
 
 class DefaultActions:

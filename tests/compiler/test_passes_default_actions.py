@@ -55,3 +55,13 @@ def test_p4info_lists_no_action_as_default_only_in_the_table():
     assert refs == [(ids["Ig.set"], 0, []), (ids["NoAction"], 2, ["@defaultonly"])]
     assert "const_default_action_id" not in to_text(info).split('name: "Ig.t"')[1] \
         .split("tables {")[0]
+
+
+def test_implicit_default_compiles_exactly_like_p4cs_rewritten_table():
+    implicit = compile_text(PROGRAM)
+    explicit = compile_text(PROGRAM.replace(
+        "actions = { set; } }",
+        "actions = { set; @defaultonly NoAction; } default_action = NoAction(); }"))
+    assert to_text(implicit.p4info) == to_text(explicit.p4info)
+    assert implicit.json["actions"] == explicit.json["actions"]
+    assert implicit.json["pipelines"] == explicit.json["pipelines"]
