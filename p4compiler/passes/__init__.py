@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..typecheck import TypedProgram
 from .default_actions import DefaultActions
+from .drop_pure_calls import DropPureCalls
 from .hoist_table_applies import HoistTableApplies
 from .inline_actions import InlineActions
 from .local_initializers import LocalInitializers
@@ -16,7 +17,7 @@ from .strength_reduction import StrengthReduction
 from .temps import Temps
 
 PASSES = (DefaultActions, LocalInitializers, InlineActions, HoistTableApplies,
-          StrengthReduction, RemoveUnusedTables)
+          StrengthReduction, DropPureCalls, RemoveUnusedTables)
 
 
 def run(program: TypedProgram) -> TypedProgram:

@@ -70,3 +70,12 @@ def test_strength_reduction_leaves_no_division_by_a_power_of_two():
                 walk(v)
     walk(r.json["actions"])
     assert ">>" in ops and "&" in ops and not {"/", "%"} & ops
+
+
+def test_pure_function_called_as_a_statement_is_dropped():
+    r = compile_text(HEAD + "bit<8> g(in bit<8> x) { return x + 1; }\n"
+                     "control Ig(inout headers hdr, inout metadata meta, "
+                     "inout standard_metadata_t sm) { apply { g(hdr.h.a); hdr.h.b = 1; } }"
+                     + TAIL)
+    prims = [p for a in r.json["actions"] for p in a["primitives"]]
+    assert [p["op"] for p in prims] == ["assign"]
