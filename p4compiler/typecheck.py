@@ -197,7 +197,8 @@ class TypedBlock:
     body: ir.Block | None = None
     states: list[ir.ParserState] = field(default_factory=list)
     loc: Location | None = None
-    local_decls: list[ir.VarDecl] = field(default_factory=list)   # control-level variables
+    # control-level variables: (instance prefix of an inlined sub-control or None, decl)
+    local_decls: list[tuple[str | None, ir.VarDecl]] = field(default_factory=list)
 
 
 @dataclass
@@ -590,8 +591,7 @@ class Checker:
             self.declare_const(d, scope)
         elif isinstance(d, ir.VarDecl):
             decl = self.var_decl(d, scope)
-            if outer is None:
-                blk.local_decls.append(decl)
+            blk.local_decls.append((outer, decl))
         elif isinstance(d, ir.Instantiation):
             inst = self.instantiate(d, scope, prefix)
             if isinstance(inst, InstanceEntity):
@@ -1743,10 +1743,14 @@ class Checker:
                         (), (), e.loc, ir.Void(), ("builtin", "setInvalid")), e.loc))
                 if writable:
                     copy_out.append(ir.Assign(v, tmp, e.loc))
+        first_local = len(blk.local_decls)
         for loc_decl in d.locals:
             self.control_local(loc_decl, inner, blk, inst.prefix)
         body = self.stmt(d.body, Scope(inner, "apply", inst.prefix), "control")
         assert isinstance(body, ir.Block)
+        # locals with an initialiser are set at each apply (as LocalInitializers does)
+        inits = tuple(x for _, x in blk.local_decls[first_local:] if x.init is not None)
+        body = ir.Block(inits + body.stmts, body.loc)
         if copy_in:
             body = ir.Block(tuple(self.concretize(x) for x in copy_in) + (body,), body.loc)
         return ir.Call(fn, (), (), e.loc, ir.Void(),
