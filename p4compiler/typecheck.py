@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import ir
-from .errors import CompileError, Diagnostics, Location, Unsupported
+from .errors import CompileError, Diagnostics, Location
 
 # ---------------------------------------------------------------- entities
 
@@ -197,6 +197,8 @@ class TypedBlock:
     body: ir.Block | None = None
     states: list[ir.ParserState] = field(default_factory=list)
     loc: Location | None = None
+    # control-level variables: (instance prefix of an inlined sub-control or None, decl)
+    local_decls: list[tuple[str | None, ir.VarDecl]] = field(default_factory=list)
 
 
 @dataclass
@@ -213,6 +215,7 @@ class TypedProgram:
     digests: list[tuple[ir.Type, Location]] = field(default_factory=list)
     constants: dict[str, Any] = field(default_factory=dict)
     main_annotations: tuple[ir.Annotation, ...] = ()
+    no_action: Any = None                    # core.p4's NoAction, for the mid end
 
     def block_list(self) -> list[TypedBlock]:
         return list(self.blocks.values())
@@ -424,7 +427,7 @@ class Checker:
             digests=self.digests,
             constants={n: e.value.value for n, e in self.globals.names.items()
                        if isinstance(e, ConstEntity) and isinstance(e.value, ir.Lit)},
-            main_annotations=main.annotations)
+            main_annotations=main.annotations, no_action=self.globals.lookup("NoAction"))
 
     def all_errors(self) -> list[str]:
         return self.errors
@@ -583,11 +586,12 @@ class Checker:
 
     def control_local(self, d: ir.Node, scope: Scope, blk: TypedBlock,
                       prefix: str | None = None) -> None:
-        prefix = prefix or blk.name
+        outer, prefix = prefix, prefix or blk.name
         if isinstance(d, ir.ConstDecl):
             self.declare_const(d, scope)
         elif isinstance(d, ir.VarDecl):
-            self.var_decl(d, scope)
+            decl = self.var_decl(d, scope)
+            blk.local_decls.append((outer, decl))
         elif isinstance(d, ir.Instantiation):
             inst = self.instantiate(d, scope, prefix)
             if isinstance(inst, InstanceEntity):
@@ -1508,10 +1512,15 @@ class Checker:
         inlined statements go to `pre`, in evaluation order)."""
         if not isinstance(e, ir.Expr) or not _inline_calls(e):
             return e
+        from .passes import short_circuit  # the passes package imports this module
         if isinstance(e, ir.Binary) and e.op in ("&&", "||"):
+            if short_circuit.has_side_effect_call(e.right):
+                return short_circuit.lower_and_or(self, e, pre)
             return dataclasses.replace(e, left=self.lift_expr(e.left, pre, guarded),
                                        right=self.lift_expr(e.right, pre, True))
         if isinstance(e, ir.Mux):
+            if short_circuit.has_side_effect_call(e.then, e.other):
+                return short_circuit.lower_mux(self, e, pre)
             return dataclasses.replace(e, cond=self.lift_expr(e.cond, pre, guarded),
                                        then=self.lift_expr(e.then, pre, True),
                                        other=self.lift_expr(e.other, pre, True))
@@ -1520,10 +1529,6 @@ class Checker:
                          if a.value is not None else a for a in e.args)
             e = dataclasses.replace(e, args=args)
             if e.target and e.target[0] == "inline_function":
-                if guarded and e.target[5]:
-                    raise Unsupported(e.loc, f"{e.target[1]}: a function with out/inout "
-                                      "parameters or extern calls cannot be called on the "
-                                      "right of && / || or in ?: here; call it first")
                 result = self.expand_call(e, pre)
                 if result is None:
                     raise CompileError(e.loc, f"{e.target[1]} returns no value")
@@ -1576,15 +1581,13 @@ class Checker:
 
     def remove_returns(self, stmts: list[ir.Stmt], retval: ir.Name | None, loc: Location
                        ) -> list[ir.Stmt]:
-        """A function body without `return` (p4c's RemoveReturns): the value goes to
-        `retval`; code after a conditional return moves into the other branch, or is
-        guarded by a `hasReturned` flag when that is not possible."""
-        try:
-            return _rr_list(stmts, retval, None)
-        except _NeedFlag:
+        """A function body without `return` (passes/remove_returns.py)."""
+        from .passes.remove_returns import remove_returns  # passes import this module
+
+        def make_flag() -> tuple[ir.Name, ir.Stmt]:
             flag = self.new_temp("hasReturned", ir.Bool(), loc)
-            return [self.temp_decl(flag, ir.BoolLit(False, loc), loc)] + \
-                _rr_list(stmts, retval, flag)
+            return flag, self.temp_decl(flag, ir.BoolLit(False, loc), loc)
+        return remove_returns(stmts, retval, make_flag)
 
     def concretize(self, s: ir.Stmt) -> ir.Stmt:
         """Run-time header stack indices: `hdr.s[i].f = x;` becomes
@@ -1740,10 +1743,14 @@ class Checker:
                         (), (), e.loc, ir.Void(), ("builtin", "setInvalid")), e.loc))
                 if writable:
                     copy_out.append(ir.Assign(v, tmp, e.loc))
+        first_local = len(blk.local_decls)
         for loc_decl in d.locals:
             self.control_local(loc_decl, inner, blk, inst.prefix)
         body = self.stmt(d.body, Scope(inner, "apply", inst.prefix), "control")
         assert isinstance(body, ir.Block)
+        # locals with an initialiser are set at each apply (as LocalInitializers does)
+        inits = tuple(x for _, x in blk.local_decls[first_local:] if x.init is not None)
+        body = ir.Block(inits + body.stmts, body.loc)
         if copy_in:
             body = ir.Block(tuple(self.concretize(x) for x in copy_in) + (body,), body.loc)
         return ir.Call(fn, (), (), e.loc, ir.Void(),
@@ -1948,22 +1955,6 @@ def _always_returns(s: Any) -> bool:
 _always_leaves = _always_returns
 
 
-def _only_returns(s: Any) -> bool:
-    """Every path ends in `return` (exit does not count: code after it still runs in
-    other paths of the caller only through returns)."""
-    if isinstance(s, ir.Return):
-        return True
-    if isinstance(s, ir.Block):
-        return any(_only_returns(x) for x in s.stmts)
-    if isinstance(s, ir.If):
-        return s.other is not None and _only_returns(s.then) and _only_returns(s.other)
-    return False
-
-
-def _may_return(s: Any) -> bool:
-    return any(isinstance(n, ir.Return) for n in _walk(s))
-
-
 def _var_key(e: Any) -> str | None:
     if isinstance(e, ir.Name):
         if isinstance(e.ref, VarEntity):
@@ -2071,65 +2062,6 @@ class _Uninit:
         if isinstance(s, ir.Exit):
             return None
         return a
-
-
-class _NeedFlag(Exception):
-    pass
-
-
-def _rr_stmt(s: ir.Stmt, retval: ir.Name | None, flag: ir.Name | None) -> ir.Stmt:
-    if isinstance(s, ir.Return):
-        out: list[ir.Stmt] = []
-        if retval is not None and s.value is not None:
-            out.append(ir.Assign(retval, s.value, s.loc))
-        if flag is not None:
-            out.append(ir.Assign(flag, ir.BoolLit(True, s.loc), s.loc))
-        return ir.Block(tuple(out), s.loc)
-    if isinstance(s, ir.Block):
-        return ir.Block(tuple(_rr_list(list(s.stmts), retval, flag)), s.loc)
-    if isinstance(s, ir.If):
-        return ir.If(s.cond, _rr_stmt(s.then, retval, flag),
-                     _rr_stmt(s.other, retval, flag) if s.other is not None else None, s.loc)
-    if isinstance(s, ir.Switch):
-        return dataclasses.replace(s, cases=tuple(
-            dataclasses.replace(c, body=_rr_stmt(c.body, retval, flag)
-                                if c.body is not None else None) for c in s.cases))
-    return s
-
-
-def _rr_list(stmts: list[ir.Stmt], retval: ir.Name | None, flag: ir.Name | None
-             ) -> list[ir.Stmt]:
-    out: list[ir.Stmt] = []
-    for i, s in enumerate(stmts):
-        if not _may_return(s):
-            out.append(s)
-            continue
-        rest = stmts[i + 1:]
-        if _only_returns(s):
-            out.append(_rr_stmt(s, retval, flag))
-            return out
-        if isinstance(s, ir.If):
-            then_m = _may_return(s.then)
-            other_m = s.other is not None and _may_return(s.other)
-            if _only_returns(s.then) and not other_m:
-                other = ([s.other] if s.other is not None else []) + rest
-                out.append(ir.If(s.cond, _rr_stmt(s.then, retval, flag),
-                                 ir.Block(tuple(_rr_list(other, retval, flag)), s.loc)
-                                 if other else None, s.loc))
-                return out
-            if s.other is not None and _only_returns(s.other) and not then_m:
-                out.append(ir.If(s.cond, ir.Block(tuple(_rr_list([s.then] + rest, retval,
-                                                                  flag)), s.loc),
-                                 _rr_stmt(s.other, retval, flag), s.loc))
-                return out
-        if flag is None:
-            raise _NeedFlag()
-        out.append(_rr_stmt(s, retval, flag))
-        if rest:
-            out.append(ir.If(ir.Unary("!", flag, s.loc, ir.Bool()),
-                             ir.Block(tuple(_rr_list(rest, retval, flag)), s.loc), None, s.loc))
-        return out
-    return out
 
 
 def _header_field_ok(t: ir.Type) -> bool:

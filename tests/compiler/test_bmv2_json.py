@@ -124,7 +124,10 @@ def test_conditionals_and_next_tables() -> None:
     assert t["key"] == [{"match_type": "lpm", "name": "hdr.ipv4.dst",
                          "target": ["ipv4", "dst"], "mask": None}]
     assert t["next_tables"] == {"NoAction": None}
-    assert "default_entry" not in t
+    # no default_action declared: p4c's front end adds `default_action = NoAction()`
+    assert t["default_entry"] == {"action_id": action(r, "NoAction")["id"],
+                                  "action_const": False, "action_data": [],
+                                  "action_entry_const": False}
 
 
 def test_switch_on_action_run_and_hit_miss() -> None:
@@ -142,7 +145,8 @@ def test_switch_on_action_run_and_hit_miss() -> None:
         }
     """)
     t = table(r, "Ing.t")
-    assert t["next_tables"] == {"Ing.a": "Ing.u", "Ing.b": "Ing.v"}
+    # NoAction is t's implicit (default-only) action, taken by the `default:` case
+    assert t["next_tables"] == {"Ing.a": "Ing.u", "Ing.b": "Ing.v", "NoAction": "Ing.v"}
     v = table(r, "Ing.v")
     assert v["base_default_next"] is None
     assert v["next_tables"]["__HIT__"] is None

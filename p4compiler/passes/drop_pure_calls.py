@@ -1,0 +1,44 @@
+"""DropPureCalls: a call statement whose value is dropped and that cannot have an effect
+(a function whose body is a single `return expr;`, which the type checker substitutes
+into expressions, called with arguments that call nothing) is removed, as p4c's
+SideEffectOrdering / dead-code passes do: the spec evaluates it and discards the value.
+
+Guarantees to the next pass: no call statement of a substituted (pure) function.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import ir
+from ..typecheck import TypedProgram, _rewrite, _walk
+from .temps import Temps, into_sub_controls
+
+
+def _pure_call_stmt(x: Any) -> bool:
+    if not (isinstance(x, ir.CallStmt) and x.call.target and x.call.target[0] == "function"):
+        return False
+    return not any(isinstance(n, ir.Call) and not (n.target and n.target[0] == "builtin"
+                                                   and n.target[1] == "isValid")
+                   for a in x.call.args for n in _walk(a.value))
+
+
+def _drop(x: Any) -> Any:
+    if _pure_call_stmt(x):
+        return ir.Empty(x.loc)
+    return into_sub_controls(x, lambda body: _rewrite(body, _drop))
+
+
+class DropPureCalls:
+    name = "DropPureCalls"
+
+    def __init__(self, temps: Temps):
+        self.temps = temps
+
+    def run(self, program: TypedProgram) -> None:
+        for b in program.blocks.values():
+            if b.body is not None:
+                b.body = _rewrite(b.body, _drop)
+            b.states = [_rewrite(s, _drop) for s in b.states]
+            for a in b.actions:
+                a.body = _rewrite(a.body, _drop)

@@ -1,0 +1,46 @@
+"""Side-effect ordering for inlined function calls under `&&`, `||` and `?:` (the
+function part of p4c's SideEffectOrdering), used by the type checker's function inliner.
+
+`a || f(x)` where `f` has out/inout parameters or calls externs: the spec (8.6, 8.7)
+evaluates `f(x)` only when `a` is false, so the inlined body of `f` goes under an `if`:
+`tmp = a; if (!tmp) { <f inlined>; tmp = retval; }` and the expression becomes `tmp`.
+`c ? f(x) : g(y)` becomes `if (c) { <f>; tmp = ... } else { <g>; tmp = ... }`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import ir
+from ..typecheck import _walk
+
+
+def has_side_effect_call(*exprs: Any) -> bool:
+    """A call to an inlined function that writes arguments or calls externs."""
+    return any(isinstance(n, ir.Call) and n.target and n.target[0] == "inline_function"
+               and n.target[5] for e in exprs for n in _walk(e))
+
+
+def lower_and_or(checker: Any, e: ir.Binary, pre: list[ir.Stmt]) -> ir.Name:
+    loc = e.loc
+    tmp = checker.new_temp("tmp", ir.Bool(), loc)
+    pre.append(checker.temp_decl(tmp, checker.lift_expr(e.left, pre, False), loc))
+    inner: list[ir.Stmt] = []
+    inner.append(ir.Assign(tmp, checker.lift_expr(e.right, inner, False), loc))
+    test = tmp if e.op == "&&" else ir.Unary("!", tmp, loc, ir.Bool())
+    pre.append(ir.If(test, ir.Block(tuple(inner), loc), None, loc))
+    return tmp
+
+
+def lower_mux(checker: Any, e: ir.Mux, pre: list[ir.Stmt]) -> ir.Name:
+    loc = e.loc
+    cond = checker.lift_expr(e.cond, pre, False)
+    tmp = checker.new_temp("tmp", e.type, loc)
+    pre.append(checker.temp_decl(tmp, None, loc))
+    branches = []
+    for value in (e.then, e.other):
+        stmts: list[ir.Stmt] = []
+        stmts.append(ir.Assign(tmp, checker.lift_expr(value, stmts, False), loc))
+        branches.append(ir.Block(tuple(stmts), loc))
+    pre.append(ir.If(cond, branches[0], branches[1], loc))
+    return tmp
