@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import bmv2, ir, p4info, syntax, typecheck
+from . import bmv2, ir, p4info, passes_types, syntax, typecheck
 from .errors import Diagnostics
 from .preprocessor import Preprocessor
 
@@ -42,6 +42,7 @@ def _compile(source: Any, program_name: str, warnings: list[str]) -> CompileResu
     diags.warnings.extend(warnings)
     tree = syntax.parse(source)
     typed = typecheck.check(tree, diags)
+    passes_types.run(typed)
     json = bmv2.to_json(typed, program_name, diags)
     info = p4info.build(typed)
     return CompileResult(json, info, typed, diags.warnings)

@@ -1,0 +1,18 @@
+"""IR-to-IR passes over the type system and parsers, run between the type checker and
+the bmv2 backend, in the order of `PASSES` (docs/compiler.md lists what each guarantees)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .lookahead import hoist_lookaheads
+
+# Each pass takes the checked program and rewrites its blocks in place.
+PASSES: tuple[Callable[[Any], None], ...] = (
+    hoist_lookaheads,
+)
+
+
+def run(typed: Any) -> None:
+    for p in PASSES:
+        p(typed)
