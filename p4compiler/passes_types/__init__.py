@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from .dontcare import dont_care_extracts
 from .lookahead import hoist_lookaheads
 
 # Each pass takes the checked program and rewrites its blocks in place.
 PASSES: tuple[Callable[[Any], None], ...] = (
+    dont_care_extracts,
     hoist_lookaheads,
 )
 

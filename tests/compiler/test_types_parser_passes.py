@@ -1,6 +1,6 @@
-"""HoistLookaheads (p4compiler/passes_types/lookahead.py): `pkt.lookahead<H>().f` inside
-larger parser expressions compiles, and the ty_lookahead_expr differential program's STF
-passes on the embedded switch in-process."""
+"""The parser passes of p4compiler/passes_types/: HoistLookaheads (`lookahead<H>().f`
+inside larger parser expressions) and DontCareExtracts (`extract<H>(_)`); each
+ty_* differential program's STF runs on the embedded switch in-process."""
 
 from __future__ import annotations
 
@@ -64,3 +64,19 @@ def test_whole_lookahead_rhs_is_left_as_it_was():
     first = ops[0]["parameters"]
     assert first[0]["value"][1].endswith("x") and first[1] == {"type": "lookahead",
                                                                "value": [0, 8]}
+
+
+def test_extract_into_dont_care_program_stf():
+    _run_stf("ty_extract_dontcare")
+
+
+def test_extract_dont_care_without_a_header_type_is_a_clear_error():
+    import pytest
+
+    from p4compiler.errors import CompileError
+
+    src = PROGRAMS.joinpath("ty_extract_dontcare.p4").read_text().replace(
+        "pkt.extract<skip_t>(_);", "pkt.extract(_);")
+    with pytest.raises(CompileError) as e:
+        compile_text(src, "noty.p4")
+    assert "extract" in str(e.value)
