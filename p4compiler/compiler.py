@@ -40,7 +40,7 @@ def compile_text(text: str, filename: str = "program.p4",
 def _compile(source: Any, program_name: str, warnings: list[str]) -> CompileResult:
     diags = Diagnostics()
     diags.warnings.extend(warnings)
-    tree = syntax.parse(source)
+    tree = passes_types.inline_subparsers(syntax.parse(source))
     typed = typecheck.check(tree, diags)
     passes_types.run(typed)
     json = bmv2.to_json(typed, program_name, diags)

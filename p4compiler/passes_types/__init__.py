@@ -3,10 +3,14 @@ the bmv2 backend, in the order of `PASSES` (docs/compiler.md lists what each gua
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .dontcare import dont_care_extracts
 from .lookahead import hoist_lookaheads
+from .subparser import inline_subparsers
+
+__all__ = ["PASSES", "inline_subparsers", "run"]
 
 # Each pass takes the checked program and rewrites its blocks in place.
 PASSES: tuple[Callable[[Any], None], ...] = (
