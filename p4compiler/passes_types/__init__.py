@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .dontcare import dont_care_extracts
+from .literals import fold_literal_members
 from .lookahead import hoist_lookaheads
 from .subparser import inline_subparsers
 
@@ -14,6 +15,7 @@ __all__ = ["PASSES", "inline_subparsers", "run"]
 
 # Each pass takes the checked program and rewrites its blocks in place.
 PASSES: tuple[Callable[[Any], None], ...] = (
+    fold_literal_members,
     dont_care_extracts,
     hoist_lookaheads,
 )

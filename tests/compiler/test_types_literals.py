@@ -1,0 +1,28 @@
+"""FoldLiteralMembers (p4compiler/passes_types/literals.py): struct/header literals as
+function arguments and functions returning a header literal; the ty_literal_members
+differential program's STF on the embedded switch in-process."""
+
+from __future__ import annotations
+
+from ty_stf_helpers import _run_stf
+
+from p4compiler import ir
+from p4compiler.passes_types.literals import fold
+
+HDR = ir.StructLike("header", "o_t", (ir.StructField("a", ir.Bits(8)),
+                                      ir.StructField("b", ir.Bits(8))))
+
+
+def test_literal_members_program_stf():
+    _run_stf("ty_literal_members")
+
+
+def test_member_of_a_list_literal_folds_to_its_component():
+    lit = ir.ListExpr((ir.Lit(1, type=ir.Bits(8)), ir.Lit(2, type=ir.Bits(8))), type=HDR)
+    got = fold(ir.Member(lit, "b", type=ir.Bits(8)))
+    assert isinstance(got, ir.Lit) and got.value == 2
+
+
+def test_member_of_a_non_literal_is_left_alone():
+    e = ir.Member(ir.Name("h", type=HDR), "b", type=ir.Bits(8))
+    assert fold(e) is e
