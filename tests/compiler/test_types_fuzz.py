@@ -9,10 +9,10 @@ import re
 import time
 
 import pytest
+from ty_stf_helpers import PROGRAMS
 
 from p4compiler.compiler import compile_text
 from p4compiler.errors import CompileError
-from ty_stf_helpers import PROGRAMS
 
 STEMS = sorted(p.stem for p in PROGRAMS.glob("ty_*.p4"))
 
