@@ -10,12 +10,14 @@ from .dontcare import dont_care_extracts
 from .literals import fold_literal_members
 from .lookahead import hoist_lookaheads
 from .subparser import inline_subparsers
+from .tuples import split_tuples
 
 __all__ = ["PASSES", "inline_subparsers", "run"]
 
 # Each pass takes the checked program and rewrites its blocks in place.
 PASSES: tuple[Callable[[Any], None], ...] = (
     fold_literal_members,
+    split_tuples,
     dont_care_extracts,
     hoist_lookaheads,
 )

@@ -26,3 +26,20 @@ def test_member_of_a_list_literal_folds_to_its_component():
 def test_member_of_a_non_literal_is_left_alone():
     e = ir.Member(ir.Name("h", type=HDR), "b", type=ir.Bits(8))
     assert fold(e) is e
+
+
+def test_tuple_local_program_stf():
+    _run_stf("ty_tuple_local")
+
+
+def test_a_tuple_local_used_whole_is_a_clear_error():
+    import pytest
+    from ty_stf_helpers import PROGRAMS
+
+    from p4compiler.compiler import compile_text
+    from p4compiler.errors import CompileError
+
+    src = PROGRAMS.joinpath("ty_tuple_local.p4").read_text().replace(
+        "hdr.o.a = t[0];", "hdr.o.a = t[0]; log_msg(\"{}\", t);")
+    with pytest.raises(CompileError, match="tuple local"):
+        compile_text(src, "whole.p4")
