@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import bmv2, ir, p4info, passes, syntax, typecheck
+from . import bmv2, ir, p4info, passes, passes_types, syntax, typecheck
 from .errors import Diagnostics
 from .preprocessor import Preprocessor
 
@@ -40,8 +40,10 @@ def compile_text(text: str, filename: str = "program.p4",
 def _compile(source: Any, program_name: str, warnings: list[str]) -> CompileResult:
     diags = Diagnostics()
     diags.warnings.extend(warnings)
-    tree = syntax.parse(source)
-    typed = passes.run(typecheck.check(tree, diags))
+    tree = passes_types.inline_subparsers(syntax.parse(source))
+    typed = typecheck.check(tree, diags)
+    passes_types.run(typed)      # type/parser passes first: they see functions before inlining
+    typed = passes.run(typed)
     json = bmv2.to_json(typed, program_name, diags)
     info = p4info.build(typed)
     return CompileResult(json, info, typed, diags.warnings)

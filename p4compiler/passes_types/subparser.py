@@ -1,0 +1,185 @@
+"""InlineSubParsers (on the syntax tree, before type checking): a parser instantiated
+in another parser (`Sub() s;`) and applied in one of its states (`s.apply(pkt, a, b);`)
+is inlined as p4c's frontend does.
+
+* the applying state is split: its statements before the call, then a transition to
+  the sub-parser's `start`; a continuation state `<state>_after_<inst>` holds the
+  statements after the call and the original transition;
+* the sub-parser's states become `<inst>_<state>`; `accept` in them goes to the
+  continuation state, `reject` stays `reject`;
+* its parameters are replaced by the call's arguments (the spec's copy-in/copy-out is
+  equivalent for lvalue arguments that do not alias each other, which is what is
+  accepted here), its locals become caller locals named `<inst>_<name>`.
+
+Guarantees to the type checker: no parser applies another parser.  Applied more than
+once, each call gets its own copy (`<inst>_<k>_...`).  Unsupported forms (constructor
+parameters, a call nested in an expression or block, a non-lvalue argument) are clear
+compile errors at the call or instantiation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from .. import ir
+from ..errors import CompileError
+
+
+def _map_names(node: Any, names: dict[str, Any], states: dict[str, str] | None) -> Any:
+    """`node` with Names in `names` replaced (by an expression or a new name) and, when
+    `states` is given, transition targets renamed."""
+    if isinstance(node, tuple):
+        return tuple(_map_names(x, names, states) for x in node)
+    if isinstance(node, ir.Name) and node.name in names:
+        new = names[node.name]
+        return dataclasses.replace(node, name=new) if isinstance(new, str) else new
+    if not (dataclasses.is_dataclass(node) and isinstance(node, ir.Node)):
+        return node
+    changes: dict[str, Any] = {}
+    for f in dataclasses.fields(node):
+        if f.name in ("loc", "type", "annotations"):
+            continue
+        old = getattr(node, f.name)
+        if states is not None and f.name == "state" and isinstance(
+                node, (ir.Transition, ir.SelectCase)) and isinstance(old, str):
+            new = states.get(old, old)
+        else:
+            new = _map_names(old, names, states)
+        if new is not old:
+            changes[f.name] = new
+    return dataclasses.replace(node, **changes) if changes else node
+
+
+def _is_lvalue(e: Any) -> bool:
+    if isinstance(e, ir.Name):
+        return True
+    if isinstance(e, ir.Member):
+        return _is_lvalue(e.expr)
+    if isinstance(e, ir.Index):
+        return _is_lvalue(e.expr) and isinstance(e.index, ir.Lit)
+    return False
+
+
+def _apply_target(s: Any, subs: dict[str, ir.ParserDecl]) -> str | None:
+    if not (isinstance(s, ir.CallStmt) and isinstance(s.call.callee, ir.Member)
+            and s.call.callee.member == "apply"
+            and isinstance(s.call.callee.expr, ir.Name)):
+        return None
+    name = s.call.callee.expr.name
+    return name if name in subs else None
+
+
+class _Inliner:
+    def __init__(self, parsers: dict[str, ir.ParserDecl]) -> None:
+        self.parsers = parsers
+
+    def parser(self, d: ir.ParserDecl, depth: int = 0) -> ir.ParserDecl:
+        if depth > 16:
+            raise CompileError(d.loc, f"{d.name}: sub-parsers nested too deeply (recursion?)")
+        subs: dict[str, ir.ParserDecl] = {}
+        new_locals: list[ir.Stmt] = []
+        for loc_decl in d.locals:
+            t = loc_decl.tref if isinstance(loc_decl, ir.Instantiation) else None
+            if t is not None and t.kind == "name" and t.name in self.parsers:
+                sub = self.parsers[t.name]
+                if sub.ctor_params or loc_decl.args:
+                    raise CompileError(loc_decl.loc, f"{loc_decl.name}: sub-parsers with "
+                                       "constructor parameters are not supported")
+                subs[loc_decl.name] = self.parser(sub, depth + 1)
+            else:
+                new_locals.append(loc_decl)
+        if not subs:
+            return d
+        taken = {s.name for s in d.states}
+        states: list[ir.ParserState] = []
+        uses: dict[str, int] = {}
+        work = list(d.states)
+        while work:
+            st = work.pop(0)
+            at = next((i for i, s in enumerate(st.stmts) if _apply_target(s, subs)), None)
+            if at is None:
+                self.check_no_nested_apply(st, subs)
+                states.append(st)
+                continue
+            call = st.stmts[at]
+            inst = _apply_target(call, subs)
+            assert inst is not None
+            k = uses.get(inst, 0)
+            uses[inst] = k + 1
+            prefix = f"{inst}_" if k == 0 else f"{inst}_{k}_"
+            cont = self.fresh(f"{st.name}_after_{inst}", taken)
+            states.append(dataclasses.replace(
+                st, stmts=st.stmts[:at],
+                transition=ir.Transition(prefix + "start", loc=call.loc)))
+            sub_states, sub_locals = self.copy(subs[inst], call, prefix, cont, taken)
+            states.extend(sub_states)
+            new_locals.extend(sub_locals)
+            work.insert(0, ir.ParserState(cont, st.stmts[at + 1:], st.transition,
+                                          loc=st.loc))
+        return dataclasses.replace(d, locals=tuple(new_locals), states=tuple(states))
+
+    @staticmethod
+    def fresh(name: str, taken: set[str]) -> str:
+        n, out = 0, name
+        while out in taken:
+            n += 1
+            out = f"{name}_{n}"
+        taken.add(out)
+        return out
+
+    @staticmethod
+    def check_no_nested_apply(st: ir.ParserState, subs: dict[str, Any]) -> None:
+        def walk(x: Any) -> None:
+            if isinstance(x, ir.Call) and isinstance(x.callee, ir.Member) \
+                    and x.callee.member == "apply" and isinstance(x.callee.expr, ir.Name) \
+                    and x.callee.expr.name in subs:
+                raise CompileError(x.loc, f"{x.callee.expr.name}.apply: a sub-parser can "
+                                   "only be applied as a statement of a parser state")
+            if isinstance(x, tuple):
+                for y in x:
+                    walk(y)
+            elif dataclasses.is_dataclass(x) and isinstance(x, ir.Node):
+                for f in dataclasses.fields(x):
+                    walk(getattr(x, f.name))
+        walk(st.stmts)
+
+    def copy(self, sub: ir.ParserDecl, call: ir.CallStmt, prefix: str, cont: str,
+             taken: set[str]) -> tuple[list[ir.ParserState], list[ir.Stmt]]:
+        args = call.call.args
+        if len(args) != len(sub.params):
+            raise CompileError(call.loc, f"{sub.name}.apply: expects {len(sub.params)} "
+                               f"arguments, got {len(args)}")
+        names: dict[str, Any] = {}
+        for p, a in zip(sub.params, args, strict=True):
+            if a.value is None or p.direction in ("out", "inout") and not _is_lvalue(a.value):
+                raise CompileError(a.loc, f"{sub.name}.apply: argument for {p.name} must be "
+                                   "a variable, field or header here")
+            names[p.name] = a.value
+        sub_locals = []
+        for loc_decl in sub.locals:
+            nm = getattr(loc_decl, "name", None)
+            if isinstance(nm, str):
+                names[nm] = prefix + nm
+        for loc_decl in sub.locals:
+            nm = getattr(loc_decl, "name", None)
+            renamed = _map_names(loc_decl, names, None)
+            if isinstance(nm, str):
+                renamed = dataclasses.replace(renamed, name=prefix + nm)
+            sub_locals.append(renamed)
+        smap = {s.name: self.fresh(prefix + s.name, taken) for s in sub.states}
+        smap["accept"] = cont
+        out = [dataclasses.replace(_map_names(s, names, smap), name=smap[s.name])
+               for s in sub.states]
+        return out, sub_locals
+
+
+def inline_subparsers(program: ir.Program) -> ir.Program:
+    parsers = {d.name: d for d in program.decls if isinstance(d, ir.ParserDecl)}
+    if not any(isinstance(x, ir.Instantiation) and x.tref.kind == "name"
+               and x.tref.name in parsers for d in parsers.values() for x in d.locals):
+        return program
+    inl = _Inliner(parsers)
+    decls = tuple(inl.parser(d) if isinstance(d, ir.ParserDecl) else d
+                  for d in program.decls)
+    return dataclasses.replace(program, decls=decls)
