@@ -838,3 +838,18 @@ def _ref_name(ref: Any) -> Any:
     return repr(ref)
 
 
+
+
+# ---------------------------------------------------------------- frontend (syntax) nodes
+# Statements that exist only between parsing and loop unrolling (loops.py): no later
+# stage ever sees them.
+
+
+@dataclass(frozen=True)
+class Break(Stmt):
+    loc: Location = UNKNOWN
+
+
+@dataclass(frozen=True)
+class Continue(Stmt):
+    loc: Location = UNKNOWN

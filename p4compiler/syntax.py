@@ -21,7 +21,7 @@ from lark.exceptions import (
     VisitError,
 )
 
-from . import ir
+from . import ir, loops
 from .errors import CompileError, Location
 from .preprocessor import Source
 
@@ -41,7 +41,9 @@ _KEYWORDS = {
     "match_kind", "out", "parser", "package", "return", "select", "state", "string", "struct",
     "switch", "table", "transition", "true", "tuple", "typedef", "type", "varbit", "void",
     "value_set", "actions", "entries", "default_action", "priority", "abstract",
+    "for", "break", "continue",
 }
+_JUMP_WORD = re.compile(r"\b(?:break|continue)\b")
 _TYPE_START_VALUES = {"bit", "int", "varbit", "bool", "tuple", "string", "error", "void"}
 _ANGLE_OPENERS = {"bit", "int", "varbit", "tuple", "value_set"}
 
@@ -159,11 +161,15 @@ def parse(source: Source) -> ir.Program:
     except UnexpectedInput as e:
         raise _syntax_error(e, source) from None
     try:
-        return _ToIR(source).transform(tree)
+        program = _ToIR(source).transform(tree)
     except VisitError as e:
-        if isinstance(e.orig_exc, CompileError):
-            raise e.orig_exc from None
         raise e.orig_exc from None
+    if _JUMP_WORD.search(source.text):
+        stray = loops.find_stray_jump(program)
+        if stray is not None:
+            word = "break" if isinstance(stray, ir.Break) else "continue"
+            raise CompileError(stray.loc, f"{word} outside a for loop")
+    return program
 
 
 def _syntax_error(e: UnexpectedInput, source: Source) -> CompileError:
@@ -577,6 +583,11 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return ("key", {"key": tuple(c)})
 
     def table_actions(self, meta, c):
+        if not c:
+            # `actions = {}`: the table can only run its default action, which p4c
+            # makes NoAction (a default-only entry of the action list).
+            loc = self._loc(meta)
+            c = [ir.ActionRef("NoAction", None, (ir.Annotation("defaultonly"),), loc)]
         return ("actions", {"actions": tuple(c)})
 
     def table_default(self, meta, c):
@@ -628,6 +639,44 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     def assignment(self, meta, c):
         return ir.Assign(c[0], c[1], self._loc(meta))
 
+    def compound_assignment(self, meta, c):
+        return loops.compound_assign(c[0], str(c[1]), c[2], self._loc(meta))
+
+    def for_stmt(self, meta, c):
+        init, rest = c[0], c[1:]
+        cond = rest.pop(0) if isinstance(rest[0], ir.Expr) else None
+        return loops.unroll_for(init, cond, rest[0], rest[1], self._loc(meta))
+
+    def for_in_stmt(self, meta, c):
+        _, rest = _split(c)
+        tref, name, coll, body = rest
+        return loops.unroll_for_in(tref, str(name), coll, body, self._loc(meta))
+
+    def for_simple_list(self, meta, c):
+        return list(c)
+
+    def for_var(self, meta, c):
+        anns, rest = _split(c)
+        return ir.VarDecl(rest[0], str(rest[1]), rest[2], anns, self._loc(meta))
+
+    def for_assign(self, meta, c):
+        return ir.Assign(c[0], c[1], self._loc(meta))
+
+    def for_compound(self, meta, c):
+        return self.compound_assignment(meta, c)
+
+    def for_call(self, meta, c):
+        return ir.CallStmt(ir.Call(c[0], c[1], (), self._loc(meta)), self._loc(meta))
+
+    def for_range(self, meta, c):
+        return ("range", c[0], c[1])
+
+    def break_stmt(self, meta, c):
+        return ir.Break(self._loc(meta))
+
+    def continue_stmt(self, meta, c):
+        return ir.Continue(self._loc(meta))
+
     def call_stmt(self, meta, c):
         c = [x for x in c if not (isinstance(x, Token) and x.type in ("L_ANGLE", "R_ANGLE"))]
         if len(c) == 3:
@@ -673,7 +722,7 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return ir.Index(c[0], c[1], self._loc(meta))
 
     def slice(self, meta, c):
-        return ir.Slice(c[0], c[1], c[2], self._loc(meta))
+        return loops.flatten_slice(ir.Slice(c[0], c[1], c[2], self._loc(meta)))
 
     def call(self, meta, c):
         return ir.Call(c[0], c[1], (), self._loc(meta))

@@ -1,0 +1,109 @@
+"""Syntax-level desugaring: compound assignment, nested slices, for-loop unrolling."""
+
+from __future__ import annotations
+
+import pytest
+
+from p4compiler import ir
+from p4compiler.compiler import compile_text
+from p4compiler.errors import CompileError
+from p4compiler.preprocessor import Preprocessor
+from p4compiler.syntax import parse
+
+PROGRAM = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; bit<8> b; }
+struct headers { h_t h; }
+struct meta_t { }
+parser P(packet_in pkt, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control V(inout headers hdr, inout meta_t m) { apply { } }
+control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    apply { BODY }
+}
+control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout meta_t m) { apply { } }
+control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+
+
+def body_of(stmts: str) -> ir.Block:
+    program = parse(Preprocessor().run_text(PROGRAM.replace("BODY", stmts), "t.p4"))
+    control = next(d for d in program.decls if getattr(d, "name", "") == "I")
+    return control.body
+
+
+def compile_error(stmts: str) -> CompileError:
+    with pytest.raises(CompileError) as e:
+        compile_text(PROGRAM.replace("BODY", stmts), "t.p4")
+    return e.value
+
+
+def test_compound_assignment_is_assignment_of_the_binary_operation() -> None:
+    (stmt,) = body_of("hdr.h.a |+|= 3;").stmts
+    assert isinstance(stmt, ir.Assign) and isinstance(stmt.rhs, ir.Binary)
+    assert stmt.rhs.op == "|+|" and stmt.rhs.left == stmt.lhs
+
+
+def test_nested_slice_becomes_one_slice_of_the_field() -> None:
+    (stmt,) = body_of("hdr.h.a[7:4][1:0] = 2w3;").stmts
+    assert isinstance(stmt.lhs, ir.Slice) and isinstance(stmt.lhs.expr, ir.Member)
+    assert (stmt.lhs.hi.value, stmt.lhs.lo.value) == (5, 4)
+
+
+def test_nested_slice_out_of_range_is_an_error() -> None:
+    assert "out of range" in compile_error("hdr.h.a[3:0][5:4] = 2w3;").message
+
+
+def test_for_loop_unrolls_into_one_copy_per_iteration() -> None:
+    (block,) = body_of("for (bit<8> i = 0; i < 3; i = i + 1) { hdr.h.a = hdr.h.a + i; }").stmts
+    assert isinstance(block.stmts[0], ir.VarDecl)
+    assert len(block.stmts) == 1 + 3
+
+
+def test_loop_counting_wraps_at_the_variable_width() -> None:
+    # bit<2> i: 2, 3, then wraps to 0 and the loop ends.
+    (block,) = body_of("for (bit<2> i = 2; i != 1; i = i + 1) { hdr.h.a = 1; }").stmts
+    assert len(block.stmts) == 1 + 3
+
+
+def test_break_and_continue_become_guard_flags() -> None:
+    (block,) = body_of("for (bit<8> i in 0 .. 3) { if (i == 1) { continue; } "
+                       "if (i == 2) { break; } hdr.h.a = i; }").stmts
+    flags = [s.name for s in block.stmts if isinstance(s, ir.VarDecl)]
+    assert len(flags) == 2 and flags[0].endswith("_break") and flags[1].endswith("_continue")
+
+
+def test_loop_with_runtime_bound_is_an_error_naming_the_loop() -> None:
+    e = compile_error("for (bit<8> i = 0; i < hdr.h.b; i = i + 1) { hdr.h.a = i; }")
+    assert "not known at compile time" in e.message and "t.p4:12" in e.message
+
+
+def test_loop_that_never_ends_is_an_error() -> None:
+    e = compile_error("for (bit<8> i = 0; i < 10; i = i) { hdr.h.a = i; }")
+    assert "does not finish" in e.message
+
+
+def test_loop_variable_assigned_in_the_body_is_an_error() -> None:
+    e = compile_error("for (bit<8> i = 0; i < 10; i = i + 1) { i = 3; }")
+    assert "loop variable i" in e.message
+
+
+def test_break_outside_a_loop_is_an_error() -> None:
+    e = compile_error("break;")
+    assert e.message == "break outside a for loop" and e.loc.line == 12
+
+
+def test_empty_action_list_gets_a_default_only_noaction() -> None:
+    result = compile_text(PROGRAM.replace(
+        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {",
+        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {\n"
+        "    table t { key = { hdr.h.a : exact; } actions = {} }").replace(
+        "BODY", "t.apply();"), "t.p4")
+    (table,) = [t for p in result.json["pipelines"] for t in p["tables"]]
+    assert table["actions"] == ["NoAction"]
+    (info,) = result.p4info.tables
+    assert [r.scope for r in info.action_refs] == [2]  # DEFAULT_ONLY
