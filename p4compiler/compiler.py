@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from . import bmv2, ir, p4info, syntax, typecheck
-from .errors import Diagnostics
+from .errors import CompileError, Diagnostics, Location
 from .preprocessor import Preprocessor
 
 
@@ -41,10 +41,31 @@ def _compile(source: Any, program_name: str, warnings: list[str]) -> CompileResu
     diags = Diagnostics()
     diags.warnings.extend(warnings)
     tree = syntax.parse(source)
-    typed = typecheck.check(tree, diags)
-    json = bmv2.to_json(typed, program_name, diags)
-    info = p4info.build(typed)
+    try:
+        typed = typecheck.check(tree, diags)
+        json = bmv2.to_json(typed, program_name, diags)
+        info = p4info.build(typed)
+    except CompileError as e:
+        if not _has_location(e.loc):
+            e.loc = _nearest_declaration(tree, source)
+        raise
     return CompileResult(json, info, typed, diags.warnings)
+
+
+def _has_location(loc: Location) -> bool:
+    return loc.line > 0 and not loc.file.startswith("<")
+
+
+def _nearest_declaration(tree: ir.Program, source: Any) -> Location:
+    """Where to point an error that has no place of its own (e.g. a missing `main`):
+    the last declaration of the file being compiled, else its last line."""
+    main_file = source.origins[-1].file if source.origins else "<input>"
+    for decl in reversed(tree.decls):
+        loc = getattr(decl, "loc", None)
+        if loc is not None and _has_location(loc) and loc.file == main_file:
+            return loc
+    last = source.origins[-1] if source.origins else Location(main_file, 1)
+    return Location(last.file, max(last.line, 1), 1)
 
 
 def dump_ir(typed: typecheck.TypedProgram) -> Any:
