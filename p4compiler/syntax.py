@@ -228,6 +228,14 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     def __init__(self, source: Source):
         super().__init__()
         self.source = source
+        # Types applied directly (`T.apply(...)`) in the block being transformed.
+        self._direct: list[ir.Instantiation] = []
+
+    def _with_direct_instances(self, locals_: tuple) -> tuple:
+        """The block's locals plus one instance per directly applied type, as p4c's
+        InstantiateDirectCalls declares them."""
+        made, self._direct = tuple(self._direct), []
+        return made + locals_
 
     def _loc(self, meta: Any) -> Location:
         if getattr(meta, "empty", True):
@@ -503,6 +511,7 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         anns, name, tparams, params, ctor, rest = self._block_header(c)
         states = tuple(x for x in rest if isinstance(x, ir.ParserState))
         locals_ = tuple(x for x in rest if not isinstance(x, ir.ParserState))
+        locals_ = self._with_direct_instances(locals_)
         return ir.ParserDecl(name, tparams, params, ctor, locals_, states, anns, self._loc(meta))
 
     def parser_proto(self, meta, c):
@@ -555,7 +564,8 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     def control_decl(self, meta, c):
         anns, name, tparams, params, ctor, rest = self._block_header(c)
         body = rest[-1]
-        return ir.ControlDecl(name, tparams, params, ctor, tuple(rest[:-1]), body, anns,
+        locals_ = self._with_direct_instances(tuple(rest[:-1]))
+        return ir.ControlDecl(name, tparams, params, ctor, locals_, body, anns,
                               self._loc(meta))
 
     def control_proto(self, meta, c):
@@ -684,6 +694,16 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         else:
             call = ir.Call(c[0], c[1], (), self._loc(meta))
         return ir.CallStmt(call, self._loc(meta))
+
+    def direct_apply(self, meta, c):
+        loc = self._loc(meta)
+        type_name = str(c[0])
+        inst = f"{type_name}_inst"
+        if not any(d.name == inst for d in self._direct):
+            self._direct.append(ir.Instantiation(ir.TypeRef("name", name=type_name, loc=loc),
+                                                 (), inst, (), loc))
+        call = ir.Call(ir.Member(ir.Name(inst, loc), "apply", loc), c[1], (), loc)
+        return ir.CallStmt(call, loc)
 
     def if_stmt(self, meta, c):
         return ir.If(c[0], c[1], c[2] if len(c) > 2 else None, self._loc(meta))

@@ -999,6 +999,13 @@ class Checker:
             return dataclasses.replace(e, type=tt)
         if isinstance(tt, ir.NewType) and tt.base == et and isinstance(e, ir.Lit):
             return dataclasses.replace(e, type=tt)
+        if isinstance(et, ir.Enum) and et.underlying is not None \
+                and ir.unwrap(tt) == et.underlying:
+            # P4_16 8.11.2: a serializable enum converts to its underlying type.
+            if isinstance(e, ir.Member) and isinstance(e.expr, ir.TypeName) \
+                    and e.member in et.members and et.values:
+                return ir.Lit(et.values[et.members.index(e.member)], e.loc, tt, 16)
+            return ir.Cast(ir.TypeRef("bit"), e, e.loc, tt)
         raise CompileError(loc, f"cannot implicitly cast {_type_text(et)} to {_type_text(tt)}")
 
     def list_to(self, e: ir.ListExpr, t: ir.Type, loc: Location) -> ir.Expr:

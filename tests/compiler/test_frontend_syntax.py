@@ -107,3 +107,13 @@ def test_empty_action_list_gets_a_default_only_noaction() -> None:
     assert table["actions"] == ["NoAction"]
     (info,) = result.p4info.tables
     assert [r.scope for r in info.action_refs] == [2]  # DEFAULT_ONLY
+
+
+def test_direct_type_invocation_declares_one_instance_per_type() -> None:
+    text = PROGRAM.replace("control I(", "control Sub(inout bit<8> x) { apply { } }\ncontrol I(")
+    program = parse(Preprocessor().run_text(
+        text.replace("BODY", "Sub.apply(hdr.h.a); Sub.apply(hdr.h.b);"), "t.p4"))
+    control = next(d for d in program.decls if getattr(d, "name", "") == "I")
+    (inst,) = [x for x in control.locals if isinstance(x, ir.Instantiation)]
+    assert (inst.tref.name, inst.name) == ("Sub", "Sub_inst")
+    assert all(s.call.callee.expr.name == "Sub_inst" for s in control.body.stmts)
