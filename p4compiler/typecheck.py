@@ -553,6 +553,8 @@ class Checker:
     def keyset(self, k: ir.Expr, t: ir.Type | None, scope: Scope) -> ir.Expr:
         if isinstance(k, ir.DefaultKey):
             return k
+        if isinstance(t, ir.Enum) and t.underlying is not None:
+            t = t.underlying  # keysets on a serializable enum match its underlying values
         if isinstance(k, ir.MaskKey):
             return ir.MaskKey(self.coerce(self.expr(k.value, scope, t), t, k.loc),
                               self.coerce(self.expr(k.mask, scope, t), t, k.loc), k.loc, t)
@@ -1198,6 +1200,8 @@ class Checker:
             return self.coerce(x, to, e.loc)
         if not ok:
             raise CompileError(e.loc, f"cannot cast {_type_text(x.type)} to {to}")
+        if isinstance(src, ir.Enum) and isinstance(dst, ir.Bits) and src.underlying is not None:
+            x = self.coerce(x, src.underlying, e.loc)  # an enum constant folds to its value
         if isinstance(x, ir.Lit) and isinstance(dst, ir.Bits):
             return ir.Lit(_wrap(x.value, dst), e.loc, to, x.base)
         if isinstance(x, ir.Lit) and isinstance(dst, ir.Bool):

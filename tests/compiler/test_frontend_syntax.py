@@ -117,3 +117,18 @@ def test_direct_type_invocation_declares_one_instance_per_type() -> None:
     (inst,) = [x for x in control.locals if isinstance(x, ir.Instantiation)]
     assert (inst.tref.name, inst.name) == ("Sub", "Sub_inst")
     assert all(s.call.callee.expr.name == "Sub_inst" for s in control.body.stmts)
+
+
+def test_serializable_enum_keys_take_underlying_values_and_masks() -> None:
+    text = PROGRAM.replace("header h_t { bit<8> a; bit<8> b; }",
+                           "enum bit<8> K { X = 0x12, Y = 0x34 }\n"
+                           "header h_t { bit<8> a; K b; }").replace(
+        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {",
+        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {\n"
+        "    action set(bit<8> v) { hdr.h.a = v; }\n"
+        "    table t { key = { hdr.h.b : ternary; } actions = { set; }\n"
+        "        const entries = { ((bit<8>)K.Y &&& 0xf0) : set(1); K.X : set(2); } }")
+    result = compile_text(text.replace("BODY", "t.apply();"), "t.p4")
+    (table,) = [t for p in result.json["pipelines"] for t in p["tables"]]
+    keys = [(e["match_key"][0]["key"], e["match_key"][0]["mask"]) for e in table["entries"]]
+    assert keys == [("0x30", "0xf0"), ("0x12", "0xff")]
