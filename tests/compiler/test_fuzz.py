@@ -1,8 +1,10 @@
 """Mutated corpus programs never crash the compiler: every run is a clean compile or a
 clean user error with a real location (exit 0/1), never a traceback or an internal error.
 
-Mutations (fixed seed, so a failure reproduces): delete, duplicate or swap tokens,
-insert random bytes, truncate. Bounded to a time budget so the test stays fast.
+Mutations (fixed seed, so a failure reproduces): delete, duplicate, swap or replace
+tokens (replace: by another token of the same program, which reaches the type checker
+and the back end), insert random bytes, truncate. Bounded to a time budget so the
+test stays fast.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ MAX_MUTANTS = 400
 
 def mutate(text: str, rng: random.Random) -> str:
     spans = [m.span() for m in TOKEN.finditer(text)]
-    kind = rng.choice(["delete", "duplicate", "swap", "bytes", "truncate"])
+    kind = rng.choice(["delete", "duplicate", "swap", "replace", "replace", "bytes",
+                       "truncate"])
     if kind == "truncate":
         return text[:rng.randrange(len(text))]
     if kind == "bytes":
@@ -42,6 +45,9 @@ def mutate(text: str, rng: random.Random) -> str:
     (a, b), (c, d) = spans[i], spans[i + 1]
     if kind == "delete":
         return text[:a] + text[b:]
+    if kind == "replace":  # another token of the same program: type-level mistakes
+        x, y = rng.choice(spans)
+        return text[:a] + text[x:y] + text[b:]
     if kind == "duplicate":
         return text[:b] + " " + text[a:b] + text[b:]
     return text[:a] + text[c:d] + text[b:c] + text[a:b] + text[d:]
