@@ -853,3 +853,15 @@ class Break(Stmt):
 @dataclass(frozen=True)
 class Continue(Stmt):
     loc: Location = UNKNOWN
+
+
+@dataclass(frozen=True)
+class ForInStack(Stmt):
+    """`for (T name in stack) body`: unrolled by the type checker, which knows the
+    stack's size (loops.unroll_for_in_stack)."""
+
+    tref: TypeRef
+    name: str
+    collection: Expr
+    body: Stmt
+    loc: Location = UNKNOWN

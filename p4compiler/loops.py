@@ -93,8 +93,8 @@ def unroll_for_in(tref: ir.TypeRef, name: str, collection: Any, body: ir.Stmt,
                   loc: Location) -> ir.Block:
     """`for (T name in lo .. hi)`: one copy of the body per value, with `name` declared."""
     if not (isinstance(collection, tuple) and collection[0] == "range"):
-        raise CompileError(loc, "for loops over header stacks are not supported; "
-                           "use a range `lo .. hi` or an index loop")
+        _check_body_keeps(body, {name})
+        return ir.Block((ir.ForInStack(tref, name, collection, body, loc),), loc)
     lo = _evaluate(collection[1], {}, loc, "range start")
     hi = _evaluate(collection[2], {}, loc, "range end")
     if hi - lo + 1 > MAX_ITERATIONS:
@@ -104,6 +104,14 @@ def unroll_for_in(tref: ir.TypeRef, name: str, collection: Any, body: ir.Stmt,
     iterations = [[ir.VarDecl(tref, name, ir.Lit(v, loc), (), loc), body]
                   for v in range(lo, hi + 1)]
     return ir.Block(_iterate(iterations, loc), loc)
+
+
+def unroll_for_in_stack(s: ir.ForInStack, size: int) -> ir.Block:
+    """`for (T name in stack)`: one copy of the body per element, `name` a copy of it
+    (the loop variable is read-only, so a copy reads the same values)."""
+    iterations = [[ir.VarDecl(s.tref, s.name, ir.Index(s.collection, ir.Lit(i, s.loc), s.loc),
+                              (), s.loc), s.body] for i in range(size)]
+    return ir.Block(_iterate(iterations, s.loc), s.loc)
 
 
 def _iterate(iterations: list[list[ir.Stmt]], loc: Location) -> tuple[ir.Stmt, ...]:
@@ -214,6 +222,8 @@ def _check_body_keeps(body: ir.Stmt, names: set[str]) -> None:
 
 def _walk(node: Any):
     yield node
+    if isinstance(node, ir.ForInStack):
+        return  # its break/continue are lowered when it is unrolled
     if isinstance(node, ir.Node):
         for v in vars(node).values():
             if isinstance(v, (ir.Node, tuple, list)):

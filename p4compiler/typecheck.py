@@ -12,7 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import ir
+from . import ir, loops
 from .errors import CompileError, Diagnostics, Location, Unsupported
 
 # ---------------------------------------------------------------- entities
@@ -876,6 +876,12 @@ class Checker:
         return self.finish(typed, ctx)
 
     def _stmt(self, s: ir.Stmt, scope: Scope, ctx: str) -> ir.Stmt:
+        if isinstance(s, ir.ForInStack):  # frontend hook: needs the stack's size
+            stack = ir.unwrap(self.expr(s.collection, scope).type)
+            if not isinstance(stack, ir.Stack):
+                raise CompileError(s.loc, f"for loop over {stack}: expected a header "
+                                   "stack or a range lo .. hi")
+            return self._stmt(loops.unroll_for_in_stack(s, stack.size), scope, ctx)
         if isinstance(s, ir.Block):
             inner = Scope(scope, scope.kind, scope.prefix)
             stmts = tuple(self.stmt(x, inner, ctx) for x in s.stmts)

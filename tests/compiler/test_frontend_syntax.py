@@ -132,3 +132,8 @@ def test_serializable_enum_keys_take_underlying_values_and_masks() -> None:
     (table,) = [t for p in result.json["pipelines"] for t in p["tables"]]
     keys = [(e["match_key"][0]["key"], e["match_key"][0]["mask"]) for e in table["entries"]]
     assert keys == [("0x30", "0xf0"), ("0x12", "0xff")]
+
+
+def test_for_in_over_something_that_is_not_a_stack_is_an_error() -> None:
+    e = compile_error("for (bit<8> x in hdr.h.a) { hdr.h.b = x; }")
+    assert "expected a header stack or a range" in e.message and e.loc.line == 12
