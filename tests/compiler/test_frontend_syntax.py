@@ -137,3 +137,22 @@ def test_serializable_enum_keys_take_underlying_values_and_masks() -> None:
 def test_for_in_over_something_that_is_not_a_stack_is_an_error() -> None:
     e = compile_error("for (bit<8> x in hdr.h.a) { hdr.h.b = x; }")
     assert "expected a header stack or a range" in e.message and e.loc.line == 12
+
+
+def test_errors_without_a_place_point_at_the_declaration_they_name() -> None:
+    from p4compiler.compiler import _nearest_declaration
+
+    source = Preprocessor().run_text(PROGRAM.replace("BODY", ""), "t.p4")
+    tree = parse(source)
+    assert _nearest_declaration(tree, source, "h_t.b: not supported").line == 4
+    assert _nearest_declaration(tree, source, "h: only stacks of headers").line == 5
+    assert _nearest_declaration(tree, source, "I: something").line == 11
+    last = _nearest_declaration(tree, source, "no main")
+    assert (last.file, last.line) == ("t.p4", 17)
+
+
+def test_missing_main_points_into_the_compiled_file() -> None:
+    with pytest.raises(CompileError) as info:
+        compile_text(PROGRAM.replace("BODY", "").replace(
+            "V1Switch(P(), V(), I(), E(), C(), D()) main;", ""), "t.p4")
+    assert info.value.loc.file == "t.p4" and info.value.loc.line > 0
