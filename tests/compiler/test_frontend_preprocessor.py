@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from p4compiler.errors import CompileError
-from p4compiler.preprocessor import Preprocessor
+from p4compiler.preprocessor import SYSTEM_INCLUDE_DIR, Preprocessor
 
 
 def pp(text: str, **defines: str) -> list[str]:
@@ -134,3 +136,28 @@ def test_agrees_with_the_system_cpp(text: str) -> None:
                          check=True).stdout
     theirs = [" ".join(line.split()) for line in out.splitlines() if line.strip()]
     assert " ".join(pp(text)) == " ".join(theirs)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+REPO_PROGRAMS = sorted((ROOT / "tests" / "compiler" / "programs").glob("*.p4")) + \
+    sorted((ROOT / "p4src").glob("*.p4")) + \
+    sorted((ROOT / "tests" / "differential" / "programs").glob("*.p4"))
+_PP_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|\w+|\S')
+
+
+def _tokens(text: str) -> list[str]:
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    return _PP_TOKEN.findall(re.sub(r"//[^\n]*", " ", text))
+
+
+@pytest.mark.skipif(shutil.which("cpp") is None, reason="no C preprocessor on this machine")
+@pytest.mark.parametrize("program", REPO_PROGRAMS, ids=[p.name for p in REPO_PROGRAMS])
+def test_repository_programs_preprocess_as_cpp_does(program: Path) -> None:
+    includes = [str(program.parent), str(ROOT / "p4src" / "include")]
+    ours = Preprocessor(include_dirs=includes).run(str(program)).text
+    cmd = ["cpp", "-P", "-nostdinc", "-undef", "-I", str(SYSTEM_INCLUDE_DIR)]
+    for d in includes:
+        cmd += ["-I", d]
+    theirs = subprocess.run(cmd + [str(program)], capture_output=True, text=True,
+                            check=True).stdout
+    assert _tokens(ours) == _tokens(theirs)
