@@ -98,7 +98,7 @@ def _parse_params(text: str, name: str, loc: Location) -> tuple[list[str], bool]
     params: list[str] = []
     variadic = False
     parts = [p.strip() for p in text.split(",")] if text.strip() else []
-    for i, p in enumerate(parts):
+    for p in parts:
         if variadic:
             raise CompileError(loc, f"'...' must be the last parameter of macro {name}")
         if p == "...":
