@@ -19,14 +19,12 @@ see these forms:
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 from . import ir
 from .errors import CompileError, Location
 
 MAX_ITERATIONS = 1024
-_flag_ids = itertools.count()
 
 
 class _NotConstant(Exception):
@@ -116,7 +114,9 @@ def unroll_for_in_stack(s: ir.ForInStack, size: int) -> ir.Block:
 
 def _iterate(iterations: list[list[ir.Stmt]], loc: Location) -> tuple[ir.Stmt, ...]:
     """The iterations in sequence, with break/continue turned into guard flags."""
-    n = next(_flag_ids)
+    # Named by the loop's position, so that compiling twice gives the same JSON; a nested
+    # loop, unrolled first, keeps its own flags inside each copy of the outer body.
+    n = f"{loc.line}_{loc.col}"
     brk, cont = f"__for{n}_break", f"__for{n}_continue"
     used: set[str] = set()
     out: list[ir.Stmt] = []

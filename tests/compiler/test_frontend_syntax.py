@@ -156,3 +156,9 @@ def test_missing_main_points_into_the_compiled_file() -> None:
         compile_text(PROGRAM.replace("BODY", "").replace(
             "V1Switch(P(), V(), I(), E(), C(), D()) main;", ""), "t.p4")
     assert info.value.loc.file == "t.p4" and info.value.loc.line > 0
+
+
+def test_unrolling_is_deterministic_across_compiles() -> None:
+    text = PROGRAM.replace("BODY", "for (bit<8> i in 0 .. 3) { if (i == hdr.h.b) { break; } "
+                                   "hdr.h.a = hdr.h.a + i; }")
+    assert compile_text(text, "t.p4").json == compile_text(text, "t.p4").json
