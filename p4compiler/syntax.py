@@ -28,6 +28,15 @@ from .preprocessor import Source
 GRAMMAR = Path(__file__).parent / "p4.lark"
 
 _JUMP_WORD = re.compile(r"\b(?:break|continue)\b")
+# `@pragma NAME body...` runs to the end of the line (P4_16 18.1: its body is
+# unstructured tokens).
+_PRAGMA = re.compile(r"@pragma[ \t]+([A-Za-z_]\w*)([^\n]*)")
+
+
+def _pragma_as_annotation(m: re.Match[str]) -> str:
+    """The pragma as the annotation `@NAME`; the body, which this compiler does not
+    interpret, becomes spaces so that columns stay where they were."""
+    return f"@{m.group(1)}" + " " * (len(m.group(0)) - len(m.group(1)) - 1)
 
 
 _PARSER: Lark | None = None
@@ -72,9 +81,11 @@ def _cache_path() -> str | bool:
 def parse(source: Source) -> ir.Program:
     """Parse preprocessed text into a syntax tree, or raise CompileError."""
     parser = _parser()
-    _POSTLEX.type_names = scan_type_names(source.text)
+    text = _PRAGMA.sub(_pragma_as_annotation, source.text) if "@pragma" in source.text \
+        else source.text
+    _POSTLEX.type_names = scan_type_names(text)
     try:
-        tree = parser.parse(source.text)
+        tree = parser.parse(text)
     except UnexpectedInput as e:
         raise _syntax_error(e, source) from None
     try:

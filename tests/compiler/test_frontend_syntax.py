@@ -162,3 +162,15 @@ def test_unrolling_is_deterministic_across_compiles() -> None:
     text = PROGRAM.replace("BODY", "for (bit<8> i in 0 .. 3) { if (i == hdr.h.b) { break; } "
                                    "hdr.h.a = hdr.h.a + i; }")
     assert compile_text(text, "t.p4").json == compile_text(text, "t.p4").json
+
+
+def test_pragma_annotation_body_runs_to_the_end_of_the_line() -> None:
+    text = PROGRAM.replace(
+        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {",
+        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {\n"
+        "    @pragma my_tool some (unbalanced tokens\n"
+        "    action a1() { hdr.h.b = 1; }")
+    program = parse(Preprocessor().run_text(text.replace("BODY", "a1();"), "t.p4"))
+    control = next(d for d in program.decls if getattr(d, "name", "") == "I")
+    (action,) = [x for x in control.locals if isinstance(x, ir.ActionDecl)]
+    assert [a.name for a in action.annotations] == ["my_tool"]
