@@ -710,7 +710,10 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return ir.ListExpr(tuple(c), self._loc(meta))
 
     def struct_expr(self, meta, c):
-        return ir.StructExpr(tuple(c), self._loc(meta))
+        # A trailing `...` (P4_16 8.26) stays as the marker field ("...", None): the
+        # type checker fills the fields not given with their default values.
+        return ir.StructExpr(tuple(("...", None) if isinstance(x, Token) else x for x in c),
+                             self._loc(meta))
 
     def kv_pair(self, meta, c):
         return (c[0], c[1])

@@ -12,7 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import ir, loops
+from . import default_values, ir, loops
 from .errors import CompileError, Diagnostics, Location, Unsupported
 
 # ---------------------------------------------------------------- entities
@@ -1322,6 +1322,8 @@ class Checker:
         return ir.ListExpr(items, e.loc, ir.TupleT(tuple(i.type for i in items)))  # type: ignore
 
     def e_StructExpr(self, e: ir.StructExpr, scope: Scope, expected) -> ir.Expr:
+        if e.fields and e.fields[-1][0] == "...":  # frontend hook: `{a = 1, ...}`
+            e = default_values.fill_defaults(e, expected)
         if isinstance(expected, ir.StructLike):
             fields = []
             for name, x in e.fields:

@@ -174,3 +174,8 @@ def test_pragma_annotation_body_runs_to_the_end_of_the_line() -> None:
     control = next(d for d in program.decls if getattr(d, "name", "") == "I")
     (action,) = [x for x in control.locals if isinstance(x, ir.ActionDecl)]
     assert [a.name for a in action.annotations] == ["my_tool"]
+
+
+def test_struct_defaults_need_a_struct_type() -> None:
+    e = compile_error("hdr.h = { a = 1, ... };")
+    assert "remaining fields of a struct" in e.message
