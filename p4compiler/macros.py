@@ -352,9 +352,9 @@ def evaluate_if(toks: list[Tok], expander: Expander, loc: Location) -> bool:
         i += 1
     expander.loc = loc
     values = [t for t in expander.expand(resolved) if t.kind != "ws"]
-    values = [Tok("num", "0") if t.kind == "ident" and t.text not in ("true", "false")
-              else Tok("num", "1" if t.text == "true" else "0") if t.kind == "ident" else t
-              for t in values]
+    # As in C (p4c runs cpp in C mode): identifiers left after expansion, `true`
+    # included, are 0.
+    values = [Tok("num", "0") if t.kind == "ident" else t for t in values]
     if not values:
         raise CompileError(loc, "#if with no expression")
     parser = _IfParser(values, loc)

@@ -126,6 +126,8 @@ CPP_CASES = [
     '#define LOG(fmt, ...) log(fmt, __VA_ARGS__)\nLOG("a", x, (y, z))',
     "#define f(x) x\n#define g f(\ng 1)",
     "#define obj (4 + obj)\n#define fn(x) fn(x) obj\nfn(fn(1))",
+    "#if true || UNDEF\nyes\n#else\nno\n#endif",
+    "#define A(x) x\n#if A(2) * 3 == 6 && (-1 >> 1) == -1 && 0x10 / 3 == 5\nok\n#endif",
 ]
 
 
