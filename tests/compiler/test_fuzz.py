@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import random
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -95,3 +97,20 @@ def test_binary_input_is_a_user_error(tmp_path, capsys, data: bytes, byte: str) 
     err = capsys.readouterr().err
     assert f"error: not a text file (byte {byte} at offset" in err
     assert "internal" not in err and "Traceback" not in err
+
+
+def test_mutants_through_the_command_line_exit_0_or_1(tmp_path) -> None:
+    """A few mutants end to end: the real exit code and stderr of fabriclab-p4c."""
+    rng = random.Random(SEED + 1)
+    sources = [(p.name, p.read_text()) for p in CORPUS]
+    for n in range(4):
+        name, text = rng.choice(sources)
+        src = tmp_path / f"m{n}_{name}"
+        src.write_bytes(mutate(text, rng).encode("utf-8", "surrogatepass"))
+        run = subprocess.run([sys.executable, "-m", "p4compiler.cli", str(src), "-o",
+                              str(tmp_path), *[f"-I{d}" for d in INCLUDES]],
+                             capture_output=True, text=True, timeout=60)
+        assert run.returncode in (0, 1), run.stderr
+        assert "Traceback" not in run.stderr and "internal compiler error" not in run.stderr
+        if run.returncode == 1:
+            assert re.match(r"\S+:\d+:\d+: error: ", run.stderr.splitlines()[-1]), run.stderr
