@@ -29,6 +29,9 @@ _TOKEN = re.compile(r"""
 """, re.X | re.S)
 
 
+MAX_EXPANSION_STEPS = 200_000  # per line; cpp has no limit, but a hang helps nobody
+
+
 @dataclass(frozen=True)
 class Tok:
     """A preprocessing token and the macros that may not expand it (its hide set)."""
@@ -150,8 +153,13 @@ class Expander:
         """
         out: list[Tok] = []
         queue = list(reversed(toks))  # a stack: next token is queue[-1]
+        steps = 0
         while queue:
             tok = queue.pop()
+            steps += 1
+            if steps > MAX_EXPANSION_STEPS:
+                raise CompileError(self.loc, f"macro expansion exceeds {MAX_EXPANSION_STEPS} "
+                                   "tokens (exponentially growing macros?)")
             macro = self.macros.get(tok.text) if tok.kind == "ident" else None
             if macro is None or tok.text in tok.hide:
                 out.append(tok)

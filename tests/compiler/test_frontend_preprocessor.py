@@ -163,3 +163,9 @@ def test_repository_programs_preprocess_as_cpp_does(program: Path) -> None:
     theirs = subprocess.run(cmd + [str(program)], capture_output=True, text=True,
                             check=True).stdout
     assert _tokens(ours) == _tokens(theirs)
+
+
+def test_exponential_macro_growth_is_stopped_with_an_error() -> None:
+    defs = "".join(f"#define M{i} M{i + 1} M{i + 1}\n" for i in range(40))
+    with pytest.raises(CompileError, match="macro expansion exceeds"):
+        pp(defs + "M0")
