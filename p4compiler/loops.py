@@ -25,6 +25,7 @@ from . import ir
 from .errors import CompileError, Location
 
 MAX_ITERATIONS = 1024
+MAX_UNROLLED_NODES = 200_000
 
 
 class _NotConstant(Exception):
@@ -83,6 +84,7 @@ def unroll_for(init: list[ir.Stmt], cond: ir.Expr | None, updates: list[ir.Stmt]
             assert isinstance(u, ir.Assign) and isinstance(u.lhs, ir.Name)
             env[u.lhs.name] = _wrap(_evaluate(u.rhs, env, loc, "update"),
                                     widths.get(u.lhs.name))
+    _check_size(body, count, loc)
     iterations = [[body, *updates] for _ in range(count)]
     return ir.Block(tuple(init) + _iterate(iterations, loc), loc)
 
@@ -99,6 +101,7 @@ def unroll_for_in(tref: ir.TypeRef, name: str, collection: Any, body: ir.Stmt,
         raise CompileError(loc, f"for loop range has more than {MAX_ITERATIONS} values; "
                            "it cannot be unrolled")
     _check_body_keeps(body, {name})
+    _check_size(body, hi - lo + 1, loc)
     iterations = [[ir.VarDecl(tref, name, ir.Lit(v, loc), (), loc), body]
                   for v in range(lo, hi + 1)]
     return ir.Block(_iterate(iterations, loc), loc)
@@ -209,6 +212,14 @@ def _wrap(value: int, width: tuple[int, bool] | None) -> int:
     if signed and value >= 1 << (bits - 1):
         value -= 1 << bits
     return value
+
+
+def _check_size(body: ir.Stmt, count: int, loc: Location) -> None:
+    """Nested loops multiply: keep the unrolled program to a size later passes handle."""
+    nodes = sum(1 for _ in _walk(body))
+    if nodes * count > MAX_UNROLLED_NODES:
+        raise CompileError(loc, f"for loop unrolls to {nodes * count} syntax nodes (more "
+                           f"than {MAX_UNROLLED_NODES}); it cannot be unrolled")
 
 
 def _check_body_keeps(body: ir.Stmt, names: set[str]) -> None:

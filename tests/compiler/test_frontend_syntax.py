@@ -179,3 +179,9 @@ def test_pragma_annotation_body_runs_to_the_end_of_the_line() -> None:
 def test_struct_defaults_need_a_struct_type() -> None:
     e = compile_error("hdr.h = { a = 1, ... };")
     assert "remaining fields of a struct" in e.message
+
+
+def test_nested_loops_that_unroll_too_far_are_an_error() -> None:
+    e = compile_error("for (bit<16> i = 0; i < 1000; i = i + 1) { "
+                      "for (bit<16> j = 0; j < 1000; j = j + 1) { hdr.h.a = hdr.h.a + 1; } }")
+    assert "syntax nodes" in e.message
