@@ -168,6 +168,9 @@ class Preprocessor:
         if d == "undef":
             self.macros.pop(rest.split()[0] if rest else "", None)
         elif d == "include":
+            if rest[:1] not in ('"', "<"):  # computed include: #include MACRO
+                self.expander.loc = loc
+                rest = render(self.expander.expand(tokenize(rest))).strip()
             m = re.match(r'"([^"]+)"|<([^>]+)>', rest)
             if not m:
                 raise CompileError(loc, '#include expects "FILE" or <FILE>')

@@ -169,3 +169,10 @@ def test_exponential_macro_growth_is_stopped_with_an_error() -> None:
     defs = "".join(f"#define M{i} M{i + 1} M{i + 1}\n" for i in range(40))
     with pytest.raises(CompileError, match="macro expansion exceeds"):
         pp(defs + "M0")
+
+
+def test_computed_include_expands_macros_first(tmp_path) -> None:
+    (tmp_path / "inc.p4").write_text("included\n")
+    main = tmp_path / "main.p4"
+    main.write_text('#define HDR "inc.p4"\n#include HDR\n')
+    assert "included" in Preprocessor().run(str(main)).text
