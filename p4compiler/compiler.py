@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from . import bmv2, ir, p4info, passes, passes_types, syntax, typecheck
-from .errors import Diagnostics
+from .errors import CompileError, Diagnostics, Location
 from .preprocessor import Preprocessor
 
 
@@ -41,12 +41,47 @@ def _compile(source: Any, program_name: str, warnings: list[str]) -> CompileResu
     diags = Diagnostics()
     diags.warnings.extend(warnings)
     tree = passes_types.inline_subparsers(syntax.parse(source))
-    typed = typecheck.check(tree, diags)
-    passes_types.run(typed)      # type/parser passes first: they see functions before inlining
-    typed = passes.run(typed)
-    json = bmv2.to_json(typed, program_name, diags)
-    info = p4info.build(typed)
+    try:
+        typed = typecheck.check(tree, diags)
+        passes_types.run(typed)      # type/parser passes first: they see functions before inlining
+        typed = passes.run(typed)
+        json = bmv2.to_json(typed, program_name, diags)
+        info = p4info.build(typed)
+    except CompileError as e:
+        if not _has_location(e.loc):
+            e.loc = _nearest_declaration(tree, source, e.message)
+        raise
     return CompileResult(json, info, typed, diags.warnings)
+
+
+def _has_location(loc: Location) -> bool:
+    return loc.line > 0 and not loc.file.startswith("<")
+
+
+def _nearest_declaration(tree: ir.Program, source: Any, message: str) -> Location:
+    """Where to point an error that has no place of its own: the declaration the
+    message names (`T.f: ...`, `name: ...`), else the last declaration of the file
+    being compiled (e.g. a missing `main`), else its last line."""
+    subject = message.split(":", 1)[0].strip()
+    parts = subject.split(".")
+    structs = [d for d in tree.decls if isinstance(d, ir.StructDecl)]
+    for d in structs:
+        if d.name == parts[0]:
+            field = next((f for f in d.fields if len(parts) > 1 and f.name == parts[1]), d)
+            if _has_location(field.loc):
+                return field.loc
+    for d in reversed(structs):
+        field = next((f for f in d.fields if f.name == parts[-1]), None)
+        if field is not None and _has_location(field.loc):
+            return field.loc
+    main_file = source.origins[-1].file if source.origins else "<input>"
+    named = [d for d in tree.decls if getattr(d, "name", None) == subject]
+    for decl in named + list(reversed(tree.decls)):
+        loc = getattr(decl, "loc", None)
+        if loc is not None and _has_location(loc) and (decl in named or loc.file == main_file):
+            return loc
+    last = source.origins[-1] if source.origins else Location(main_file, 1)
+    return Location(last.file, max(last.line, 1), 1)
 
 
 def dump_ir(typed: typecheck.TypedProgram) -> Any:

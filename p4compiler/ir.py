@@ -838,3 +838,30 @@ def _ref_name(ref: Any) -> Any:
     return repr(ref)
 
 
+
+
+# ---------------------------------------------------------------- frontend (syntax) nodes
+# Statements that exist only between parsing and loop unrolling (loops.py): no later
+# stage ever sees them.
+
+
+@dataclass(frozen=True)
+class Break(Stmt):
+    loc: Location = UNKNOWN
+
+
+@dataclass(frozen=True)
+class Continue(Stmt):
+    loc: Location = UNKNOWN
+
+
+@dataclass(frozen=True)
+class ForInStack(Stmt):
+    """`for (T name in stack) body`: unrolled by the type checker, which knows the
+    stack's size (loops.unroll_for_in_stack)."""
+
+    tref: TypeRef
+    name: str
+    collection: Expr
+    body: Stmt
+    loc: Location = UNKNOWN

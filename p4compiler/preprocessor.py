@@ -1,9 +1,13 @@
 """A C-style preprocessor for P4 sources, as p4c runs cpp before parsing.
 
 Supports #include "..." and <...> (with the shipped core.p4 and v1model.p4),
-object-like #define, #undef, #ifdef/#ifndef/#if/#elif/#else/#endif with
-`defined`, #error and #warning. Every output line remembers the file and line
-it came from, so later errors point into the original sources.
+object-like and function-like #define (macros.py: expansion as cpp does it),
+#undef, #ifdef/#ifndef/#if/#elif/#else/#endif with `defined` and C arithmetic,
+#error, #warning, #line (renumbers the lines that follow, as p4c honours cpp's
+line markers) and #pragma (ignored, as p4c's lexer does). Every output line
+remembers the file and line it came from, so later errors point into the
+original sources. A macro invocation whose arguments span several lines is
+expanded onto its first line; the lines it consumed stay as empty lines.
 """
 
 from __future__ import annotations
@@ -14,13 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import CompileError, Location
+from .macros import Expander, Incomplete, Macro, evaluate_if, parse_define, render, tokenize
 
 SYSTEM_INCLUDE_DIR = Path(__file__).parent / "p4include"
 
-_IDENT = re.compile(r"\b[A-Za-z_]\w*")
-_DIRECTIVE = re.compile(r"^\s*#\s*(\w+)\s*(.*)$")
-# Strings and identifiers, so that macros are not expanded inside string literals.
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[A-Za-z_]\w*')
+_DIRECTIVE = re.compile(r"^\s*#\s*(\w+)\s*(.*)$", re.S)
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_BUILTIN = ("__LINE__", "__FILE__")
 
 
 @dataclass
@@ -42,7 +46,11 @@ class Preprocessor:
     def __init__(self, include_dirs: list[str] | None = None,
                  defines: dict[str, str] | None = None):
         self.include_dirs = [Path(d) for d in include_dirs or []]
-        self.macros: dict[str, str] = dict(defines or {})
+        self.expander = Expander()
+        self.macros: dict[str, Macro] = self.expander.macros
+        for name, value in (defines or {}).items():
+            self.macros[_name_of(name)] = parse_define(
+                f"{name} {value}", Location("<command line>", 0))
         self.warnings: list[str] = []
         self._lines: list[str] = []
         self._origins: list[Location] = []
@@ -60,13 +68,15 @@ class Preprocessor:
 
     def _include(self, path: Path, loc: Location) -> None:
         try:
-            text = path.read_text()
+            data = path.read_bytes()
         except OSError as e:
             raise CompileError(loc, f"cannot read {path}: {e.strerror}") from None
+        name = self._display_name(path)
+        text = decode_source(data, name)
         self._depth += 1
         if self._depth > 64:
             raise CompileError(loc, "#include nested too deeply (recursive include?)")
-        self._process(text, self._display_name(path), path.parent)
+        self._process(text, name, path.parent)
         self._depth -= 1
 
     @staticmethod
@@ -93,30 +103,50 @@ class Preprocessor:
         stack: list[list[bool]] = []
         active = True
         in_comment = False
+        renumber = _Renumber(filename)
         i = 0
         while i < len(raw):
-            lineno = i + 1
-            line = raw[i]
-            extra = 0
-            while line.endswith("\\") and i + 1 + extra < len(raw):
-                extra += 1
-                line = line[:-1] + raw[i + extra]
-            i += 1 + extra
-            loc = Location(filename, lineno)
+            line, consumed = _logical_line(raw, i)
+            loc = renumber.at(i + 1)
             m = None if in_comment else _DIRECTIVE.match(line)
             if m:
-                directive, rest = m.group(1), _strip_comments(m.group(2)).strip()
-                active = self._directive(directive, rest, loc, stack, active, here)
+                directive, rest = m.group(1), m.group(2)
+                if directive == "line" and active:
+                    renumber.directive(_strip_comments(rest).strip(), i + consumed, loc)
+                else:
+                    active = self._directive(directive, rest, loc, stack, active, here)
                 self._emit("", loc)
             elif active:
+                line, consumed = self._expand_lines(raw, i, line, consumed, in_comment, loc)
                 in_comment = _ends_in_comment(line, in_comment)
-                self._emit(self._expand(line), loc)
+                self._emit(line, loc)
             else:
                 self._emit("", loc)
-            for _ in range(extra):
-                self._emit("", Location(filename, lineno))
+            for k in range(1, consumed):
+                self._emit("", renumber.at(i + 1 + k))
+            i += consumed
         if stack:
-            raise CompileError(Location(filename, len(raw)), "unterminated #if/#ifdef")
+            raise CompileError(renumber.at(len(raw)), "unterminated #if/#ifdef")
+
+    def _expand_lines(self, raw: list[str], i: int, line: str, consumed: int,
+                      in_comment: bool, loc: Location) -> tuple[str, int]:
+        """The line with macros expanded, joining lines while an invocation continues."""
+        if not any(w in self.macros or w in _BUILTIN for w in _IDENT.findall(line)):
+            return line, consumed
+        self.expander.loc = loc
+        self.macros["__LINE__"] = Macro("__LINE__", [tokenize(str(loc.line))[0]])
+        self.macros["__FILE__"] = Macro("__FILE__", tokenize(f'"{loc.file}"'))
+        try:
+            while True:
+                at_end = i + consumed >= len(raw) or _DIRECTIVE.match(raw[i + consumed])
+                try:
+                    toks = self.expander.expand(tokenize(line, in_comment), bool(at_end))
+                    return render(toks), consumed
+                except Incomplete:
+                    more, n = _logical_line(raw, i + consumed)
+                    line, consumed = line + " " + more, consumed + n
+        finally:
+            del self.macros["__LINE__"], self.macros["__FILE__"]
 
     def _emit(self, text: str, loc: Location) -> None:
         self._lines.append(text)
@@ -124,6 +154,38 @@ class Preprocessor:
 
     def _directive(self, d: str, rest: str, loc: Location, stack: list[list[bool]],
                    active: bool, here: Path) -> bool:
+        if d in ("ifdef", "ifndef", "if", "elif", "else", "endif"):
+            return self._conditional(d, _strip_comments(rest).strip(), loc, stack, active)
+        if not active:
+            return False
+        if d == "define":
+            macro = parse_define(rest.strip(), loc)
+            if macro.name == "defined":
+                raise CompileError(loc, "\"defined\" cannot be used as a macro name")
+            self.macros[macro.name] = macro
+            return True
+        rest = _strip_comments(rest).strip()
+        if d == "undef":
+            self.macros.pop(rest.split()[0] if rest else "", None)
+        elif d == "include":
+            if rest[:1] not in ('"', "<"):  # computed include: #include MACRO
+                self.expander.loc = loc
+                rest = render(self.expander.expand(tokenize(rest))).strip()
+            m = re.match(r'"([^"]+)"|<([^>]+)>', rest)
+            if not m:
+                raise CompileError(loc, '#include expects "FILE" or <FILE>')
+            name = m.group(1) or m.group(2)
+            self._include(self._resolve(name, m.group(2) is not None, here, loc), loc)
+        elif d == "error":
+            raise CompileError(loc, f"#error {rest}")
+        elif d == "warning":
+            self.warnings.append(f"{loc}: warning: {rest}")
+        elif d != "pragma":
+            raise CompileError(loc, f"unknown preprocessor directive #{d}")
+        return True
+
+    def _conditional(self, d: str, rest: str, loc: Location, stack: list[list[bool]],
+                     active: bool) -> bool:
         if d in ("ifdef", "ifndef", "if"):
             if not active:
                 stack.append([True, False, False])
@@ -137,71 +199,72 @@ class Preprocessor:
                 cond = (name in self.macros) == (d == "ifdef")
             stack.append([cond, cond, True])
             return cond
-        if d in ("elif", "else", "endif"):
-            if not stack:
-                raise CompileError(loc, f"#{d} without #if")
-            entry = stack[-1]
-            taken, _, parent = entry
-            if d == "endif":
-                stack.pop()
-                return parent
-            if d == "else":
-                entry[1] = parent and not taken
-            else:
-                entry[1] = parent and not taken and self._eval(rest, loc)
-            entry[0] = taken or entry[1]
-            return entry[1]
-        if not active:
-            return False
-        if d == "define":
-            m = re.match(r"([A-Za-z_]\w*)(\(.*?\))?\s*(.*)$", rest)
-            if not m:
-                raise CompileError(loc, "#define needs a macro name")
-            if m.group(2):
-                raise CompileError(loc, "function-like macros are not supported")
-            self.macros[m.group(1)] = m.group(3).strip()
-        elif d == "undef":
-            self.macros.pop(rest.split()[0] if rest else "", None)
-        elif d == "include":
-            m = re.match(r'"([^"]+)"|<([^>]+)>', rest)
-            if not m:
-                raise CompileError(loc, '#include expects "FILE" or <FILE>')
-            name = m.group(1) or m.group(2)
-            self._include(self._resolve(name, m.group(2) is not None, here, loc), loc)
-        elif d == "error":
-            raise CompileError(loc, f"#error {rest}")
-        elif d == "warning":
-            self.warnings.append(f"{loc}: warning: {rest}")
-        elif d in ("pragma", "line"):
-            pass
+        if not stack:
+            raise CompileError(loc, f"#{d} without #if")
+        entry = stack[-1]
+        taken, _, parent = entry
+        if d == "endif":
+            stack.pop()
+            return parent
+        if d == "else":
+            entry[1] = parent and not taken
         else:
-            raise CompileError(loc, f"unknown preprocessor directive #{d}")
-        return True
-
-    def _expand(self, line: str, depth: int = 0) -> str:
-        if not self.macros or depth > 32:
-            return line
-
-        def sub(m: re.Match[str]) -> str:
-            tok = m.group(0)
-            if tok in self.macros and tok[0] != '"':
-                return self._expand(self.macros[tok], depth + 1)
-            return tok
-
-        return _TOKEN.sub(sub, line)
+            entry[1] = parent and not taken and self._eval(rest, loc)
+        entry[0] = taken or entry[1]
+        return entry[1]
 
     def _eval(self, expr: str, loc: Location) -> bool:
-        expr = re.sub(r"defined\s*\(\s*(\w+)\s*\)|defined\s+(\w+)",
-                      lambda m: "1" if (m.group(1) or m.group(2)) in self.macros else "0", expr)
-        expr = self._expand(expr)
-        expr = _IDENT.sub(lambda m: "0" if not m.group(0).isdigit() else m.group(0), expr)
-        expr = re.sub(r"(\d+)[uUlL]+", r"\1", expr)
-        py = expr.replace("&&", " and ").replace("||", " or ")
-        py = re.sub(r"!(?!=)", " not ", py)
-        try:
-            return bool(eval(py, {"__builtins__": {}}, {}))  # noqa: S307 - arithmetic only
-        except Exception:
-            raise CompileError(loc, f"cannot evaluate #if expression: {expr}") from None
+        return evaluate_if(tokenize(expr), self.expander, loc)
+
+
+class _Renumber:
+    """Where line N of a file came from, after any #line directives in it."""
+
+    def __init__(self, filename: str):
+        self.filename = filename
+        self.delta = 0
+
+    def at(self, lineno: int) -> Location:
+        return Location(self.filename, lineno + self.delta)
+
+    def directive(self, rest: str, last_line: int, loc: Location) -> None:
+        m = re.fullmatch(r'(\d+)(?:\s+"((?:[^"\\]|\\.)*)")?', rest)
+        if not m:
+            raise CompileError(loc, f'#line expects a line number and an optional "file", '
+                               f'found "{rest}"')
+        # The line after the directive gets the number given.
+        self.delta = int(m.group(1)) - (last_line + 1)
+        if m.group(2) is not None:
+            self.filename = m.group(2)
+
+
+def _name_of(define: str) -> str:
+    return re.split(r"[(\s]", define, maxsplit=1)[0]
+
+
+def _logical_line(raw: list[str], i: int) -> tuple[str, int]:
+    """Physical line i joined with its backslash continuations; how many lines it spans."""
+    line = raw[i]
+    n = 1
+    while line.endswith("\\") and i + n < len(raw):
+        line = line[:-1] + raw[i + n]
+        n += 1
+    return line, n
+
+
+def decode_source(data: bytes, name: str) -> str:
+    """Source bytes as text; a file that is not UTF-8 text is a user error."""
+    for offset, byte in enumerate(data[:4096]):
+        if byte == 0:
+            raise CompileError(Location(name, 1 + data.count(b"\n", 0, offset)),
+                               f"not a text file (byte 0x00 at offset {offset})")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = 1 + data.count(b"\n", 0, e.start)
+        raise CompileError(Location(name, line),
+                           f"not a text file (byte 0x{data[e.start]:02x} at offset {e.start}: "
+                           "sources must be UTF-8)") from None
 
 
 def _strip_comments(text: str) -> str:

@@ -8,7 +8,6 @@ of type arguments (L_ANGLE/R_ANGLE), which is what keeps the grammar LALR.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,98 +20,27 @@ from lark.exceptions import (
     VisitError,
 )
 
-from . import ir
+from . import ir, loops
 from .errors import CompileError, Location
+from .lexer import PostLex, scan_type_names
 from .preprocessor import Source
 
 GRAMMAR = Path(__file__).parent / "p4.lark"
 
-_TYPE_DECL = re.compile(
-    r"\b(?:header|header_union|struct|control|parser|package)\s+([A-Za-z_]\w*)"
-    r"|\benum\s+(?:bit\s*<\s*\d+\s*>\s*|int\s*<\s*\d+\s*>\s*)?([A-Za-z_]\w*)"
-    r"|\bextern\s+([A-Za-z_]\w*)\s*(?:<[^>{;]*>)?\s*\{"
-    r"|\b(?:typedef|type)\b[^;{}]*?\b([A-Za-z_]\w*)\s*;"
-)
-_TYPE_PARAMS = re.compile(r"\b[A-Za-z_]\w*\s*<\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*>\s*[({]")
-_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:[^\"\\]|\\.)*\"", re.S)
-_KEYWORDS = {
-    "action", "apply", "bit", "bool", "const", "control", "default", "else", "enum", "error",
-    "exit", "extern", "false", "header", "header_union", "if", "in", "inout", "int", "key",
-    "match_kind", "out", "parser", "package", "return", "select", "state", "string", "struct",
-    "switch", "table", "transition", "true", "tuple", "typedef", "type", "varbit", "void",
-    "value_set", "actions", "entries", "default_action", "priority", "abstract",
-}
-_TYPE_START_VALUES = {"bit", "int", "varbit", "bool", "tuple", "string", "error", "void"}
-_ANGLE_OPENERS = {"bit", "int", "varbit", "tuple", "value_set"}
+_JUMP_WORD = re.compile(r"\b(?:break|continue)\b")
+# `@pragma NAME body...` runs to the end of the line (P4_16 18.1: its body is
+# unstructured tokens).
+_PRAGMA = re.compile(r"@pragma[ \t]+([A-Za-z_]\w*)([^\n]*)")
 
 
-def scan_type_names(text: str) -> set[str]:
-    """Every identifier the program declares as a type, found before parsing."""
-    text = _COMMENTS.sub(" ", text)
-    names: set[str] = set()
-    for m in _TYPE_DECL.finditer(text):
-        name = next(g for g in m.groups() if g)
-        names.add(name)
-    for m in _TYPE_PARAMS.finditer(text):
-        for n in m.group(1).split(","):
-            n = n.strip()
-            if n in names or len(n) <= 2 or n[:1].isupper():
-                names.add(n)
-    return names - _KEYWORDS
-
-
-class _PostLex:
-    """Retypes IDENT tokens naming types, and angle brackets of type arguments."""
-
-    always_accept = ("IDENT",)
-
-    def __init__(self) -> None:
-        self.type_names: set[str] = set()
-
-    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
-        tokens = list(stream)
-        names = self.type_names
-        out: list[Token] = []
-        depth = 0  # how many type-argument lists are open
-        n = len(tokens)
-        for i, tok in enumerate(tokens):
-            ty = tok.type
-            if ty == "IDENT" and tok.value in names:
-                tok = Token.new_borrow_pos("TYPE_IDENT", tok.value, tok)
-                ty = "TYPE_IDENT"
-            if ty == "L_ANGLE_LT":
-                prev = out[-1] if out else None
-                nxt = tokens[i + 1] if i + 1 < n else None
-                if prev is not None and (
-                    prev.type == "TYPE_IDENT" or prev.value in _ANGLE_OPENERS
-                    or (prev.type == "IDENT" and nxt is not None
-                        and (nxt.value in _TYPE_START_VALUES or nxt.value in names))
-                ):
-                    depth += 1
-                    out.append(Token.new_borrow_pos("L_ANGLE", "<", tok))
-                    continue
-            elif depth and ty == "GT":
-                depth -= 1
-                out.append(Token.new_borrow_pos("R_ANGLE", ">", tok))
-                continue
-            elif depth and ty == "SHR":
-                out.append(Token.new_borrow_pos("R_ANGLE", ">", tok))
-                depth -= 1
-                if depth:
-                    depth -= 1
-                    t2 = Token("R_ANGLE", ">", tok.start_pos, tok.line, (tok.column or 0) + 1,
-                               tok.end_line, tok.end_column, tok.end_pos)
-                    out.append(t2)
-                else:
-                    out.append(Token("GT", ">", tok.start_pos, tok.line, (tok.column or 0) + 1,
-                                     tok.end_line, tok.end_column, tok.end_pos))
-                continue
-            out.append(tok)
-        return iter(out)
+def _pragma_as_annotation(m: re.Match[str]) -> str:
+    """The pragma as the annotation `@NAME`; the body, which this compiler does not
+    interpret, becomes spaces so that columns stay where they were."""
+    return f"@{m.group(1)}" + " " * (len(m.group(0)) - len(m.group(1)) - 1)
 
 
 _PARSER: Lark | None = None
-_POSTLEX = _PostLex()
+_POSTLEX = PostLex()
 
 
 def _parser() -> Lark:
@@ -153,17 +81,23 @@ def _cache_path() -> str | bool:
 def parse(source: Source) -> ir.Program:
     """Parse preprocessed text into a syntax tree, or raise CompileError."""
     parser = _parser()
-    _POSTLEX.type_names = scan_type_names(source.text)
+    text = _PRAGMA.sub(_pragma_as_annotation, source.text) if "@pragma" in source.text \
+        else source.text
+    _POSTLEX.type_names = scan_type_names(text)
     try:
-        tree = parser.parse(source.text)
+        tree = parser.parse(text)
     except UnexpectedInput as e:
         raise _syntax_error(e, source) from None
     try:
-        return _ToIR(source).transform(tree)
+        program = _ToIR(source).transform(tree)
     except VisitError as e:
-        if isinstance(e.orig_exc, CompileError):
-            raise e.orig_exc from None
         raise e.orig_exc from None
+    if _JUMP_WORD.search(source.text):
+        stray = loops.find_stray_jump(program)
+        if stray is not None:
+            word = "break" if isinstance(stray, ir.Break) else "continue"
+            raise CompileError(stray.loc, f"{word} outside a for loop")
+    return program
 
 
 def _syntax_error(e: UnexpectedInput, source: Source) -> CompileError:
@@ -222,6 +156,14 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     def __init__(self, source: Source):
         super().__init__()
         self.source = source
+        # Types applied directly (`T.apply(...)`) in the block being transformed.
+        self._direct: list[ir.Instantiation] = []
+
+    def _with_direct_instances(self, locals_: tuple) -> tuple:
+        """The block's locals plus one instance per directly applied type, as p4c's
+        InstantiateDirectCalls declares them."""
+        made, self._direct = tuple(self._direct), []
+        return made + locals_
 
     def _loc(self, meta: Any) -> Location:
         if getattr(meta, "empty", True):
@@ -497,6 +439,7 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         anns, name, tparams, params, ctor, rest = self._block_header(c)
         states = tuple(x for x in rest if isinstance(x, ir.ParserState))
         locals_ = tuple(x for x in rest if not isinstance(x, ir.ParserState))
+        locals_ = self._with_direct_instances(locals_)
         return ir.ParserDecl(name, tparams, params, ctor, locals_, states, anns, self._loc(meta))
 
     def parser_proto(self, meta, c):
@@ -549,7 +492,8 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     def control_decl(self, meta, c):
         anns, name, tparams, params, ctor, rest = self._block_header(c)
         body = rest[-1]
-        return ir.ControlDecl(name, tparams, params, ctor, tuple(rest[:-1]), body, anns,
+        locals_ = self._with_direct_instances(tuple(rest[:-1]))
+        return ir.ControlDecl(name, tparams, params, ctor, locals_, body, anns,
                               self._loc(meta))
 
     def control_proto(self, meta, c):
@@ -577,6 +521,11 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return ("key", {"key": tuple(c)})
 
     def table_actions(self, meta, c):
+        if not c:
+            # `actions = {}`: the table can only run its default action, which p4c
+            # makes NoAction (a default-only entry of the action list).
+            loc = self._loc(meta)
+            c = [ir.ActionRef("NoAction", None, (ir.Annotation("defaultonly"),), loc)]
         return ("actions", {"actions": tuple(c)})
 
     def table_default(self, meta, c):
@@ -628,6 +577,44 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     def assignment(self, meta, c):
         return ir.Assign(c[0], c[1], self._loc(meta))
 
+    def compound_assignment(self, meta, c):
+        return loops.compound_assign(c[0], str(c[1]), c[2], self._loc(meta))
+
+    def for_stmt(self, meta, c):
+        init, rest = c[0], c[1:]
+        cond = rest.pop(0) if isinstance(rest[0], ir.Expr) else None
+        return loops.unroll_for(init, cond, rest[0], rest[1], self._loc(meta))
+
+    def for_in_stmt(self, meta, c):
+        _, rest = _split(c)
+        tref, name, coll, body = rest
+        return loops.unroll_for_in(tref, str(name), coll, body, self._loc(meta))
+
+    def for_simple_list(self, meta, c):
+        return list(c)
+
+    def for_var(self, meta, c):
+        anns, rest = _split(c)
+        return ir.VarDecl(rest[0], str(rest[1]), rest[2], anns, self._loc(meta))
+
+    def for_assign(self, meta, c):
+        return ir.Assign(c[0], c[1], self._loc(meta))
+
+    def for_compound(self, meta, c):
+        return self.compound_assignment(meta, c)
+
+    def for_call(self, meta, c):
+        return ir.CallStmt(ir.Call(c[0], c[1], (), self._loc(meta)), self._loc(meta))
+
+    def for_range(self, meta, c):
+        return ("range", c[0], c[1])
+
+    def break_stmt(self, meta, c):
+        return ir.Break(self._loc(meta))
+
+    def continue_stmt(self, meta, c):
+        return ir.Continue(self._loc(meta))
+
     def call_stmt(self, meta, c):
         c = [x for x in c if not (isinstance(x, Token) and x.type in ("L_ANGLE", "R_ANGLE"))]
         if len(c) == 3:
@@ -635,6 +622,16 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         else:
             call = ir.Call(c[0], c[1], (), self._loc(meta))
         return ir.CallStmt(call, self._loc(meta))
+
+    def direct_apply(self, meta, c):
+        loc = self._loc(meta)
+        type_name = str(c[0])
+        inst = f"{type_name}_inst"
+        if not any(d.name == inst for d in self._direct):
+            self._direct.append(ir.Instantiation(ir.TypeRef("name", name=type_name, loc=loc),
+                                                 (), inst, (), loc))
+        call = ir.Call(ir.Member(ir.Name(inst, loc), "apply", loc), c[1], (), loc)
+        return ir.CallStmt(call, loc)
 
     def if_stmt(self, meta, c):
         return ir.If(c[0], c[1], c[2] if len(c) > 2 else None, self._loc(meta))
@@ -673,7 +670,7 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return ir.Index(c[0], c[1], self._loc(meta))
 
     def slice(self, meta, c):
-        return ir.Slice(c[0], c[1], c[2], self._loc(meta))
+        return loops.flatten_slice(ir.Slice(c[0], c[1], c[2], self._loc(meta)))
 
     def call(self, meta, c):
         return ir.Call(c[0], c[1], (), self._loc(meta))
@@ -713,7 +710,10 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return ir.ListExpr(tuple(c), self._loc(meta))
 
     def struct_expr(self, meta, c):
-        return ir.StructExpr(tuple(c), self._loc(meta))
+        # A trailing `...` (P4_16 8.26) stays as the marker field ("...", None): the
+        # type checker fills the fields not given with their default values.
+        return ir.StructExpr(tuple(("...", None) if isinstance(x, Token) else x for x in c),
+                             self._loc(meta))
 
     def kv_pair(self, meta, c):
         return (c[0], c[1])

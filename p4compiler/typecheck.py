@@ -12,8 +12,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import ir
-from .errors import CompileError, Diagnostics, Location
+from . import default_values, ir, loops
+from .errors import CompileError, Diagnostics, Location, Unsupported
 
 # ---------------------------------------------------------------- entities
 
@@ -556,6 +556,8 @@ class Checker:
     def keyset(self, k: ir.Expr, t: ir.Type | None, scope: Scope) -> ir.Expr:
         if isinstance(k, ir.DefaultKey):
             return k
+        if isinstance(t, ir.Enum) and t.underlying is not None:
+            t = t.underlying  # keysets on a serializable enum match its underlying values
         if isinstance(k, ir.MaskKey):
             return ir.MaskKey(self.coerce(self.expr(k.value, scope, t), t, k.loc),
                               self.coerce(self.expr(k.mask, scope, t), t, k.loc), k.loc, t)
@@ -878,6 +880,12 @@ class Checker:
         return self.finish(typed, ctx)
 
     def _stmt(self, s: ir.Stmt, scope: Scope, ctx: str) -> ir.Stmt:
+        if isinstance(s, ir.ForInStack):  # frontend hook: needs the stack's size
+            stack = ir.unwrap(self.expr(s.collection, scope).type)
+            if not isinstance(stack, ir.Stack):
+                raise CompileError(s.loc, f"for loop over {stack}: expected a header "
+                                   "stack or a range lo .. hi")
+            return self._stmt(loops.unroll_for_in_stack(s, stack.size), scope, ctx)
         if isinstance(s, ir.Block):
             inner = Scope(scope, scope.kind, scope.prefix)
             stmts = tuple(self.stmt(x, inner, ctx) for x in s.stmts)
@@ -1003,6 +1011,13 @@ class Checker:
             return dataclasses.replace(e, type=tt)
         if isinstance(tt, ir.NewType) and tt.base == et and isinstance(e, ir.Lit):
             return dataclasses.replace(e, type=tt)
+        if isinstance(et, ir.Enum) and et.underlying is not None \
+                and ir.unwrap(tt) == et.underlying:
+            # P4_16 8.11.2: a serializable enum converts to its underlying type.
+            if isinstance(e, ir.Member) and isinstance(e.expr, ir.TypeName) \
+                    and e.member in et.members and et.values:
+                return ir.Lit(et.values[et.members.index(e.member)], e.loc, tt, 16)
+            return ir.Cast(ir.TypeRef("bit"), e, e.loc, tt)
         raise CompileError(loc, f"cannot implicitly cast {_type_text(et)} to {_type_text(tt)}")
 
     def list_to(self, e: ir.ListExpr, t: ir.Type, loc: Location) -> ir.Expr:
@@ -1195,6 +1210,8 @@ class Checker:
             return self.coerce(x, to, e.loc)
         if not ok:
             raise CompileError(e.loc, f"cannot cast {_type_text(x.type)} to {to}")
+        if isinstance(src, ir.Enum) and isinstance(dst, ir.Bits) and src.underlying is not None:
+            x = self.coerce(x, src.underlying, e.loc)  # an enum constant folds to its value
         if isinstance(x, ir.Lit) and isinstance(dst, ir.Bits):
             return ir.Lit(_wrap(x.value, dst), e.loc, to, x.base)
         if isinstance(x, ir.Lit) and isinstance(dst, ir.Bool):
@@ -1309,6 +1326,8 @@ class Checker:
         return ir.ListExpr(items, e.loc, ir.TupleT(tuple(i.type for i in items)))  # type: ignore
 
     def e_StructExpr(self, e: ir.StructExpr, scope: Scope, expected) -> ir.Expr:
+        if e.fields and e.fields[-1][0] == "...":  # frontend hook: `{a = 1, ...}`
+            e = default_values.fill_defaults(e, expected)
         if isinstance(expected, ir.StructLike):
             fields = []
             for name, x in e.fields:

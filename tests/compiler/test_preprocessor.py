@@ -55,7 +55,8 @@ def test_system_includes_resolve_the_shipped_architecture() -> None:
     ("#if 1\nx", "unterminated"),
     ("#endif", "without #if"),
     ("#error stop here", "#error stop here"),
-    ("#define F(x) x", "function-like"),
+    ("#define F(x) x\nF(1, 2)", "requires 1 arguments, but 2 given"),
+    ("#define F(x) x\nF(1", "unterminated argument list"),
 ])
 def test_errors_have_locations(text: str, msg: str) -> None:
     with pytest.raises(CompileError) as e:

@@ -1,0 +1,98 @@
+"""Lexer feedback for the LALR grammar, as p4c's lexer does it for bison.
+
+P4 needs to know which identifiers name types (`T x;` versus `a < b`), and which
+`<` `>` bracket type arguments. Before parsing, `scan_type_names` finds every
+declared type name; while lexing, `PostLex` retypes those identifiers to
+TYPE_IDENT and the brackets of type arguments to L_ANGLE / R_ANGLE.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from lark import Token
+
+_TYPE_DECL = re.compile(
+    r"\b(?:header|header_union|struct|control|parser|package)\s+([A-Za-z_]\w*)"
+    r"|\benum\s+(?:bit\s*<\s*\d+\s*>\s*|int\s*<\s*\d+\s*>\s*)?([A-Za-z_]\w*)"
+    r"|\bextern\s+([A-Za-z_]\w*)\s*(?:<[^>{;]*>)?\s*\{"
+    r"|\b(?:typedef|type)\b[^;{}]*?\b([A-Za-z_]\w*)\s*;"
+)
+_TYPE_PARAMS = re.compile(r"\b[A-Za-z_]\w*\s*<\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*>\s*[({]")
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:[^\"\\]|\\.)*\"", re.S)
+_KEYWORDS = {
+    "action", "apply", "bit", "bool", "const", "control", "default", "else", "enum", "error",
+    "exit", "extern", "false", "header", "header_union", "if", "in", "inout", "int", "key",
+    "match_kind", "out", "parser", "package", "return", "select", "state", "string", "struct",
+    "switch", "table", "transition", "true", "tuple", "typedef", "type", "varbit", "void",
+    "value_set", "actions", "entries", "default_action", "priority", "abstract",
+    "for", "break", "continue",
+}
+_TYPE_START_VALUES = {"bit", "int", "varbit", "bool", "tuple", "string", "error", "void"}
+_ANGLE_OPENERS = {"bit", "int", "varbit", "tuple", "value_set"}
+
+
+def scan_type_names(text: str) -> set[str]:
+    """Every identifier the program declares as a type, found before parsing."""
+    text = _COMMENTS.sub(" ", text)
+    names: set[str] = set()
+    for m in _TYPE_DECL.finditer(text):
+        name = next(g for g in m.groups() if g)
+        names.add(name)
+    for m in _TYPE_PARAMS.finditer(text):
+        for n in m.group(1).split(","):
+            n = n.strip()
+            if n in names or len(n) <= 2 or n[:1].isupper():
+                names.add(n)
+    return names - _KEYWORDS
+
+
+class PostLex:
+    """Retypes IDENT tokens naming types, and angle brackets of type arguments."""
+
+    always_accept = ("IDENT",)
+
+    def __init__(self) -> None:
+        self.type_names: set[str] = set()
+
+    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        tokens = list(stream)
+        names = self.type_names
+        out: list[Token] = []
+        depth = 0  # how many type-argument lists are open
+        n = len(tokens)
+        for i, tok in enumerate(tokens):
+            ty = tok.type
+            if ty == "IDENT" and tok.value in names:
+                tok = Token.new_borrow_pos("TYPE_IDENT", tok.value, tok)
+                ty = "TYPE_IDENT"
+            if ty == "L_ANGLE_LT":
+                prev = out[-1] if out else None
+                nxt = tokens[i + 1] if i + 1 < n else None
+                if prev is not None and (
+                    prev.type == "TYPE_IDENT" or prev.value in _ANGLE_OPENERS
+                    or (prev.type == "IDENT" and nxt is not None
+                        and (nxt.value in _TYPE_START_VALUES or nxt.value in names))
+                ):
+                    depth += 1
+                    out.append(Token.new_borrow_pos("L_ANGLE", "<", tok))
+                    continue
+            elif depth and ty == "GT":
+                depth -= 1
+                out.append(Token.new_borrow_pos("R_ANGLE", ">", tok))
+                continue
+            elif depth and ty == "SHR":
+                out.append(Token.new_borrow_pos("R_ANGLE", ">", tok))
+                depth -= 1
+                if depth:
+                    depth -= 1
+                    t2 = Token("R_ANGLE", ">", tok.start_pos, tok.line, (tok.column or 0) + 1,
+                               tok.end_line, tok.end_column, tok.end_pos)
+                    out.append(t2)
+                else:
+                    out.append(Token("GT", ">", tok.start_pos, tok.line, (tok.column or 0) + 1,
+                                     tok.end_line, tok.end_column, tok.end_pos))
+                continue
+            out.append(tok)
+        return iter(out)

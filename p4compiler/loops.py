@@ -1,0 +1,293 @@
+"""Syntax-level desugaring: compound assignment, nested slices and `for` loops.
+
+Runs while the parse tree becomes IR, so the type checker and the backend never
+see these forms:
+
+* `x op= e` becomes `x = x op e` (the target expression is written twice: P4
+  lvalues have no side effects apart from calls in an index, which p4c also
+  evaluates once per occurrence after its side-effect ordering);
+* `x[h1:l1][h2:l2]` with constant bounds becomes `x[l1+h2:l1+l2]`, so nested
+  slices work as values and as assignment targets;
+* `for (init; cond; updates) body` and `for (T v in lo .. hi) body` (P4_16
+  1.2.5) are unrolled as p4c's midend does for bmv2, which has no loops in
+  control flow: the loop variables are simulated at compile time to count the
+  iterations, and each iteration becomes a copy of the body followed by the
+  updates. `break` and `continue` set per-loop boolean flags that guard the rest
+  of the iteration and the iterations after it. A loop whose iteration count is
+  not known at compile time is an error naming the loop.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import ir
+from .errors import CompileError, Location
+
+MAX_ITERATIONS = 1024
+MAX_UNROLLED_NODES = 200_000
+
+
+class _NotConstant(Exception):
+    pass
+
+
+# -- compound assignment and slices ----------------------------------------------------
+
+
+def compound_assign(lhs: ir.Expr, op: str, rhs: ir.Expr, loc: Location) -> ir.Assign:
+    """`lhs op= rhs` as `lhs = lhs op rhs`."""
+    return ir.Assign(lhs, ir.Binary(op[:-1], lhs, rhs, loc), loc)
+
+
+def flatten_slice(s: ir.Slice) -> ir.Slice:
+    """A slice of a slice with literal bounds, as one slice of the innermost value."""
+    inner = s.expr
+    if isinstance(inner, ir.Slice) and all(isinstance(b, ir.Lit)
+                                           for b in (s.hi, s.lo, inner.hi, inner.lo)):
+        width = inner.hi.value - inner.lo.value + 1  # type: ignore[attr-defined]
+        hi, lo = s.hi.value, s.lo.value  # type: ignore[attr-defined]
+        if not 0 <= lo <= hi < width:
+            raise CompileError(s.loc, f"slice [{hi}:{lo}] is out of range of the "
+                               f"{width}-bit value it is taken from")
+        base = inner.lo.value  # type: ignore[attr-defined]
+        return ir.Slice(inner.expr, ir.Lit(base + hi, s.hi.loc), ir.Lit(base + lo, s.lo.loc),
+                        s.loc)
+    return s
+
+
+# -- for loops -----------------------------------------------------------------------
+
+
+def unroll_for(init: list[ir.Stmt], cond: ir.Expr | None, updates: list[ir.Stmt],
+               body: ir.Stmt, loc: Location) -> ir.Block:
+    """The loop as straight-line code with one copy of the body per iteration."""
+    if cond is None:
+        raise CompileError(loc, "for loop without a condition cannot be unrolled "
+                           "(its iteration count must be known at compile time)")
+    env, widths = _initial_values(init, loc)
+    for u in updates:
+        if not (isinstance(u, ir.Assign) and isinstance(u.lhs, ir.Name)):
+            raise CompileError(u.loc, "for loop update must assign a loop variable "
+                               "for the loop to be unrolled")
+        if u.lhs.name not in env:
+            raise CompileError(u.loc, f"for loop update assigns {u.lhs.name}, which the "
+                               "loop's initialisation does not set")
+    _check_body_keeps(body, set(env))
+    count = 0
+    while _evaluate(cond, env, loc, "condition"):
+        count += 1
+        if count > MAX_ITERATIONS:
+            raise CompileError(loc, f"for loop does not finish within {MAX_ITERATIONS} "
+                               "iterations; it cannot be unrolled")
+        for u in updates:
+            assert isinstance(u, ir.Assign) and isinstance(u.lhs, ir.Name)
+            env[u.lhs.name] = _wrap(_evaluate(u.rhs, env, loc, "update"),
+                                    widths.get(u.lhs.name))
+    _check_size(body, count, loc)
+    iterations = [[body, *updates] for _ in range(count)]
+    return ir.Block(tuple(init) + _iterate(iterations, loc), loc)
+
+
+def unroll_for_in(tref: ir.TypeRef, name: str, collection: Any, body: ir.Stmt,
+                  loc: Location) -> ir.Block:
+    """`for (T name in lo .. hi)`: one copy of the body per value, with `name` declared."""
+    if not (isinstance(collection, tuple) and collection[0] == "range"):
+        _check_body_keeps(body, {name})
+        return ir.Block((ir.ForInStack(tref, name, collection, body, loc),), loc)
+    lo = _evaluate(collection[1], {}, loc, "range start")
+    hi = _evaluate(collection[2], {}, loc, "range end")
+    if hi - lo + 1 > MAX_ITERATIONS:
+        raise CompileError(loc, f"for loop range has more than {MAX_ITERATIONS} values; "
+                           "it cannot be unrolled")
+    _check_body_keeps(body, {name})
+    _check_size(body, hi - lo + 1, loc)
+    iterations = [[ir.VarDecl(tref, name, ir.Lit(v, loc), (), loc), body]
+                  for v in range(lo, hi + 1)]
+    return ir.Block(_iterate(iterations, loc), loc)
+
+
+def unroll_for_in_stack(s: ir.ForInStack, size: int) -> ir.Block:
+    """`for (T name in stack)`: one copy of the body per element, `name` a copy of it
+    (the loop variable is read-only, so a copy reads the same values)."""
+    iterations = [[ir.VarDecl(s.tref, s.name, ir.Index(s.collection, ir.Lit(i, s.loc), s.loc),
+                              (), s.loc), s.body] for i in range(size)]
+    return ir.Block(_iterate(iterations, s.loc), s.loc)
+
+
+def _iterate(iterations: list[list[ir.Stmt]], loc: Location) -> tuple[ir.Stmt, ...]:
+    """The iterations in sequence, with break/continue turned into guard flags."""
+    # Named by the loop's position, so that compiling twice gives the same JSON; a nested
+    # loop, unrolled first, keeps its own flags inside each copy of the outer body.
+    n = f"{loc.line}_{loc.col}"
+    brk, cont = f"__for{n}_break", f"__for{n}_continue"
+    used: set[str] = set()
+    out: list[ir.Stmt] = []
+    for stmts in iterations:
+        body = [_lower_jumps(s, brk, cont, used)[0] for s in stmts]
+        block: ir.Stmt = ir.Block(tuple(body), loc)
+        if cont in used:
+            block = ir.Block((_set(cont, False, loc), block), loc)
+        if brk in used:
+            block = ir.If(ir.Unary("!", ir.Name(brk, loc), loc), block, None, loc)
+        out.append(block)
+    flags = [ir.VarDecl(ir.TypeRef("bool", loc=loc), f, ir.BoolLit(False, loc), (), loc)
+             for f in (brk, cont) if f in used]
+    return tuple(flags) + tuple(out)
+
+
+def _set(flag: str, value: bool, loc: Location) -> ir.Assign:
+    return ir.Assign(ir.Name(flag, loc), ir.BoolLit(value, loc), loc)
+
+
+def _lower_jumps(s: ir.Stmt, brk: str, cont: str, used: set[str]) -> tuple[ir.Stmt, bool]:
+    """The statement with break/continue as flag assignments; whether it may jump."""
+    if isinstance(s, ir.Break):
+        used.add(brk)
+        return _set(brk, True, s.loc), True
+    if isinstance(s, ir.Continue):
+        used.add(cont)
+        return _set(cont, True, s.loc), True
+    if isinstance(s, ir.Block):
+        out: list[ir.Stmt] = []
+        for i, stmt in enumerate(s.stmts):
+            lowered, jumps = _lower_jumps(stmt, brk, cont, used)
+            out.append(lowered)
+            if jumps:
+                rest = s.stmts[i + 1:]
+                if rest:
+                    tail, _ = _lower_jumps(ir.Block(rest, rest[0].loc), brk, cont, used)
+                    out.append(ir.If(_still_running(brk, cont, used, s.loc), tail, None, s.loc))
+                return ir.Block(tuple(out), s.loc), True
+        return ir.Block(tuple(out), s.loc), False
+    if isinstance(s, ir.If):
+        then, j1 = _lower_jumps(s.then, brk, cont, used)
+        other, j2 = _lower_jumps(s.other, brk, cont, used) if s.other else (None, False)
+        return ir.If(s.cond, then, other, s.loc), j1 or j2
+    if isinstance(s, ir.Switch):
+        cases, jumps = [], False
+        for c in s.cases:
+            body, j = _lower_jumps(c.body, brk, cont, used) if c.body else (None, False)
+            cases.append(ir.SwitchCase(c.label, body, c.loc))
+            jumps = jumps or j
+        return ir.Switch(s.expr, tuple(cases), s.loc), jumps
+    return s, False
+
+
+def _still_running(brk: str, cont: str, used: set[str], loc: Location) -> ir.Expr:
+    terms = [ir.Unary("!", ir.Name(f, loc), loc) for f in (brk, cont) if f in used]
+    cond = terms[0]
+    for t in terms[1:]:
+        cond = ir.Binary("&&", cond, t, loc)
+    return cond
+
+
+def _initial_values(init: list[ir.Stmt], loc: Location) -> tuple[dict[str, int], dict]:
+    env: dict[str, int] = {}
+    widths: dict[str, tuple[int, bool] | None] = {}
+    for s in init:
+        if isinstance(s, ir.VarDecl) and s.init is not None:
+            env[s.name] = _evaluate(s.init, env, s.loc, "initial value")
+            widths[s.name] = _width_of(s.tref)
+            env[s.name] = _wrap(env[s.name], widths[s.name])
+        elif isinstance(s, ir.Assign) and isinstance(s.lhs, ir.Name):
+            env[s.lhs.name] = _evaluate(s.rhs, env, s.loc, "initial value")
+        else:
+            raise CompileError(getattr(s, "loc", loc), "for loop initialisation must give "
+                               "the loop variables constant values for the loop to be unrolled")
+    return env, widths
+
+
+def _width_of(tref: ir.TypeRef) -> tuple[int, bool] | None:
+    if tref.kind in ("bit", "int") and isinstance(tref.width, ir.Lit):
+        return tref.width.value, tref.kind == "int"
+    return None
+
+
+def _wrap(value: int, width: tuple[int, bool] | None) -> int:
+    if width is None or isinstance(value, bool):
+        return value
+    bits, signed = width
+    value &= (1 << bits) - 1
+    if signed and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+def _check_size(body: ir.Stmt, count: int, loc: Location) -> None:
+    """Nested loops multiply: keep the unrolled program to a size later passes handle."""
+    nodes = sum(1 for _ in _walk(body))
+    if nodes * count > MAX_UNROLLED_NODES:
+        raise CompileError(loc, f"for loop unrolls to {nodes * count} syntax nodes (more "
+                           f"than {MAX_UNROLLED_NODES}); it cannot be unrolled")
+
+
+def _check_body_keeps(body: ir.Stmt, names: set[str]) -> None:
+    """Unrolling counts iterations from the header alone: the body may not assign them."""
+    for node in _walk(body):
+        if isinstance(node, ir.Assign) and isinstance(node.lhs, ir.Name) \
+                and node.lhs.name in names:
+            raise CompileError(node.loc, f"loop variable {node.lhs.name} is assigned in "
+                               "the loop body; the loop cannot be unrolled")
+
+
+def _walk(node: Any):
+    yield node
+    if isinstance(node, ir.ForInStack):
+        return  # its break/continue are lowered when it is unrolled
+    if isinstance(node, ir.Node):
+        for v in vars(node).values():
+            if isinstance(v, (ir.Node, tuple, list)):
+                yield from _walk(v)
+    elif isinstance(node, (tuple, list)):
+        for v in node:
+            yield from _walk(v)
+
+
+def find_stray_jump(program: ir.Program) -> ir.Stmt | None:
+    """A break/continue left outside every loop (loops consume theirs)."""
+    for node in _walk(program):
+        if isinstance(node, (ir.Break, ir.Continue)):
+            return node
+    return None
+
+
+# -- compile-time evaluation of loop headers --------------------------------------------
+
+_BINARY = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": lambda a, b: a // b, "%": lambda a, b: a % b, "&": lambda a, b: a & b,
+    "|": lambda a, b: a | b, "^": lambda a, b: a ^ b, "<<": lambda a, b: a << b,
+    ">>": lambda a, b: a >> b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b,
+    ">=": lambda a, b: a >= b, "&&": lambda a, b: bool(a) and bool(b),
+    "||": lambda a, b: bool(a) or bool(b),
+}
+
+
+def _evaluate(e: ir.Expr, env: dict[str, int], loc: Location, what: str) -> int:
+    try:
+        return _value(e, env)
+    except _NotConstant:
+        raise CompileError(getattr(e, "loc", loc) or loc,
+                           f"for loop {what} is not known at compile time; the loop at "
+                           f"{loc} cannot be unrolled (bmv2 has no loops)") from None
+    except ZeroDivisionError:
+        raise CompileError(loc, f"division by zero in the for loop {what}") from None
+
+
+def _value(e: ir.Expr, env: dict[str, int]) -> int:
+    if isinstance(e, ir.Lit):
+        return e.value
+    if isinstance(e, ir.BoolLit):
+        return int(e.value)
+    if isinstance(e, ir.Name) and e.name in env:
+        return env[e.name]
+    if isinstance(e, ir.Binary) and e.op in _BINARY:
+        return int(_BINARY[e.op](_value(e.left, env), _value(e.right, env)))
+    if isinstance(e, ir.Unary):
+        v = _value(e.expr, env)
+        return {"!": int(not v), "-": -v, "~": ~v}[e.op]
+    if isinstance(e, ir.Cast) and e.to.kind in ("bit", "int"):
+        return _wrap(_value(e.expr, env), _width_of(e.to))
+    raise _NotConstant()

@@ -1,0 +1,187 @@
+"""Syntax-level desugaring: compound assignment, nested slices, for-loop unrolling."""
+
+from __future__ import annotations
+
+import pytest
+
+from p4compiler import ir
+from p4compiler.compiler import compile_text
+from p4compiler.errors import CompileError
+from p4compiler.preprocessor import Preprocessor
+from p4compiler.syntax import parse
+
+PROGRAM = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; bit<8> b; }
+struct headers { h_t h; }
+struct meta_t { }
+parser P(packet_in pkt, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control V(inout headers hdr, inout meta_t m) { apply { } }
+control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    apply { BODY }
+}
+control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout meta_t m) { apply { } }
+control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+
+
+def body_of(stmts: str) -> ir.Block:
+    program = parse(Preprocessor().run_text(PROGRAM.replace("BODY", stmts), "t.p4"))
+    control = next(d for d in program.decls if getattr(d, "name", "") == "I")
+    return control.body
+
+
+def compile_error(stmts: str) -> CompileError:
+    with pytest.raises(CompileError) as e:
+        compile_text(PROGRAM.replace("BODY", stmts), "t.p4")
+    return e.value
+
+
+def test_compound_assignment_is_assignment_of_the_binary_operation() -> None:
+    (stmt,) = body_of("hdr.h.a |+|= 3;").stmts
+    assert isinstance(stmt, ir.Assign) and isinstance(stmt.rhs, ir.Binary)
+    assert stmt.rhs.op == "|+|" and stmt.rhs.left == stmt.lhs
+
+
+def test_nested_slice_becomes_one_slice_of_the_field() -> None:
+    (stmt,) = body_of("hdr.h.a[7:4][1:0] = 2w3;").stmts
+    assert isinstance(stmt.lhs, ir.Slice) and isinstance(stmt.lhs.expr, ir.Member)
+    assert (stmt.lhs.hi.value, stmt.lhs.lo.value) == (5, 4)
+
+
+def test_nested_slice_out_of_range_is_an_error() -> None:
+    assert "out of range" in compile_error("hdr.h.a[3:0][5:4] = 2w3;").message
+
+
+def test_for_loop_unrolls_into_one_copy_per_iteration() -> None:
+    (block,) = body_of("for (bit<8> i = 0; i < 3; i = i + 1) { hdr.h.a = hdr.h.a + i; }").stmts
+    assert isinstance(block.stmts[0], ir.VarDecl)
+    assert len(block.stmts) == 1 + 3
+
+
+def test_loop_counting_wraps_at_the_variable_width() -> None:
+    # bit<2> i: 2, 3, then wraps to 0 and the loop ends.
+    (block,) = body_of("for (bit<2> i = 2; i != 1; i = i + 1) { hdr.h.a = 1; }").stmts
+    assert len(block.stmts) == 1 + 3
+
+
+def test_break_and_continue_become_guard_flags() -> None:
+    (block,) = body_of("for (bit<8> i in 0 .. 3) { if (i == 1) { continue; } "
+                       "if (i == 2) { break; } hdr.h.a = i; }").stmts
+    flags = [s.name for s in block.stmts if isinstance(s, ir.VarDecl)]
+    assert len(flags) == 2 and flags[0].endswith("_break") and flags[1].endswith("_continue")
+
+
+def test_loop_with_runtime_bound_is_an_error_naming_the_loop() -> None:
+    e = compile_error("for (bit<8> i = 0; i < hdr.h.b; i = i + 1) { hdr.h.a = i; }")
+    assert "not known at compile time" in e.message and "t.p4:12" in e.message
+
+
+def test_loop_that_never_ends_is_an_error() -> None:
+    e = compile_error("for (bit<8> i = 0; i < 10; i = i) { hdr.h.a = i; }")
+    assert "does not finish" in e.message
+
+
+def test_loop_variable_assigned_in_the_body_is_an_error() -> None:
+    e = compile_error("for (bit<8> i = 0; i < 10; i = i + 1) { i = 3; }")
+    assert "loop variable i" in e.message
+
+
+def test_break_outside_a_loop_is_an_error() -> None:
+    e = compile_error("break;")
+    assert e.message == "break outside a for loop" and e.loc.line == 12
+
+
+def test_empty_action_list_gets_a_default_only_noaction() -> None:
+    result = compile_text(PROGRAM.replace(
+        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {",
+        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {\n"
+        "    table t { key = { hdr.h.a : exact; } actions = {} }").replace(
+        "BODY", "t.apply();"), "t.p4")
+    (table,) = [t for p in result.json["pipelines"] for t in p["tables"]]
+    assert table["actions"] == ["NoAction"]
+    (info,) = result.p4info.tables
+    assert [r.scope for r in info.action_refs] == [2]  # DEFAULT_ONLY
+
+
+def test_direct_type_invocation_declares_one_instance_per_type() -> None:
+    text = PROGRAM.replace("control I(", "control Sub(inout bit<8> x) { apply { } }\ncontrol I(")
+    program = parse(Preprocessor().run_text(
+        text.replace("BODY", "Sub.apply(hdr.h.a); Sub.apply(hdr.h.b);"), "t.p4"))
+    control = next(d for d in program.decls if getattr(d, "name", "") == "I")
+    (inst,) = [x for x in control.locals if isinstance(x, ir.Instantiation)]
+    assert (inst.tref.name, inst.name) == ("Sub", "Sub_inst")
+    assert all(s.call.callee.expr.name == "Sub_inst" for s in control.body.stmts)
+
+
+def test_serializable_enum_keys_take_underlying_values_and_masks() -> None:
+    text = PROGRAM.replace("header h_t { bit<8> a; bit<8> b; }",
+                           "enum bit<8> K { X = 0x12, Y = 0x34 }\n"
+                           "header h_t { bit<8> a; K b; }").replace(
+        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {",
+        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {\n"
+        "    action set(bit<8> v) { hdr.h.a = v; }\n"
+        "    table t { key = { hdr.h.b : ternary; } actions = { set; }\n"
+        "        const entries = { ((bit<8>)K.Y &&& 0xf0) : set(1); K.X : set(2); } }")
+    result = compile_text(text.replace("BODY", "t.apply();"), "t.p4")
+    (table,) = [t for p in result.json["pipelines"] for t in p["tables"]]
+    keys = [(e["match_key"][0]["key"], e["match_key"][0]["mask"]) for e in table["entries"]]
+    assert keys == [("0x30", "0xf0"), ("0x12", "0xff")]
+
+
+def test_for_in_over_something_that_is_not_a_stack_is_an_error() -> None:
+    e = compile_error("for (bit<8> x in hdr.h.a) { hdr.h.b = x; }")
+    assert "expected a header stack or a range" in e.message and e.loc.line == 12
+
+
+def test_errors_without_a_place_point_at_the_declaration_they_name() -> None:
+    from p4compiler.compiler import _nearest_declaration
+
+    source = Preprocessor().run_text(PROGRAM.replace("BODY", ""), "t.p4")
+    tree = parse(source)
+    assert _nearest_declaration(tree, source, "h_t.b: not supported").line == 4
+    assert _nearest_declaration(tree, source, "h: only stacks of headers").line == 5
+    assert _nearest_declaration(tree, source, "I: something").line == 11
+    last = _nearest_declaration(tree, source, "no main")
+    assert (last.file, last.line) == ("t.p4", 17)
+
+
+def test_missing_main_points_into_the_compiled_file() -> None:
+    with pytest.raises(CompileError) as info:
+        compile_text(PROGRAM.replace("BODY", "").replace(
+            "V1Switch(P(), V(), I(), E(), C(), D()) main;", ""), "t.p4")
+    assert info.value.loc.file == "t.p4" and info.value.loc.line > 0
+
+
+def test_unrolling_is_deterministic_across_compiles() -> None:
+    text = PROGRAM.replace("BODY", "for (bit<8> i in 0 .. 3) { if (i == hdr.h.b) { break; } "
+                                   "hdr.h.a = hdr.h.a + i; }")
+    assert compile_text(text, "t.p4").json == compile_text(text, "t.p4").json
+
+
+def test_pragma_annotation_body_runs_to_the_end_of_the_line() -> None:
+    text = PROGRAM.replace(
+        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {",
+        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {\n"
+        "    @pragma my_tool some (unbalanced tokens\n"
+        "    action a1() { hdr.h.b = 1; }")
+    program = parse(Preprocessor().run_text(text.replace("BODY", "a1();"), "t.p4"))
+    control = next(d for d in program.decls if getattr(d, "name", "") == "I")
+    (action,) = [x for x in control.locals if isinstance(x, ir.ActionDecl)]
+    assert [a.name for a in action.annotations] == ["my_tool"]
+
+
+def test_struct_defaults_need_a_struct_type() -> None:
+    e = compile_error("hdr.h = { a = 1, ... };")
+    assert "remaining fields of a struct" in e.message
+
+
+def test_nested_loops_that_unroll_too_far_are_an_error() -> None:
+    e = compile_error("for (bit<16> i = 0; i < 1000; i = i + 1) { "
+                      "for (bit<16> j = 0; j < 1000; j = j + 1) { hdr.h.a = hdr.h.a + 1; } }")
+    assert "syntax nodes" in e.message
