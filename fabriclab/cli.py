@@ -25,12 +25,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from fabriclab.runner import IMPLEMENTED_FLOW_CONTROL, fabric_for, run, run_sweep, sweep_table
+    from fabriclab.plan import plan
+    from fabriclab.runner import IMPLEMENTED_FLOW_CONTROL, run, run_sweep, sweep_table
 
     points = [(label, s.with_overrides(args.topo, args.fc))
               for label, s in scenarios.load_points(args.scenario)]
     for _label, scenario in points:
-        fabric_for(scenario)  # a bad topology name fails here, before anything starts
+        plan(scenario)  # a bad topology or fault target fails here, before anything starts
         if scenario.flow_control not in IMPLEMENTED_FLOW_CONTROL:
             raise scenarios.ScenarioError(
                 f"flow control {scenario.flow_control.value!r} is not implemented in "

@@ -20,11 +20,11 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import fabriclab
+from fabriclab.plan import RunPlan, plan
 from fabriclab.scenario import FlowControl, Scenario
 from fabriclab.status import StatusLine
-from topologies import capacity
-from topologies.description import Fabric, LinkParams
-from topologies.generators import build as build_fabric
+from topologies import capacity, link_names
+from topologies.description import Fabric
 from topologies.ledger import Ledger, cleanup_stale
 from topologies.network import EmulatedNetwork, host_mac, start_network
 from topologies.targets import Target, compile_program
@@ -72,12 +72,6 @@ def _versions(target: Target) -> dict:
     return versions
 
 
-def fabric_for(scenario: Scenario) -> Fabric:
-    link = scenario.link
-    return build_fabric(scenario.topology, LinkParams(link.rate_pps, link.delay_us,
-                                                      link.buffer_pkts))
-
-
 def _port_params(fabric: Fabric) -> dict[str, dict[int, str]]:
     """Per switch and port, the link properties the switch's port scheduler enforces."""
     out: dict[str, dict[int, str]] = {}
@@ -97,6 +91,7 @@ def _port_params(fabric: Fabric) -> dict[str, dict[int, str]]:
 def run(scenario: Scenario, target: Target, results_root: Path,
         status: StatusLine | None = None, program_source: Path = FABRIC_P4) -> RunResult:
     status = status or StatusLine()
+    run_plan = plan(scenario)  # a fault that means nothing here is refused before anything
     run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{scenario.name}"
     run_dir = Path(results_root) / run_id
     suffix = 1
@@ -121,7 +116,7 @@ def run(scenario: Scenario, target: Target, results_root: Path,
     net: EmulatedNetwork | None = None
     try:
         status.set_phase("building topology")
-        fabric = fabric_for(scenario)
+        fabric = run_plan.fabric
         _write_json(run_dir / "topology.json", asdict(fabric))
         fit = capacity.check(fabric)
         metrics["capacity"] = fit.as_dict()
@@ -133,9 +128,9 @@ def run(scenario: Scenario, target: Target, results_root: Path,
         program = compile_program(target, program_source, ROOT / "build" / "p4")
         status.set_phase(f"starting {len(fabric.switches)} switches and {len(fabric.hosts)} hosts")
         net = start_network(fabric, target, ledger, run_dir / "logs", _port_params(fabric))
-        metrics.update(_experiment(scenario, fabric, net, program, run_dir, ledger, status))
+        metrics.update(_experiment(run_plan, net, program, run_dir, ledger, status))
         if baseline is not None:
-            metrics.update(_victim_goodput(scenario, run_dir, metrics, baseline))
+            metrics.update(_victim_goodput(run_plan, run_dir, metrics, baseline))
         crashed = net.crashed_switches()
         if crashed:
             metrics["crashed_switches"] = crashed
@@ -159,7 +154,7 @@ def run(scenario: Scenario, target: Target, results_root: Path,
     return RunResult(run_dir, metrics)
 
 
-def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, program,
+def _experiment(run_plan: RunPlan, net: EmulatedNetwork, program,
                 run_dir: Path, ledger: Ledger, status: StatusLine) -> dict:
     # Imported here: the controller and traffic talk to switches over the
     # network; nothing above needs them to build a fabric.
@@ -167,6 +162,7 @@ def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, progra
     from traffic.analysis import ReceiverTrace, analyze
     from traffic.capture import Capture
 
+    scenario, fabric = run_plan.scenario, run_plan.fabric
     status.set_phase("subnet manager: pipeline, LIDs, routes")
     macs = {h.name: host_mac(int(h.name[1:])) for h in fabric.hosts}
     from controller.routing import engine as routing_engine
@@ -193,7 +189,7 @@ def _experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, progra
             status.set_phase(f"starting {len(fabric.switches)} local agents")
             agents = _start_agents(fabric, net, sm, program, run_dir, ledger)
         if scenario.traffic.pattern != "stream" or scenario.flow_control is not FlowControl.LOSSY:
-            result = _nic_experiment(scenario, fabric, net, sm, run_dir, ledger, status)
+            result = _nic_experiment(run_plan, net, sm, run_dir, ledger, status)
             result.update({"sm_setup_s": round(sm_seconds, 3), "topology": fabric.name,
                            "routing": scenario.routing, "reroute": scenario.reroute,
                            "sm_timeline": list(sm.timeline),
@@ -310,15 +306,6 @@ def _configure_flow_control(scenario: Scenario, fabric: Fabric, sm) -> None:
         list(pool.map(one, names))
 
 
-def _ranks(scenario: Scenario, fabric: Fabric) -> list[str]:
-    hosts = list(scenario.traffic.hosts) or sorted((h.name for h in fabric.hosts),
-                                                   key=lambda n: int(n[1:]))
-    unknown = [h for h in hosts if h not in {n.name for n in fabric.hosts}]
-    if unknown:
-        raise ValueError(f"[traffic] hosts {unknown} are not in {fabric.name}")
-    return hosts
-
-
 def _stream_flow_files(scenario: Scenario, lids: dict[str, int], macs: dict[str, str],
                        out_dir: Path) -> dict[str, Path]:
     """FLOWS.json for a plain stream: one flow src -> dst, the receiver expects it."""
@@ -339,7 +326,7 @@ def _stream_flow_files(scenario: Scenario, lids: dict[str, int], macs: dict[str,
     return paths
 
 
-def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm,
+def _nic_experiment(run_plan: RunPlan, net: EmulatedNetwork, sm,
                     run_dir: Path, ledger: Ledger, status: StatusLine) -> dict:
     """Traffic through the hosts' NIC emulators, which speak the link's flow control."""
     from fabriclab.hosts import NicFleet, NicSettings
@@ -354,6 +341,7 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
     from traffic.capture import Capture
     from traffic.collectives import CollectiveSpec, address_book, write_flow_files
 
+    scenario, fabric = run_plan.scenario, run_plan.fabric
     t = scenario.traffic
     lids = sm.lids
     macs = {h.name: host_mac(int(h.name[1:])) for h in fabric.hosts}
@@ -363,7 +351,7 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
         flow_files = _stream_flow_files(scenario, lids, macs, flows_dir)
         spec = None
     else:
-        ranks = _ranks(scenario, fabric)
+        ranks = list(run_plan.ranks)
         root = ranks.index(t.dst) if t.dst in ranks else 0
         spec = CollectiveSpec(algorithm=PATTERN_ALGORITHM[t.pattern], n=len(ranks),
                               message_bytes=t.message_bytes, payload=t.payload_bytes,
@@ -394,7 +382,7 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
         status.set_phase(f"traffic: {t.pattern} over {len(ranks)} hosts "
                          f"({scenario.flow_control.value})")
         start_at = fleet.start(hosts, flow_files, lids, macs, settings, scenario.duration_s)
-        schedule = _fault_schedule(scenario, fabric, net, fleet)
+        schedule = _fault_schedule(run_plan, net, fleet)
         if schedule is not None:
             schedule.start(int(start_at * 1e9))
         def show(counts: dict[str, int]) -> None:
@@ -420,7 +408,7 @@ def _nic_experiment(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, sm
     _write_json(run_dir / "telemetry.json", telemetry)
     held = _held_at_end(telemetry)
     traces = [ReceiverTrace(run_dir / "pcaps" / f"{h}.pcap", dlid=lids[h]) for h in ranks]
-    failures = _link_failures(scenario, events, sm.timeline)
+    failures = _link_failures(run_plan, events, sm.timeline)
     result = analyze(fleet.sent_logs(), traces, stats, switch_drops=counters,
                      run_id=run_dir.name, failures=failures or None,
                      flow_paths=flow_paths if failures else None)
@@ -490,40 +478,36 @@ def _event_json(event) -> dict:
             if hasattr(event, k)}
 
 
-def _link_ends(fabric: Fabric, target: str, net: EmulatedNetwork):
+def _link_ends(fabric: Fabric, link, net: EmulatedNetwork):
     from traffic.faults import LinkEnd
 
-    a, _, b = target.partition("-")
-    for link in fabric.links:
-        if {link.a, link.b} == {a, b}:
-            ends = []
-            for node, port in ((link.a, link.a_port), (link.b, link.b_port)):
-                prefix = () if node.startswith("s") else ("mnexec", "-a", str(net.host(node).pid))
-                ends.append(LinkEnd(f"{node}-eth{port}", prefix))
-            return ends
-    raise ValueError(f"fault target {target!r}: no link between {a} and {b} in {fabric.name}")
+    ends = []
+    for node, port in ((link.a, link.a_port), (link.b, link.b_port)):
+        prefix = (() if link_names.is_switch(fabric, node)
+                  else ("mnexec", "-a", str(net.host(node).pid)))
+        ends.append(LinkEnd(link_names.interface(node, port), prefix))
+    return ends
 
 
-def _fault_schedule(scenario: Scenario, fabric: Fabric, net: EmulatedNetwork, fleet):
-    """The scenario's faults as a traffic.faults schedule (None without faults)."""
+def _fault_schedule(run_plan: RunPlan, net: EmulatedNetwork, fleet):
+    """The planned faults as a traffic.faults schedule (None without faults)."""
+    from fabriclab.plan import LINK_FAULTS, NIC_FAULTS
     from traffic import faults
 
-    if not scenario.faults:
+    if not run_plan.faults:
         return None
     items = []
-    for f in scenario.faults:
-        if f.kind in ("link_down", "link_up"):
-            ends = _link_ends(fabric, f.target, net)
+    for f in run_plan.faults:
+        if f.kind in LINK_FAULTS:
+            ends = _link_ends(run_plan.fabric, f.link, net)
             action = faults.LinkDown(ends) if f.kind == "link_down" else faults.LinkUp(ends)
-        elif f.kind in ("stall", "unstall", "pause_storm", "credit_loss"):
-            if f.target not in fleet.control:
-                raise ValueError(f"fault {f.kind}: {f.target!r} runs no NIC in this scenario")
+        elif f.kind in NIC_FAULTS:
             command = {"stall": "stall", "unstall": "resume", "pause_storm": "pause_storm on",
                        "credit_loss": "drop_credits 1000000"}[f.kind]
-            action = faults.NicCommand(str(fleet.control[f.target]), command)
+            action = faults.NicCommand(str(fleet.control[f.node]), command)
         else:
-            sw = net.switch(f.target)
-            action = faults.Hook(f"{f.kind} {f.target}",
+            sw = net.switch(f.node)
+            action = faults.Hook(f"{f.kind} {f.node}",
                                  sw.kill if f.kind == "switch_kill" else sw.restart)
         items.append((f.at_s, action))
     return faults.FaultSchedule(items)
@@ -693,20 +677,21 @@ def _path_links(fabric: Fabric, routes, src: str, dlid: int, host_of_lid) -> lis
 VICTIM_FAULTS = ("stall", "pause_storm")
 
 
-def _victim_goodput(scenario: Scenario, run_dir: Path, metrics: dict, baseline) -> dict:
+def _victim_goodput(run_plan: RunPlan, run_dir: Path, metrics: dict, baseline) -> dict:
     """Goodput of the flows that neither start nor end at a faulted host, while the fault
     lasts, over the same interval of the baseline run (offsets from each traffic start)."""
     from traffic.analysis import arrivals_from_recv_logs, victim_goodput
 
     out: dict = {"baseline_run": str(baseline.run_dir), "victim_goodput_ratio": None}
-    faulted = {f.target for f in scenario.faults if f.kind in VICTIM_FAULTS}
-    starts = [f.at_s for f in scenario.faults if f.kind in VICTIM_FAULTS]
+    scenario = run_plan.scenario
+    faulted = {f.node for f in run_plan.faults if f.kind in VICTIM_FAULTS}
+    starts = [f.at_s for f in run_plan.faults if f.kind in VICTIM_FAULTS]
     base_start = baseline.metrics.get("traffic_start_ns")
     if not faulted or metrics.get("traffic_start_ns") is None or base_start is None:
         out["victim_goodput"] = {"error": "no stall or pause storm, or a run without traffic"}
         return out
     begin = min(starts)
-    ends = [f.at_s for f in scenario.faults if f.kind in ("unstall",) and f.at_s > begin]
+    ends = [f.at_s for f in run_plan.faults if f.kind in ("unstall",) and f.at_s > begin]
     end = min(ends) if ends else scenario.duration_s
     flows = _flow_hosts(run_dir)
     victims = sorted(flow for flow, (src, dst) in flows.items()
@@ -742,24 +727,23 @@ def _flow_hosts(run_dir: Path) -> dict[int, tuple[str, str]]:
             for flow, (src, dlid) in _flows(sorted((run_dir / "flows").glob("*.flows.json"))).items()}
 
 
-def _link_failures(scenario: Scenario, events, timeline: list[dict]) -> list[dict]:
+def _link_failures(run_plan: RunPlan, events, timeline: list[dict]) -> list[dict]:
     """Each link_down fault that ran: when it went down and when the data plane stopped
     using it (the later of its two ends' local switchover, or global reroute where there
     was none)."""
     failures = []
-    for fault in scenario.faults:
+    for fault in run_plan.faults:
         if fault.kind != "link_down":
             continue
         e = next((e for e in events if e.name.startswith("link_down")
                   and e.at_s == fault.at_s and e.started_ns), None)
         if e is None:
             continue  # cancelled before its time
-        link, ends = fault.target, set(fault.target.split("-"))
+        ports = link_names.port_pair(fault.link)  # the SM's timeline spells a link so
         restored = [r.get("switchover_ns") or r.get("install_done_ns") for r in timeline
-                    if r.get("event") == "port_down" and r.get("link")
-                    and {end.split(":")[0] for end in r["link"].split("-")} == ends
+                    if r.get("event") == "port_down" and r.get("link") == ports
                     and r.get("detected_ns", 0) >= e.started_ns - 1e9]
-        failures.append({"link": link, "down_ns": e.started_ns,
+        failures.append({"link": fault.label, "down_ns": e.started_ns,
                          "restored_ns": max(restored) if restored and all(restored) else None})
     return failures
 

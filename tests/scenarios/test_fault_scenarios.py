@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from fabriclab import scenario as sc
-from fabriclab.runner import _path_links, fabric_for, run
+from fabriclab.plan import fabric_for
+from fabriclab.runner import _path_links, run
 from topologies.targets import TargetError, resolve
 from traffic.report import _cell
 
