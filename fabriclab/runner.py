@@ -28,6 +28,7 @@ from topologies.description import Fabric
 from topologies.ledger import Ledger, cleanup_stale
 from topologies.network import EmulatedNetwork, host_mac, start_network
 from topologies.targets import Target, compile_program
+from traffic.metrics import SCHEMA, MetricsSchemaError, RunMetrics
 
 ROOT = Path(__file__).resolve().parent.parent
 FABRIC_P4 = ROOT / "p4src" / "fabric.p4"
@@ -40,11 +41,11 @@ IMPLEMENTED_FLOW_CONTROL = (FlowControl.LOSSY, FlowControl.PFC, FlowControl.CRED
 @dataclass
 class RunResult:
     run_dir: Path
-    metrics: dict
+    metrics: RunMetrics
 
     @property
     def ok(self) -> bool:
-        return self.metrics.get("verdict") == "pass"
+        return self.metrics.ok
 
 
 def _write_json(path: Path, data) -> None:
@@ -149,9 +150,18 @@ def run(scenario: Scenario, target: Target, results_root: Path,
         leftovers = net.stop() if net is not None else ledger.teardown()
         if leftovers:
             metrics.setdefault("problems", []).append("teardown left: " + ", ".join(leftovers))
-        _write_json(run_dir / "metrics.json", metrics)
-        _write_report(run_dir, scenario, metrics)
-    return RunResult(run_dir, metrics)
+        typed = _typed(metrics)
+        typed.write(run_dir / "metrics.json")
+        _write_report(run_dir)
+    return RunResult(run_dir, typed)
+
+
+def _typed(metrics: dict) -> RunMetrics:
+    try:
+        return RunMetrics.from_json({**metrics, "schema": SCHEMA}, "the run's metrics")
+    except MetricsSchemaError as exc:  # a stage wrote a figure the schema does not declare
+        return RunMetrics(scenario=metrics["scenario"], target=metrics["target"],
+                          flow_control=metrics["flow_control"], error=str(exc))
 
 
 def _experiment(run_plan: RunPlan, net: EmulatedNetwork, program,
@@ -686,7 +696,7 @@ def _victim_goodput(run_plan: RunPlan, run_dir: Path, metrics: dict, baseline) -
     scenario = run_plan.scenario
     faulted = {f.node for f in run_plan.faults if f.kind in VICTIM_FAULTS}
     starts = [f.at_s for f in run_plan.faults if f.kind in VICTIM_FAULTS]
-    base_start = baseline.metrics.get("traffic_start_ns")
+    base_start = baseline.metrics.traffic_start_ns
     if not faulted or metrics.get("traffic_start_ns") is None or base_start is None:
         out["victim_goodput"] = {"error": "no stall or pause storm, or a run without traffic"}
         return out
@@ -807,15 +817,16 @@ def _verdict(scenario: Scenario, result: dict) -> str:
     return "pass"
 
 
-def _write_report(run_dir: Path, scenario: Scenario, metrics: dict) -> None:
-    """report.md and report.html with plots; the short report if plotting fails."""
+def _write_report(run_dir: Path) -> None:
+    """report.md and report.html with plots; one line saying why when that fails."""
     try:
         from traffic.report import write_report
 
         write_report(run_dir)
     except Exception as exc:  # noqa: BLE001 - the metrics are written; the report is extra
         (run_dir / "report.md").write_text(
-            report_markdown(scenario, metrics) + f"\n(plots left out: {exc})\n")
+            f"# {run_dir.name}\n\nThe report could not be written ({type(exc).__name__}: "
+            f"{exc}); the figures are in metrics.json (`fabriclab report {run_dir}`).\n")
 
 
 SWEEP_COLUMNS = ("sent", "received", "lost", "unexplained_loss", "reordered", "pause_frames",
@@ -835,7 +846,7 @@ def run_sweep(points: list[tuple[str, Scenario]], target: Target, results_root: 
             status.set_phase(f"sweep point {i}/{len(points)}: {label}")
         result = run(scenario, target, sweep_dir, status, program_source)
         row = {"point": label, "run": result.run_dir.name}
-        row.update({k: result.metrics.get(k) for k in SWEEP_COLUMNS})
+        row.update({k: getattr(result.metrics, k) for k in SWEEP_COLUMNS})
         rows.append(row)
         _write_json(sweep_dir / "sweep.json", rows)  # after every point: nothing is lost
         (sweep_dir / "sweep.md").write_text(sweep_table(rows) + "\n")
@@ -864,19 +875,3 @@ def _cell(value) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
     return str(value)
-
-
-def report_markdown(scenario: Scenario, metrics: dict) -> str:
-    lines = [f"# {scenario.name}", "", scenario.description, "",
-             f"* topology: `{scenario.topology}`, flow control: `{scenario.flow_control.value}`, "
-             f"target: `{metrics.get('target')}`",
-             f"* verdict: **{metrics.get('verdict')}**"]
-    if metrics.get("error"):
-        lines.append(f"* error: {metrics['error']}")
-    for key in ("sent", "received", "lost", "unexplained_loss", "reordered", "duplicates",
-                "pause_frames", "credit_frames", "cct_ms", "algbw", "busbw", "recovery_gap_ms"):
-        if key in metrics:
-            lines.append(f"* {key}: {metrics[key]}")
-    for name, check in metrics.get("checks", {}).items():
-        lines.append(f"* check {name}: {'ok' if check.get('ok') else 'FAILED'} ({check})")
-    return "\n".join(lines) + "\n"

@@ -33,4 +33,4 @@ def test_two_runs_of_incast_agree(tmp_path, mode, figure):
     assert first[figure] > 0
     assert _close(first[figure], second[figure], TOLERANCE[figure]), \
         (first[figure], second[figure])
-    assert first["sent"] == second["sent"], "the schedule itself is identical"
+    assert first.sent == second.sent, "the schedule itself is identical"
