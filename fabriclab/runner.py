@@ -29,6 +29,7 @@ from topologies.ledger import Ledger, cleanup_stale
 from topologies.network import EmulatedNetwork, host_mac, start_network
 from topologies.targets import Target, compile_program
 from traffic.metrics import SCHEMA, MetricsSchemaError, RunMetrics
+from traffic.verdict import decide
 
 ROOT = Path(__file__).resolve().parent.parent
 FABRIC_P4 = ROOT / "p4src" / "fabric.p4"
@@ -151,6 +152,8 @@ def run(scenario: Scenario, target: Target, results_root: Path,
         if leftovers:
             metrics.setdefault("problems", []).append("teardown left: " + ", ".join(leftovers))
         typed = _typed(metrics)
+        v = decide(typed, lossless_expected=scenario.traffic.rate_pps < scenario.link.rate_pps)
+        typed = replace(typed, verdict=v.verdict, verdict_reasons=v.reasons)
         typed.write(run_dir / "metrics.json")
         _write_report(run_dir)
     return RunResult(run_dir, typed)
@@ -206,7 +209,6 @@ def _experiment(run_plan: RunPlan, net: EmulatedNetwork, program,
                            "deadlock_free_routing": not sm.deadlock_problem,
                            "deadlock_problem": sm.deadlock_problem or None,
                            "vls_used": len(set(sm.vl_of.values())) or 1})
-            result["verdict"] = _verdict(scenario, result)
             return result
 
         traffic = scenario.traffic
@@ -258,7 +260,7 @@ def _experiment(run_plan: RunPlan, net: EmulatedNetwork, program,
                                       "ok": dropped == scenario.checks.unknown_dlid_frames}
         result.update({"checks": checks, "sender": sender, "sm_setup_s": round(sm_seconds, 3),
                        "topology": fabric.name})
-        result["verdict"] = _verdict(scenario, result)
+        _reconcile(result, {}, failures=False)
         return result
     finally:
         if agents is not None:
@@ -340,6 +342,7 @@ def _nic_experiment(run_plan: RunPlan, net: EmulatedNetwork, sm,
                     run_dir: Path, ledger: Ledger, status: StatusLine) -> dict:
     """Traffic through the hosts' NIC emulators, which speak the link's flow control."""
     from fabriclab.hosts import NicFleet, NicSettings
+    from traffic import stall
     from traffic.analysis import (
         ReceiverTrace,
         analyze,
@@ -416,7 +419,7 @@ def _nic_experiment(run_plan: RunPlan, net: EmulatedNetwork, sm,
     _write_json(run_dir / "counters.json", _counters_json(counters, run_dir.name))
     telemetry = _read_telemetry(sm, fabric)
     _write_json(run_dir / "telemetry.json", telemetry)
-    held = _held_at_end(telemetry)
+    held = stall.held_at_end(telemetry)
     traces = [ReceiverTrace(run_dir / "pcaps" / f"{h}.pcap", dlid=lids[h]) for h in ranks]
     failures = _link_failures(run_plan, events, sm.timeline)
     result = analyze(fleet.sent_logs(), traces, stats, switch_drops=counters,
@@ -433,10 +436,12 @@ def _nic_experiment(run_plan: RunPlan, net: EmulatedNetwork, sm,
     # After the drain every switch buffer should be empty: what is left was never let go
     # (a deadlock, a stall nobody bounded, or a bug), per (switch, port, class).
     result["held_at_end"] = held
-    result["held_in_fabric"] = sum(h["buffered"] for h in held)
+    result["held_in_fabric"] = sum(h.buffered for h in held)
     result["stalled_after_s"] = fleet.stalled_after_s
     window_ns = int((time.time() - start_at) * 1e9)
-    result["paused_ports"] = _paused_ports(telemetry, window_ns)
+    result["paused_ports"] = stall.paused_ports(telemetry, window_ns)
+    result["blocked_hosts"] = stall.blocked_hosts(summaries)
+    _reconcile(result, summaries, failures=bool(failures))
     result["faults"] = [_event_json(e) for e in events]
     result["cct_ms"] = result["algbw"] = result["busbw"] = None
     if spec is not None:
@@ -587,40 +592,19 @@ def _read_telemetry(sm, fabric: Fabric) -> dict:
         return dict(zip(names, pool.map(read, names)))
 
 
-def _paused_ports(telemetry: dict, window_ns: int, share: float = 0.01) -> list[dict]:
-    """(switch, port, class) blocked by pauses or missing credit for more than
-    `share` of the traffic window, or that sent pauses: DESIGN.md's stall spread."""
-    out = []
-    for switch, ports in sorted(telemetry.items()):
-        if "error" in ports:
-            continue
-        for port, t in sorted(ports.items(), key=lambda kv: int(kv[0])):
-            for cls in range(NUM_CLASSES):
-                blocked = t.get("blocked_ns", [0] * NUM_CLASSES)[cls]
-                pauses = t.get("pause_tx", [0] * NUM_CLASSES)[cls]
-                if (window_ns and blocked > share * window_ns) or pauses:
-                    out.append({"switch": switch, "port": int(port), "class": cls,
-                                "blocked_ms": round(blocked / 1e6, 3), "pauses_sent": pauses})
-    return out
+def _reconcile(result: dict, nics: dict, failures: bool) -> None:
+    """Every frame lost, per kind, against what explains it (traffic/reconcile.py); the
+    reconciled unexplained_loss replaces the analysis's data-only one."""
+    from traffic.reconcile import reconcile
 
-
-def _held_at_end(telemetry: dict) -> list[dict]:
-    """(switch, port, class) with frames still in a receive buffer (`buffered`, by ingress
-    port) or waiting at a transmit gate (`waiting`, by egress port) when the run ended."""
-    out = []
-    for switch, ports in sorted(telemetry.items()):
-        if "error" in ports:
-            continue
-        for port, t in sorted(ports.items(), key=lambda kv: int(kv[0])):
-            zeros = [0] * NUM_CLASSES
-            buffered = t.get("fc_buffer", zeros)
-            head, tail = t.get("fc_queue_head", zeros), t.get("fc_queue_tail", zeros)
-            for cls in range(NUM_CLASSES):
-                waiting = (tail[cls] - head[cls]) % (1 << 32)
-                if buffered[cls] or waiting:
-                    out.append({"switch": switch, "port": int(port), "class": cls,
-                                "buffered": buffered[cls], "waiting": waiting})
-    return out
+    rec = reconcile(result, nics, failures=failures,
+                    held_in_fabric=result.get("held_in_fabric", 0))
+    result["reconciliation"] = rec
+    if rec is not None:
+        result["unexplained_loss"] = rec.unexplained
+        result["suspect"] = rec.unexplained > 0
+        result["problems"] = [p for p in result.get("problems", [])
+                              if not p.startswith("suspect:")]
 
 
 def _split_unreadable(counters: dict) -> tuple[dict, dict]:
@@ -777,44 +761,6 @@ def _send(host, ledger: Ledger, log: Path, src_mac: str, dst_mac: str, slid: int
     if proc.returncode != 0:
         raise RuntimeError(f"sender on {host.name} failed: {err.decode(errors='replace').strip()}")
     return json.loads(out.decode().strip().splitlines()[-1])
-
-
-def _verdict(scenario: Scenario, result: dict) -> str:
-    if result.get("partial"):
-        return "partial"
-    collectives = result.get("collectives")
-    if collectives is not None and result.get("cct_ms") is None:
-        blocked = sorted(name for name, s in (result.get("nics") or {}).items()
-                         if not s.get("done") and s.get("flow_control", {}).get("blocked_at_end"))
-        if blocked:
-            # Hosts still had frames the link would not take when time ran out: a fabric
-            # that stopped moving (a deadlock, or a stall nobody bounded). What did not
-            # arrive is held in switch buffers, not lost.
-            result["blocked_hosts"] = blocked
-            held = result.get("held_in_fabric") or max(0, result.get("unexplained_loss") or 0)
-            result["held_in_fabric"] = held
-            if held:
-                result["suspect"] = False
-                result["problems"] = [p for p in result.get("problems", [])
-                                      if not p.startswith("suspect:")]
-                result["problems"].append(
-                    f"{held} transmission(s) still held in the fabric when it stopped moving "
-                    f"(hosts {', '.join(blocked)} blocked by the link at the end)")
-            return "stalled"
-        if (result.get("unexplained_loss") or 0) > 0:
-            return "fail"  # a frame vanished where no counter saw it
-        if result.get("lost"):
-            return "incomplete"  # counted drops and no retransmission (transport "ud")
-        return "stalled"
-    if (result.get("unexplained_loss") or 0) > 0:
-        return "fail"  # a frame vanished where no counter saw it
-    checks_ok = all(c.get("ok") for c in result.get("checks", {}).values())
-    lossless_expected = scenario.traffic.rate_pps < scenario.link.rate_pps
-    if not checks_ok or (result.get("unexplained_loss") or 0) > 0:
-        return "fail"
-    if lossless_expected and result["lost"]:
-        return "fail"
-    return "pass"
 
 
 def _write_report(run_dir: Path) -> None:

@@ -79,7 +79,8 @@ class Reconciliation:
     lost: int = 0  # data + RC control frames transmitted and never captured
     counted_drops: int = 0  # switch drop counters, reasons that apply to fabric frames
     on_failed_links: int = 0  # of the rest, lost inside a failed link's window
-    unexplained: int = 0  # lost - counted - on failed links; != 0 fails the run
+    held_in_fabric: int = 0  # still in switch buffers when the run ended
+    unexplained: int = 0  # lost - counted - on failed links - held; != 0 fails the run
     problems: tuple[str, ...] = ()  # each figure that does not reconcile, one line
 
 
@@ -313,7 +314,7 @@ def _value(kind: Any, data: Any, strict: bool, where: str) -> Any:
         (kind,) = [a for a in args if a is not type(None)]
         return _value(kind, data, strict, where)
     if dataclasses.is_dataclass(kind):
-        return _decode(kind, data, strict, where)
+        return data if isinstance(data, kind) else _decode(kind, data, strict, where)
     if origin is tuple:
         if not isinstance(data, list | tuple):
             raise TypeError(f"{where}: expected a list, found {data!r}")
