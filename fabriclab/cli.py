@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from fabriclab.plan import plan
-    from fabriclab.runner import IMPLEMENTED_FLOW_CONTROL, run, run_sweep, sweep_table
+    from fabriclab.runner import IMPLEMENTED_FLOW_CONTROL, run
+    from fabriclab.sweep import run_sweep, sweep_table
 
     points = [(label, s.with_overrides(args.topo, args.fc))
               for label, s in scenarios.load_points(args.scenario)]

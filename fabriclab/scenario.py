@@ -13,17 +13,13 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from traffic.flow_control import PFC_HEADROOM, PFC_XOFF, PFC_XON, FlowControl
+
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 
 
 class ScenarioError(ValueError):
     """A scenario file that cannot be run as written."""
-
-
-class FlowControl(enum.Enum):
-    LOSSY = "lossy"
-    PFC = "pfc"
-    CREDIT = "credit"
 
 
 @dataclass(frozen=True)
@@ -51,9 +47,9 @@ class TrafficSpec:
 class PfcSpec:
     """802.1Qbb watermarks, in packets of one ingress port and priority."""
 
-    xoff: int = 24  # occupancy at which a pause is sent upstream
-    xon: int = 12  # occupancy below which a resume (quanta 0) is sent
-    headroom: int = 24  # buffer above xoff for frames in flight; beyond it frames drop
+    xoff: int = PFC_XOFF  # occupancy at which a pause is sent upstream
+    xon: int = PFC_XON  # occupancy below which a resume (quanta 0) is sent
+    headroom: int = PFC_HEADROOM  # buffer above xoff for frames in flight; beyond it frames drop
     watchdog_detect_us: int = 0  # a queue paused this long stops honouring pauses; 0 = off
     watchdog_restore_us: int = 0  # ... for this long
 

@@ -205,6 +205,7 @@ class RunMetrics:
     deadlock_free_routing: bool | None = None
     deadlock_problem: str | None = None
     vls_used: int | None = None
+    discovered_links: int | None = None  # switch-to-switch cables the SM's probes found
     # ---- traffic and collectives
     traffic_start_ns: int | None = None
     stalled_after_s: float | None = None
@@ -231,7 +232,6 @@ class RunMetrics:
     baseline_run: str | None = None
     victim_goodput: VictimGoodput | None = None
     victim_goodput_ratio: float | None = None
-    sender: dict[str, Any] | None = None  # traffic/sender.py's summary (plain streams)
 
     @property
     def ok(self) -> bool:

@@ -50,6 +50,7 @@ import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 from matplotlib.lines import Line2D  # noqa: E402
 
 from traffic.analysis import goodput_timeline  # noqa: E402
+from traffic.arrivals import NoArrivalsError, read_arrivals  # noqa: E402
 from traffic.metrics import MetricsSchemaError, RunMetrics  # noqa: E402
 
 NUM_CLASSES = 8
@@ -60,7 +61,7 @@ MAX_LABELLED_FLOWS = 12
 # traffic window (the runner's paused_ports uses the same share), or when it sent pauses.
 STALL_SHARE = 0.01
 SWEEP_METRICS = ("lost", "pause_frames", "cct_ms", "busbw")
-# The runner's sweep.json columns (fabriclab/runner.py SWEEP_COLUMNS), in its order.
+# sweep.json's columns (fabriclab/sweep.py SWEEP_COLUMNS), in its order.
 SWEEP_COLUMNS = ("point", "sent", "received", "lost", "unexplained_loss", "reordered",
                  "pause_frames", "credit_frames", "cct_ms", "busbw", "recovery_gap_ms", "verdict")
 HEADLINE = ("sent", "received", "lost", "unexplained_loss", "reordered", "duplicates",
@@ -153,44 +154,6 @@ def load_run(run_dir: Path) -> RunFiles:
     return files
 
 
-@dataclass(frozen=True)
-class Arrivals:
-    """Delivered arrival times (ns) per flow from the NICs' receive logs (admitted == 1)."""
-
-    by_flow: dict[int, list[int]]
-    problems: tuple[str, ...]
-
-
-def read_arrivals(nics_dir: Path) -> Arrivals:
-    """Lenient reader of nics/*.recv.csv: a bad line is counted and skipped, not fatal."""
-    logs = sorted(nics_dir.glob("*.recv.csv")) if nics_dir.is_dir() else []
-    if not logs:
-        raise ReportInputError(f"no NIC receive logs (nics/*.recv.csv) in {nics_dir.parent}")
-    by_flow: dict[int, list[int]] = defaultdict(list)
-    problems = []
-    for log in logs:
-        bad = 0
-        try:
-            with open(log, errors="replace") as f:
-                for line in f:
-                    if line.startswith("#") or line.startswith("flow,"):
-                        continue
-                    cells = line.split(",")
-                    try:
-                        if len(cells) != 9:
-                            raise ValueError
-                        if int(cells[8]) == 1:  # 0 buffer drop, 2 discarded by RC
-                            by_flow[int(cells[0])].append(int(cells[3]))
-                    except ValueError:
-                        bad += 1
-        except OSError as exc:
-            problems.append(f"{log.name} could not be read: {exc}")
-            continue
-        if bad:
-            problems.append(f"{log.name}: {bad} malformed line(s) skipped")
-    return Arrivals(dict(by_flow), tuple(problems))
-
-
 # --------------------------------------------------------------------------- formatting
 
 
@@ -240,6 +203,15 @@ def _headline(run: RunFiles) -> Section:
     rows.append(("scale", _scale(run)))
     rows.append(("rate kept", _rate_kept(m)))
     section = Section("Headline", [Table(("metric", "value"), tuple(rows))])
+    r = m.reconciliation
+    if r is not None:  # traffic/reconcile.py: every frame lost, per kind
+        section.blocks.append(Table(("frame kind", "sent", "captured", "lost", "NICs took"), tuple(
+            (k.kind, _cell(k.sent), _cell(k.received), _cell(k.lost), _cell(k.processed))
+            for k in r.kinds)))
+        section.blocks.append(Note(
+            f"reconciliation: {r.lost} lost in the fabric = {r.counted_drops} counted drops + "
+            f"{r.on_failed_links} on failed links + {r.held_in_fabric} held at the end + "
+            f"{r.unexplained} unexplained"))
     if m.error:
         section.blocks.append(Note(f"The run ended with an error: {m.error}"))
     if m.partial:
@@ -312,7 +284,10 @@ def _fault_times(m: RunMetrics | None) -> list[tuple[int, str]]:
 
 def _goodput(run: RunFiles) -> Section:
     section = Section("Goodput per flow")
-    arrivals = read_arrivals(run.run_dir / "nics")
+    try:
+        arrivals = read_arrivals(run.run_dir / "nics")
+    except NoArrivalsError as exc:
+        raise ReportInputError(str(exc)) from None
     section.blocks.extend(Note(p) for p in arrivals.problems)
     if not any(arrivals.by_flow.values()):
         raise ReportInputError("the NIC receive logs hold no delivered frames")
@@ -505,7 +480,7 @@ SM_PHASES = (("detected_ns", "switchover_ns", "fast reroute (switch)", "tab:gree
 
 def _sm_timeline(run: RunFiles) -> Section:
     m: RunMetrics = run.need("metrics")
-    events = [e for e in m.sm_timeline if isinstance(e, dict)]
+    events = list(m.sm_timeline)
     if not events:
         raise ReportInputError("no SM reroute event in this run")
     faults = _fault_times(m)
@@ -568,8 +543,8 @@ def _link_states(m: RunMetrics | None) -> tuple[dict[frozenset, str], set[str]]:
         else:
             nodes.update(re.findall(r"\b([hs]\d+)\b", name.replace(".ctl", " ").replace("/", " ")))
     for e in m.sm_timeline if m else ():
-        link = e.get("link", "") if isinstance(e, dict) else ""
-        ends = frozenset((n, int(p)) for n, p in re.findall(r"([A-Za-z]+\d+):(\d+)", link))
+        ends = frozenset((n, int(p)) for n, p in re.findall(r"([A-Za-z]+\d+):(\d+)",
+                                                             e.get("link", "")))
         if len(ends) == 2:
             states.setdefault(ends, "down")
     return states, nodes

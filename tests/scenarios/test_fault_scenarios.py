@@ -21,8 +21,9 @@ import pytest
 
 from fabriclab import scenario as sc
 from fabriclab.plan import fabric_for
-from fabriclab.runner import _path_links, run
+from fabriclab.runner import run
 from topologies.targets import TargetError, resolve
+from traffic.recovery import path_links
 from traffic.report import _cell
 
 pytestmark = [pytest.mark.mininet, pytest.mark.slow]
@@ -57,7 +58,7 @@ def _failed_link_on_path(topology: str, src: str, dst: str) -> str:
     lids = LidMap().assign(fabric)
     routes = engine(ROUTING).route(fabric, lids)
     host_of_lid = {lid: name for name, lid in lids.items()}
-    links = _path_links(fabric, routes, src, lids[dst], host_of_lid)
+    links = path_links(fabric, routes, src, lids[dst], host_of_lid)
     return next(link for link in links if all(end.startswith("s") for end in link.split("-")))
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from fabriclab import scenario as sc
-from fabriclab.runner import run, run_sweep
+from fabriclab.runner import run
+from fabriclab.sweep import run_sweep
 from topologies.generators import build
 from topologies.network import interface_names
 from topologies.targets import Target

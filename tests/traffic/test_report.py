@@ -235,7 +235,7 @@ def test_null_transport_figures_show_as_dashes_and_older_metrics_show_none(tmp_p
 
 
 def test_goodput_leaves_out_frames_the_receiver_discarded(tmp_path):
-    from traffic.report import read_arrivals
+    from traffic.arrivals import read_arrivals
 
     run = make_run(tmp_path)
     with open(run / "nics" / "h1.recv.csv", "a") as f:
