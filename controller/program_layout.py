@@ -3,7 +3,8 @@
 fabric.p4 indexes its per-port arrays as `port * NUM_CLASSES + class` (telemetry,
 flow-control state) and `port * DROP_REASONS + reason` (the drop counter). P4
 constants do not reach the compiled artifacts, but the arrays' sizes do: NUM_PORTS
-is the size of a per-port register, and each block size is an array's size over it.
+is the size of a per-port counter, and each block size is an array's size over it.
+(Counters, not registers: bmv2's P4Runtime server reads counters only.)
 So the controller learns the layout of whatever program it pushed, not a copy of
 fabric.p4's numbers.
 """
@@ -14,8 +15,8 @@ from dataclasses import dataclass
 
 from controller.p4info import P4Info
 
-PER_PORT_REGISTER = "egress_limit"  # NUM_PORTS cells
-PER_CLASS_REGISTER = "fc_buffer"  # NUM_PORTS * NUM_CLASSES cells
+PER_PORT_COUNTER = "FabricIngress.rx_port_counter"  # NUM_PORTS cells
+PER_CLASS_COUNTER = "class_tx"  # NUM_PORTS * NUM_CLASSES cells
 DROP_COUNTER = "FabricIngress.drop_counter"  # NUM_PORTS * DROP_REASONS cells
 
 
@@ -31,10 +32,10 @@ class ProgramLayout:
 
 
 def layout(p4info: P4Info) -> ProgramLayout:
-    ports = p4info.register(PER_PORT_REGISTER).size
-    classes = p4info.register(PER_CLASS_REGISTER).size
+    ports = p4info.counter(PER_PORT_COUNTER).size
+    classes = p4info.counter(PER_CLASS_COUNTER).size
     drops = p4info.counter(DROP_COUNTER).size
     if not ports or classes % ports or drops % ports:
-        raise LayoutError(f"{PER_CLASS_REGISTER} ({classes}) and {DROP_COUNTER} ({drops}) "
-                          f"are not whole blocks per port of {PER_PORT_REGISTER} ({ports})")
+        raise LayoutError(f"{PER_CLASS_COUNTER} ({classes}) and {DROP_COUNTER} ({drops}) "
+                          f"are not whole blocks per port of {PER_PORT_COUNTER} ({ports})")
     return ProgramLayout(ports, classes // ports, drops // ports)

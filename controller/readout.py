@@ -57,7 +57,9 @@ def read_telemetry(connections: dict, fabric: Fabric, num_classes: int) -> dict[
     """Per switch, per wired port, per class: the telemetry and flow-control state.
 
     {switch: {port: {name: [num_classes values]}}}; a switch that cannot answer, or a
-    program without these objects, gives {"error": why}."""
+    program without these counters, gives {"error": why}. Registers a switch cannot
+    read (bmv2's P4Runtime server: UNIMPLEMENTED) leave the counters, and say so in
+    each port's "registers_unread"."""
     def read(name: str) -> dict:
         conn = connections[name]
         ports = [p for p, _peer, _pp in fabric.neighbours(name)]
@@ -68,11 +70,15 @@ def read_telemetry(connections: dict, fabric: Fabric, num_classes: int) -> dict[
             for p in ports:
                 out[str(p)][counter] = [cells.get(p * num_classes + c, (0, 0))[0]
                                         for c in range(num_classes)]
-        for register in TELEMETRY_REGISTERS + FC_STATE_REGISTERS:
-            cells = conn.read_register(register, indices=indices)
+        try:
+            for register in TELEMETRY_REGISTERS + FC_STATE_REGISTERS:
+                cells = conn.read_register(register, indices=indices)
+                for p in ports:
+                    out[str(p)][register] = [cells.get(p * num_classes + c, 0)
+                                             for c in range(num_classes)]
+        except Exception as exc:  # noqa: BLE001 - the counters are still worth having
             for p in ports:
-                out[str(p)][register] = [cells.get(p * num_classes + c, 0)
-                                         for c in range(num_classes)]
+                out[str(p)]["registers_unread"] = f"{type(exc).__name__}: {exc}"
         return out
 
     return {name: ({"error": f"{type(r).__name__}: {r}"} if isinstance(r, Exception) else r)

@@ -206,6 +206,7 @@ class RunMetrics:
     deadlock_problem: str | None = None
     vls_used: int | None = None
     discovered_links: int | None = None  # switch-to-switch cables the SM's probes found
+    link_rate_enforcement: tuple[str, ...] = ()  # how the switches enforce link rates
     # ---- traffic and collectives
     traffic_start_ns: int | None = None
     stalled_after_s: float | None = None

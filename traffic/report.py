@@ -53,7 +53,6 @@ from traffic.analysis import goodput_timeline  # noqa: E402
 from traffic.arrivals import NoArrivalsError, read_arrivals  # noqa: E402
 from traffic.metrics import MetricsSchemaError, RunMetrics  # noqa: E402
 
-NUM_CLASSES = 8
 GOODPUT_BIN_MS = 10.0
 MAX_GOODPUT_BINS = 2000
 MAX_LABELLED_FLOWS = 12
@@ -365,8 +364,8 @@ def _stall_spread(run: RunFiles) -> Section:
             grid[r][c] = _sum(t.get("blocked_ns")) / 1e6
             pauses[r][c] = _sum(t.get("pause_tx"))
             if grid[r][c] or pauses[r][c] or _sum(t.get("pause_rx")):
-                for cls in range(NUM_CLASSES):
-                    vals = [(t.get(k) or [0] * NUM_CLASSES)[cls] for k in
+                for cls in range(len(t.get("class_tx") or ())):  # the program's classes
+                    vals = [(t.get(k) or [0] * (cls + 1))[cls] for k in
                             ("blocked_ns", "pause_tx", "pause_rx", "credit_tx", "credit_rx")]
                     if vals[0] or vals[1] or vals[2]:
                         detail.append((switch, port, str(cls), f"{vals[0] / 1e6:.3f}",
@@ -409,11 +408,12 @@ def _stall_spread(run: RunFiles) -> Section:
 def _buffer_peak(run: RunFiles) -> Section:
     ports, problems = _telemetry_ports(run)
     section = Section("Buffer peak per port", [Note(p) for p in problems])
-    bars = [(f"{s}:{p}", [(t.get("buffer_peak") or [0] * NUM_CLASSES)[c]
-                          for c in range(NUM_CLASSES)])
+    bars = [(f"{s}:{p}", list(t.get("buffer_peak") or [0]))
             for s in sorted(ports, key=_natural)
             for p, t in sorted(ports[s].items(), key=lambda kv: _natural(kv[0]))]
-    used = [c for c in range(NUM_CLASSES) if any(v[c] for _, v in bars)] or [0]
+    classes = max((len(v) for _, v in bars), default=1)  # the program's classes
+    bars = [(name, v + [0] * (classes - len(v))) for name, v in bars]
+    used = [c for c in range(classes) if any(v[c] for _, v in bars)] or [0]
     fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(bars)), 3.5))
     bottom = [0] * len(bars)
     for c in used:
