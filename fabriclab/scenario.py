@@ -67,7 +67,7 @@ class CreditSpec:
 class FaultSpec:
     at_s: float = 0.0  # seconds after traffic starts
     kind: str = ""  # see FAULT_KINDS
-    target: str = ""  # a link "s1-s2", a host "h3" or a switch "s2"
+    target: str = ""  # "s1-s2", "h3", "s2", or relative: "rank:0/uplink:1" (fabriclab/plan.py)
 
 
 @dataclass(frozen=True)
