@@ -13,7 +13,14 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from traffic.flow_control import PFC_HEADROOM, PFC_XOFF, PFC_XON, FlowControl
+from traffic.flow_control import (
+    CREDIT_BUFFER,
+    CREDIT_COALESCE,
+    PFC_HEADROOM,
+    PFC_XOFF,
+    PFC_XON,
+    FlowControl,
+)
 
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 
@@ -58,8 +65,8 @@ class PfcSpec:
 class CreditSpec:
     """InfiniBand-style credit flow control; one credit = one packet here."""
 
-    buffer_pkts: int = 32  # receive buffer per input port and VL, advertised as credits
-    coalesce: int = 4  # return credits every this many drained packets
+    buffer_pkts: int = CREDIT_BUFFER  # receive buffer per input port and VL, advertised
+    coalesce: int = CREDIT_COALESCE  # return credits every this many drained packets
     hoq_lifetime_us: int = 0  # discard packets held longer than this; 0 = never
 
 

@@ -26,6 +26,11 @@ PFC_XOFF = 24
 PFC_XON = 12
 PFC_HEADROOM = 24
 
+# InfiniBand-style credits, in packets: the receive buffer advertised per input port and
+# VL, and how many drained packets a credit frame is returned after.
+CREDIT_BUFFER = 32
+CREDIT_COALESCE = 4
+
 DEFAULT_FRAME_BYTES = DATA_HEADER_LEN + 64
 
 
