@@ -44,6 +44,7 @@ from controller.routing.backup import backup_routes
 from controller.routing.diagnostics import VlLayeringError, assign_vls, deadlock_free
 from controller.routing.graph import SwitchGraph
 from controller.routing.minhop import MinHop
+from topologies import link_names
 from topologies.description import Fabric, Link
 
 ROUTE_TABLE = "FabricIngress.dlid_route"
@@ -469,7 +470,7 @@ class SubnetManager:
         if link is None:
             record["error"] = f"no link at {event.switch}:{event.port} in {self.fabric.name}"
             return self._log(record)
-        record["link"] = f"{link.a}:{link.a_port}-{link.b}:{link.b_port}"
+        record["link"] = link_names.port_pair(link)
         known_down = link in self.failed_links
         if known_down != event.up:  # the other end already told us
             record["note"] = "already known"

@@ -21,6 +21,7 @@ from mininet.net import Mininet
 from mininet.node import Host, Switch
 from mininet.topo import Topo
 
+from topologies import link_names
 from topologies.description import Fabric, NodeKind
 from topologies.ledger import Ledger, stop_pid
 from topologies.targets import Target, switch_command
@@ -204,11 +205,7 @@ class EmulatedNetwork:
 
 
 def interface_names(fabric: Fabric) -> list[str]:
-    names = []
-    for link in fabric.links:
-        names.append(f"{link.a}-eth{link.a_port}")
-        names.append(f"{link.b}-eth{link.b_port}")
-    return names
+    return [name for link in fabric.links for name in link_names.interfaces(link)]
 
 
 def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
