@@ -177,6 +177,8 @@ def cmd_up(args: argparse.Namespace) -> int:
         sm = SubnetManager(fabric, connections, engine=_engine(args.engine),
                            lid_map=LidMap(args.guid2lid))
         changes = sm.bring_up(args.p4info, args.bmv2_json, args.address_book)
+        if args.fc:
+            _set_flow_control(fabric, connections, args.fc)
     finally:
         for conn in connections.values():
             conn.close()
@@ -184,6 +186,31 @@ def cmd_up(args: argparse.Namespace) -> int:
         print(f"{name}: {change.inserted} inserted, {change.modified} modified, "
               f"{change.deleted} deleted")
     return 0
+
+
+def _set_flow_control(fabric, connections, mode: str) -> None:
+    """Every switch in `mode` with the default watermarks and credits (docs/controller.md)."""
+    from controller.bringup import configure_flow_control, fc_params
+    from traffic.flow_control import (
+        CREDIT_BUFFER,
+        CREDIT_COALESCE,
+        DEFAULT_FRAME_BYTES,
+        PFC_HEADROOM,
+        PFC_XOFF,
+        PFC_XON,
+        FlowControl,
+    )
+
+    try:
+        flow_control = FlowControl(mode)
+    except ValueError:
+        raise UsageError(f"--fc {mode!r}: expected one of "
+                         f"{', '.join(m.value for m in FlowControl)}") from None
+    params = fc_params(flow_control, xoff=PFC_XOFF, xon=PFC_XON, headroom=PFC_HEADROOM,
+                       credit_limit=CREDIT_BUFFER, credit_coalesce=CREDIT_COALESCE,
+                       hoq_lifetime_us=0,
+                       watchdog_detect_us=0, watchdog_restore_us=0)
+    configure_flow_control(connections, fabric, params, DEFAULT_FRAME_BYTES)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -618,6 +645,7 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--engine", default="minhop")
     up.add_argument("--guid2lid", help="persistent guid -> LID map (created if missing)")
     up.add_argument("--address-book", help="write host -> LID/SL/MAC JSON here")
+    up.add_argument("--fc", help="also set every switch's flow-control mode: lossy, pfc, credit")
     up.set_defaults(func=cmd_up)
     serve = sub.add_parser("serve", help="bring up, then fast + global reroute on carrier loss")
     serve.add_argument("topology")

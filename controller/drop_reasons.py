@@ -1,17 +1,24 @@
-"""Drop reasons as p4src/include/headers.p4 declares them (`const bit<32> DROP_* = N;`).
+"""Drop reasons: the names of the drop counter's cells, from the program the SM pushed.
 
 The data plane counts drops in `FabricIngress.drop_counter` at index
-port * DROP_REASONS + reason; this module names those indices.
+port * DROP_REASONS + reason; this module names those indices. The block size per
+port comes from the program's P4Info (controller/program_layout.py). The names come
+from the program's bmv2 JSON when it declares them as a serializable enum
+`enum bit<32> DropReason { NO_ROUTE = 0, ... }` (compilers list serializable enums
+under "enums"); a program that does not (fabric.p4 today) falls back to
+p4src/include/headers.p4's `const bit<32> DROP_* = N;`, read once.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 HEADERS_P4 = Path(__file__).resolve().parents[1] / "p4src" / "include" / "headers.p4"
+DROP_REASON_ENUM = "DropReason"
 
 
 @dataclass(frozen=True)
@@ -33,3 +40,18 @@ def load(headers_p4: Path = HEADERS_P4) -> DropReasons:
         raise ValueError(f"{headers_p4}: no DROP_REASONS constant")
     per_port = consts.pop("REASONS")
     return DropReasons(per_port, {code: name.lower() for name, code in consts.items()})
+
+
+def of_program(bmv2_json: Mapping, per_port: int | None = None) -> DropReasons:
+    """The reasons of a compiled program: names from its DropReason enum (else headers.p4),
+    `per_port` from its P4Info layout (else headers.p4's DROP_REASONS)."""
+    enum = next((e for e in bmv2_json.get("enums", ()) if e.get("name") == DROP_REASON_ENUM),
+                None)
+    fallback = load() if enum is None or per_port is None else None
+    names = ({int(v): str(n).lower() for n, v in enum["entries"]} if enum is not None
+             else fallback.names)
+    block = per_port if per_port is not None else fallback.per_port
+    if names and max(names) >= block:
+        raise ValueError(f"drop reason {names[max(names)]!r} ({max(names)}) does not fit the "
+                         f"program's {block} drop counter cells per port")
+    return DropReasons(block, names)

@@ -38,11 +38,13 @@ from controller import drop_reasons
 from controller.lids import LidMap
 from controller.p4info import Action, P4Info, decode
 from controller.p4runtime_client import SwitchConnection
+from controller.program_layout import LayoutError, layout
 from controller.routing import Routes, RoutingEngine
 from controller.routing.backup import backup_routes
 from controller.routing.diagnostics import VlLayeringError, assign_vls, deadlock_free
 from controller.routing.graph import SwitchGraph
 from controller.routing.minhop import MinHop
+from topologies import link_names
 from topologies.description import Fabric, Link
 
 ROUTE_TABLE = "FabricIngress.dlid_route"
@@ -153,17 +155,29 @@ def read_route_entries(conn: SwitchConnection) -> dict[int, RouteEntry]:
     return routes
 
 
-def read_drop_counters(conn: SwitchConnection, ports: list[int]
+def read_drop_counters(conn: SwitchConnection, ports: list[int],
+                       reasons: drop_reasons.DropReasons | None = None
                        ) -> dict[tuple[int, str], tuple[int, int]]:
-    """{(port, reason): (packets, bytes)}, non-zero cells of one switch's drop counter.
+    """{(port, reason): (packets, bytes)}, non-zero cells of one switch's drop counter,
+    named by `reasons` (the pushed program's; fabric.p4's without).
 
     Only the given (wired) ports' cells: a wildcard read would move every
     port x reason cell of a 512-port counter."""
-    reasons = drop_reasons.load()
+    reasons = reasons or drop_reasons.load()
     indices = [port * reasons.per_port + r for port in ports for r in range(reasons.per_port)]
     cells = conn.read_counters(DROP_COUNTER, indices=indices)
     return {reasons.split(index): value for index, value in sorted(cells.items())
             if value != (0, 0)}
+
+
+def _drop_reasons(p4info_path: Path | str, bmv2_json_path: Path | str
+                  ) -> drop_reasons.DropReasons:
+    """The drop reasons of the program being pushed (controller/drop_reasons.py)."""
+    try:
+        per_port = layout(P4Info.from_file(p4info_path)).drop_reasons
+    except (LayoutError, KeyError):  # not the fabric layout: headers.p4's block size
+        per_port = None
+    return drop_reasons.of_program(json.loads(Path(bmv2_json_path).read_text()), per_port)
 
 
 class SubnetManager:
@@ -195,6 +209,7 @@ class SubnetManager:
         self._event_thread: threading.Thread | None = None
         self._install_lock = threading.Lock()
         self.sa = None  # the Subnet Administrator (controller/sa.py) once serve_sa() started it
+        self.drop_reasons: drop_reasons.DropReasons | None = None  # the pushed program's
 
     # ------------------------------------------------------------------ fan-out
     def _on_all(self, step: str, work: Callable[[str, SwitchConnection], T],
@@ -224,6 +239,7 @@ class SubnetManager:
             self._images.pop(name, None)
 
         self._on_all("pipeline push", push)
+        self.drop_reasons = _drop_reasons(p4info_path, bmv2_json_path)
 
     # --------------------------------------------------------------------- LIDs
     def assign_lids(self, guid2lid_path: Path | str | None = None) -> dict[str, int]:
@@ -454,7 +470,7 @@ class SubnetManager:
         if link is None:
             record["error"] = f"no link at {event.switch}:{event.port} in {self.fabric.name}"
             return self._log(record)
-        record["link"] = f"{link.a}:{link.a_port}-{link.b}:{link.b_port}"
+        record["link"] = link_names.port_pair(link)
         known_down = link in self.failed_links
         if known_down != event.up:  # the other end already told us
             record["note"] = "already known"
@@ -524,7 +540,7 @@ class SubnetManager:
     def read_drop_counters(self, switch: str) -> dict[tuple[int, str], tuple[int, int]]:
         """{(port, reason): (packets, bytes)} for every non-zero cell of the drop counter."""
         ports = [port for port, _peer, _peer_port in self.fabric.neighbours(switch)]
-        return read_drop_counters(self.connections[switch], ports)
+        return read_drop_counters(self.connections[switch], ports, self.drop_reasons)
 
     def close(self) -> None:
         """Close every switch connection (the switches keep their tables)."""

@@ -16,6 +16,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from topologies import link_names
 from topologies.description import Fabric
 from topologies.ledger import Ledger, stop_pid
 
@@ -60,7 +61,7 @@ class AgentFleet:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         try:
             for sw in fabric.switches:
-                ports = ",".join(f"{sw.name}-eth{port}={port}"
+                ports = ",".join(f"{link_names.interface(sw.name, port)}={port}"
                                  for port, _peer, _peer_port in fabric.neighbours(sw.name))
                 cmd = [sys.executable, "-m", "controller.agent", "--switch", sw.name,
                        "--grpc", grpc_addrs[sw.name], "--device-id", str(sw.device_id),

@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import sys
 from pathlib import Path
@@ -20,17 +19,20 @@ from topologies.generators import TopologyError
 from topologies.generators import available as topologies_available
 from topologies.ledger import cleanup_stale
 from topologies.targets import TargetError, resolve
+from traffic.metrics import MetricsSchemaError, RunMetrics
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from fabriclab.runner import IMPLEMENTED_FLOW_CONTROL, fabric_for, run, run_sweep, sweep_table
+    from fabriclab.plan import plan
+    from fabriclab.runner import IMPLEMENTED_FLOW_CONTROL, run
+    from fabriclab.sweep import run_sweep, sweep_table
 
     points = [(label, s.with_overrides(args.topo, args.fc))
               for label, s in scenarios.load_points(args.scenario)]
     for _label, scenario in points:
-        fabric_for(scenario)  # a bad topology name fails here, before anything starts
+        plan(scenario)  # a bad topology or fault target fails here, before anything starts
         if scenario.flow_control not in IMPLEMENTED_FLOW_CONTROL:
             raise scenarios.ScenarioError(
                 f"flow control {scenario.flow_control.value!r} is not implemented in "
@@ -47,38 +49,40 @@ def _cmd_run(args: argparse.Namespace) -> int:
                                         Path(args.program))
         print(sweep_table(rows))
         print(f"results: {sweep_dir}")
-        return 0 if all(r.get("verdict") not in ("error", None) for r in rows) else 1
+        return 0 if all(r["verdict"] not in ("error", None) for r in rows) else 1
     with StatusLine() as status:
         result = run(first, target, Path(args.results), status, Path(args.program))
     _print_result(result.metrics)
-    print(f"verdict: {result.metrics.get('verdict')}   results: {result.run_dir}")
+    print(f"verdict: {result.metrics.verdict}   results: {result.run_dir}")
     return 0 if result.ok else 1
 
 
-def _print_result(metrics: dict) -> None:
+def _print_result(m: RunMetrics) -> None:
     from traffic.analysis import format_table
 
-    if "flows" in metrics:
-        print(format_table(metrics))
-    for name, check in metrics.get("checks", {}).items():
-        print(f"check {name}: {'ok' if check.get('ok') else 'FAILED'} "
-              f"({', '.join(f'{k}={v}' for k, v in check.items() if k != 'ok')})")
-    if metrics.get("cct_ms") is not None:
-        print(f"collective: cct {metrics['cct_ms']:.1f} ms, algbw {metrics['algbw'] / 1e6:.3f} "
-              f"MB/s, busbw {metrics['busbw'] / 1e6:.3f} MB/s")
-    if metrics.get("pause_frames") or metrics.get("credit_frames"):
-        print(f"flow control frames captured at hosts: pause {metrics.get('pause_frames')}, "
-              f"credit {metrics.get('credit_frames')}")
-    if metrics.get("drops_by_reason"):
+    if m.flows:
+        print(format_table(m.to_json()))
+    for name, check in m.checks.items():
+        print(f"check {name}: {'ok' if check.ok else 'FAILED'} ("
+              + ", ".join(f"{k}={v}" for k, v in check.__dict__.items() if k != "ok") + ")")
+    if m.cct_ms is not None:
+        print(f"collective: cct {m.cct_ms:.1f} ms, algbw {(m.algbw or 0) / 1e6:.3f} "
+              f"MB/s, busbw {(m.busbw or 0) / 1e6:.3f} MB/s")
+    if m.pause_frames or m.credit_frames:
+        print(f"flow control frames captured at hosts: pause {m.pause_frames}, "
+              f"credit {m.credit_frames}")
+    if m.drops_by_reason:
         print("switch drops by reason: " + ", ".join(
-            f"{k}={v}" for k, v in sorted(metrics["drops_by_reason"].items())))
-    if metrics.get("recovery_gap_ms") is not None:
-        protected = metrics.get("recovery_gap_protected_ms")
-        print(f"recovery gap after the link failure: {metrics['recovery_gap_ms']:.1f} ms "
+            f"{k}={v}" for k, v in sorted(m.drops_by_reason.items())))
+    if m.recovery_gap_ms is not None:
+        protected = m.recovery_gap_protected_ms
+        print(f"recovery gap after the link failure: {m.recovery_gap_ms:.1f} ms "
               "(frames reaching the receivers; flows whose switch holds a backup port: "
               + ("-" if protected is None else f"{protected:.1f} ms") + ")")
-    if metrics.get("error"):
-        print(f"fabriclab: run failed: {metrics['error']}", file=sys.stderr)
+    for reason in m.verdict_reasons:
+        print(f"verdict {m.verdict}: {reason}")
+    if m.error:
+        print(f"fabriclab: run failed: {m.error}", file=sys.stderr)
 
 
 def _cmd_list(_args: argparse.Namespace) -> int:
@@ -104,13 +108,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
     metrics_path = run_dir / "metrics.json"
     if metrics_path.exists():
         try:
-            metrics = json.loads(metrics_path.read_text())
-        except ValueError as exc:
-            print(f"fabriclab: {metrics_path} is not valid JSON: {exc}", file=sys.stderr)
+            metrics = RunMetrics.read(metrics_path)
+        except MetricsSchemaError as exc:
+            print(f"fabriclab: {exc}", file=sys.stderr)
             metrics = None
         if metrics is not None:
             _print_result(metrics)
-            print(f"verdict: {metrics.get('verdict')}")
+            print(f"verdict: {metrics.verdict}")
     for path in write(run_dir):
         print(f"written: {path}")
     return 0

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from topologies.ledger import Ledger, stop_pid
+from traffic.flow_control import FlowControl
 
 ROOT = Path(__file__).resolve().parent.parent
 START_MARGIN_S = 2.0  # NIC start-up takes 0.4-1 s on a loaded 2-core machine
@@ -25,7 +26,7 @@ START_MARGIN_S = 2.0  # NIC start-up takes 0.4-1 s on a loaded 2-core machine
 
 @dataclass(frozen=True)
 class NicSettings:
-    mode: str  # lossy | pfc | credit
+    mode: FlowControl
     rate_pps: int
     frame_bytes: int
     buffer: int
@@ -57,7 +58,7 @@ class NicFleet:
             control = self.control_dir / f"{name}.ctl"
             self.control[name] = control
             cmd = [sys.executable, "-m", "traffic.nic", "--iface", f"{name}-eth0",
-                   "--mode", settings.mode, "--rate-pps", str(settings.rate_pps),
+                   "--mode", settings.mode.value, "--rate-pps", str(settings.rate_pps),
                    "--frame-bytes", str(settings.frame_bytes), "--buffer", str(settings.buffer),
                    "--xoff", str(settings.xoff), "--xon", str(settings.xon),
                    "--credit-coalesce", str(settings.credit_coalesce),

@@ -13,17 +13,20 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from traffic.flow_control import (
+    CREDIT_BUFFER,
+    CREDIT_COALESCE,
+    PFC_HEADROOM,
+    PFC_XOFF,
+    PFC_XON,
+    FlowControl,
+)
+
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 
 
 class ScenarioError(ValueError):
     """A scenario file that cannot be run as written."""
-
-
-class FlowControl(enum.Enum):
-    LOSSY = "lossy"
-    PFC = "pfc"
-    CREDIT = "credit"
 
 
 @dataclass(frozen=True)
@@ -51,9 +54,9 @@ class TrafficSpec:
 class PfcSpec:
     """802.1Qbb watermarks, in packets of one ingress port and priority."""
 
-    xoff: int = 24  # occupancy at which a pause is sent upstream
-    xon: int = 12  # occupancy below which a resume (quanta 0) is sent
-    headroom: int = 24  # buffer above xoff for frames in flight; beyond it frames drop
+    xoff: int = PFC_XOFF  # occupancy at which a pause is sent upstream
+    xon: int = PFC_XON  # occupancy below which a resume (quanta 0) is sent
+    headroom: int = PFC_HEADROOM  # buffer above xoff for frames in flight; beyond it frames drop
     watchdog_detect_us: int = 0  # a queue paused this long stops honouring pauses; 0 = off
     watchdog_restore_us: int = 0  # ... for this long
 
@@ -62,8 +65,8 @@ class PfcSpec:
 class CreditSpec:
     """InfiniBand-style credit flow control; one credit = one packet here."""
 
-    buffer_pkts: int = 32  # receive buffer per input port and VL, advertised as credits
-    coalesce: int = 4  # return credits every this many drained packets
+    buffer_pkts: int = CREDIT_BUFFER  # receive buffer per input port and VL, advertised
+    coalesce: int = CREDIT_COALESCE  # return credits every this many drained packets
     hoq_lifetime_us: int = 0  # discard packets held longer than this; 0 = never
 
 
@@ -71,7 +74,7 @@ class CreditSpec:
 class FaultSpec:
     at_s: float = 0.0  # seconds after traffic starts
     kind: str = ""  # see FAULT_KINDS
-    target: str = ""  # a link "s1-s2", a host "h3" or a switch "s2"
+    target: str = ""  # "s1-s2", "h3", "s2", or relative: "rank:0/uplink:1" (fabriclab/plan.py)
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,10 @@ class StatusLine:
         with self._lock:
             self.counts[name] = value
 
+    def set_counts(self, counts: dict[str, int]) -> None:
+        for name, value in counts.items():
+            self.set_count(name, value)
+
     def render(self) -> str:
         with self._lock:
             counts = "  ".join(f"{k} {v}" for k, v in self.counts.items())

@@ -21,6 +21,7 @@ from mininet.net import Mininet
 from mininet.node import Host, Switch
 from mininet.topo import Topo
 
+from topologies import link_names
 from topologies.description import Fabric, NodeKind
 from topologies.ledger import Ledger, stop_pid
 from topologies.targets import Target, switch_command
@@ -38,6 +39,30 @@ def free_tcp_port() -> int:
 
 def host_mac(index: int) -> str:
     return f"02:00:00:00:{(index >> 8) & 0xFF:02x}:{index & 0xFF:02x}"
+
+
+def host_macs(fabric: Fabric) -> dict[str, str]:
+    """Each host's MAC, by its place among the description's hosts."""
+    return {node.name: host_mac(i) for i, node in enumerate(fabric.hosts, 1)}
+
+
+TM_DEPTH = 4096  # packets per switch port queue: above any buffer fabric.p4 admits
+
+
+def port_params(fabric: Fabric) -> dict[str, dict[int, str]]:
+    """Per switch and port, the link properties the switch's port scheduler enforces."""
+    out: dict[str, dict[int, str]] = {}
+    for sw in fabric.switches:
+        ports = {}
+        for link in fabric.links_of(sw.name):
+            port, _peer, _peer_port = link.endpoint(sw.name)
+            p = link.params
+            # fabric.p4 manages the buffer in every mode (egress_limit in LOSSY,
+            # per ingress port and class in PFC/CREDIT, drops counted); the
+            # traffic manager's own queue must never be what drops.
+            ports[port] = f"rate_pps={p.rate_pps},delay_us={p.delay_us},depth={TM_DEPTH}"
+        out[sw.name] = ports
+    return out
 
 
 def _tail(path: Path, lines: int = 15) -> str:
@@ -135,10 +160,10 @@ def _quiet_interface(iface: str) -> None:
 
 class _FabricTopo(Topo):
     def build(self, fabric: Fabric, switch_opts: dict[str, dict]) -> None:  # noqa: D102
+        macs = host_macs(fabric)
         for node in fabric.nodes:
             if node.kind is NodeKind.HOST:
-                index = int(node.name[1:])
-                self.addHost(node.name, mac=host_mac(index), ip=None)
+                self.addHost(node.name, mac=macs[node.name], ip=None)
             else:
                 self.addSwitch(node.name, **switch_opts[node.name])
         for link in fabric.links:
@@ -180,11 +205,7 @@ class EmulatedNetwork:
 
 
 def interface_names(fabric: Fabric) -> list[str]:
-    names = []
-    for link in fabric.links:
-        names.append(f"{link.a}-eth{link.a_port}")
-        names.append(f"{link.b}-eth{link.b_port}")
-    return names
+    return [name for link in fabric.links for name in link_names.interfaces(link)]
 
 
 def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,

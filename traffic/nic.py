@@ -84,7 +84,6 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import enum
 import errno
 import gc
 import heapq
@@ -102,6 +101,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from traffic.flow_control import (
+    DEFAULT_FRAME_BYTES,
+    PFC_XOFF,
+    PFC_XON,
+    FlowControl,
+    pause_quantum_ns,
+)
 from traffic.frames import (
     CREDIT_CODEC,
     CREDIT_DST_MAC,
@@ -137,7 +143,6 @@ NUM_CLASSES = 8
 CREDIT_MOD = 4096
 CREDIT_WINDOW = 2048  # IB: may send iff (FCCL - (FCTBS + blocks)) mod 4096 <= 2048
 RATE_SHORTFALL_LIMIT = 0.05
-DEFAULT_FRAME_BYTES = DATA_HEADER_LEN + 64
 SOL_PACKET = 263
 PACKET_STATISTICS = 6
 PACKET_IGNORE_OUTGOING = 23  # we must not receive our own transmissions
@@ -149,19 +154,8 @@ TRANSPORTS = ("ud", "rc")
 RC_BACKOFF_MAX_SHIFT = 3  # the retransmission timeout grows to 8 x rc_timeout_ms at most
 
 
-class Mode(enum.Enum):
-    LOSSY = "lossy"
-    PFC = "pfc"
-    CREDIT = "credit"
-
-
 class NicConfigError(Exception):
     """A NIC option or FLOWS.json entry that cannot work: says which and why."""
-
-
-def pause_quantum_ns(rate_pps: float, frame_bytes: int = DEFAULT_FRAME_BYTES) -> float:
-    """One 802.1Qbb quantum (512 bit times) in ns at rate_pps frames of frame_bytes bytes."""
-    return 512e9 / (rate_pps * 8 * frame_bytes)
 
 
 @dataclass(frozen=True)
@@ -169,14 +163,14 @@ class NicConfig:
     """One NIC port: link protocol, rates, receive buffer (sizes in frames)."""
 
     iface: str
-    mode: Mode
+    mode: FlowControl
     rate_pps: float
     mac: str
     name: str = "nic"
     lid: int | None = None  # DATA frames to another DLID are ignored (None: accept all)
     buffer: int = 64
-    xoff: int = 32
-    xon: int = 16
+    xoff: int = PFC_XOFF
+    xon: int = PFC_XON
     drain_pps: float | None = None  # None: rate_pps; 0: no buffering
     credit_coalesce: int = 4
     credit_refresh_ms: float = 5.0
@@ -206,10 +200,10 @@ class NicConfig:
             raise NicConfigError(f"--rate-pps must be > 0, got {self.rate_pps}")
         if self.buffer < 1:
             raise NicConfigError(f"--buffer must be >= 1 frame, got {self.buffer}")
-        if self.mode is Mode.PFC and not 0 <= self.xon < self.xoff <= self.buffer:
+        if self.mode is FlowControl.PFC and not 0 <= self.xon < self.xoff <= self.buffer:
             raise NicConfigError(f"PFC needs 0 <= xon < xoff <= buffer, got xon={self.xon} "
                                  f"xoff={self.xoff} buffer={self.buffer}")
-        if self.mode is Mode.CREDIT and not 1 <= self.buffer <= CREDIT_WINDOW:
+        if self.mode is FlowControl.CREDIT and not 1 <= self.buffer <= CREDIT_WINDOW:
             raise NicConfigError(f"CREDIT buffer must be 1..{CREDIT_WINDOW} blocks, "
                                  f"got {self.buffer}")
         if self.credit_coalesce < 1:
@@ -608,7 +602,7 @@ class Nic:
         self.running = True
         end = self.start_mono + int(duration_s * 1e9)
         self._at(end, self.stop)
-        if self.mode is Mode.CREDIT:
+        if self.mode is FlowControl.CREDIT:
             for vl in sorted(self._credit_vls):  # link init: our buffer, at once
                 self._send_credit(vl)
             self._at(time.monotonic_ns() + self.cfg.credit_refresh_ms * 1e6, self._credit_refresh)
@@ -704,7 +698,7 @@ class Nic:
             return
         self._queues[vl].append(job)
         self._active_classes |= 1 << vl
-        if self.mode is Mode.CREDIT and not self.fccl_known[vl]:
+        if self.mode is FlowControl.CREDIT and not self.fccl_known[vl]:
             self._credit_vls.add(vl)
         self._kick_tx()
 
@@ -717,14 +711,14 @@ class Nic:
             self._tx_entry = self._at(self._next_tx, self._tx_slot)
 
     def _allowed(self, vl: int, now: int) -> bool:
-        if self.mode is Mode.PFC:
+        if self.mode is FlowControl.PFC:
             until = self.paused_until[vl]
             if until > now:
                 if self._pause_wake[vl] is None:
                     self._pause_wake[vl] = self._at(until, lambda v=vl: self._pause_expired(v))
                 return False
             return True
-        if self.mode is Mode.CREDIT:
+        if self.mode is FlowControl.CREDIT:
             if self.fccl_known[vl] and \
                     (self.fccl[vl] - self.fctbs[vl] - 1) % CREDIT_MOD <= CREDIT_WINDOW:
                 return True
@@ -1216,7 +1210,7 @@ class Nic:
         vl = f.vl & 7
         if f.opcode == OPCODE_RC_ACK:
             # Transport control: it took (and at once freed) a slot of the link's buffer.
-            if self.mode is Mode.CREDIT:
+            if self.mode is FlowControl.CREDIT:
                 self.abr[vl] = (self.abr[vl] + 1) % CREDIT_MOD
                 self._credit_vls.add(vl)
                 self._drained(vl)
@@ -1233,17 +1227,17 @@ class Nic:
         self.rx_log.append((f.flow_id, f.psn, f.send_ts, now_real, f.slid, f.coll_id, f.step,
                             f.chunk, 1 if accepted else 2 if admitted else 0))
         if not admitted:
-            reason = {Mode.LOSSY: "buffer_full", Mode.PFC: "headroom_overflow",
-                      Mode.CREDIT: "credit_violation"}[self.mode]
+            reason = {FlowControl.LOSSY: "buffer_full", FlowControl.PFC: "headroom_overflow",
+                      FlowControl.CREDIT: "credit_violation"}[self.mode]
             self.rx_drops[reason] = self.rx_drops.get(reason, 0) + 1
             return
-        if self.mode is Mode.CREDIT:
+        if self.mode is FlowControl.CREDIT:
             self.abr[vl] = (self.abr[vl] + 1) % CREDIT_MOD
             self._credit_vls.add(vl)
         if self.drain_period_ns == 0:
             if accepted:
                 self._deliver(f.coll_id, f.step, f.slid)
-            if self.mode is Mode.CREDIT:
+            if self.mode is FlowControl.CREDIT:
                 self._drained(vl)
             return
         queue.append((f.coll_id, f.step, f.slid) if accepted else None)
@@ -1251,7 +1245,7 @@ class Nic:
         occupancy = len(queue)
         if occupancy > self.peak_occupancy[vl]:
             self.peak_occupancy[vl] = occupancy
-        if self.mode is Mode.PFC and occupancy >= self.cfg.xoff and not self._pause_active[vl]:
+        if self.mode is FlowControl.PFC and occupancy >= self.cfg.xoff and not self._pause_active[vl]:
             self._pause_active[vl] = True
             self._send_pause(vl)
         if self._drain_entry is None and not self.stalled:
@@ -1286,11 +1280,11 @@ class Nic:
     def _drained(self, vl: int) -> None:
         """A frame left the receive buffer of class vl: resume / return credits."""
         occupancy = len(self._rxq[vl])
-        if self.mode is Mode.PFC:
+        if self.mode is FlowControl.PFC:
             if self._pause_active[vl] and occupancy <= self.cfg.xon:
                 self._pause_active[vl] = False
                 self._send_resume(vl)
-        elif self.mode is Mode.CREDIT:
+        elif self.mode is FlowControl.CREDIT:
             self._credit_pending[vl] += 1
             if self._credit_pending[vl] >= self.cfg.credit_coalesce or occupancy == 0:
                 self._send_credit(vl)
@@ -1319,7 +1313,7 @@ class Nic:
             self.fc.credit_requests_received += 1
         else:
             self.fc.credit_frames_received += 1
-        if self.mode is not Mode.CREDIT:
+        if self.mode is not FlowControl.CREDIT:
             return
         self.fccl[vl] = c.fccl
         self.fccl_known[vl] = True
@@ -1360,7 +1354,7 @@ class Nic:
         p = PFC_CODEC.unpack(frame, 0)
         if p.opcode != PFC_OPCODE:
             return
-        if self.mode is not Mode.PFC:
+        if self.mode is not FlowControl.PFC:
             self.fc.pfc_frames_ignored += 1
             return
         now = time.monotonic_ns()
@@ -1663,11 +1657,11 @@ def iface_mac(iface: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="traffic.nic", description=__doc__.splitlines()[0])
     ap.add_argument("--iface", required=True)
-    ap.add_argument("--mode", required=True, choices=[m.value for m in Mode])
+    ap.add_argument("--mode", required=True, choices=[m.value for m in FlowControl])
     ap.add_argument("--rate-pps", type=float, required=True, help="link rate, frames/s")
     ap.add_argument("--buffer", type=int, default=64, help="receive buffer per class, frames")
-    ap.add_argument("--xoff", type=int, default=32, help="PFC: pause at this occupancy")
-    ap.add_argument("--xon", type=int, default=16, help="PFC: resume at or below this")
+    ap.add_argument("--xoff", type=int, default=PFC_XOFF, help="PFC: pause at this occupancy")
+    ap.add_argument("--xon", type=int, default=PFC_XON, help="PFC: resume at or below this")
     ap.add_argument("--drain-pps", type=float, default=None,
                     help="receive-buffer drain rate (default: --rate-pps; 0: no buffering)")
     ap.add_argument("--credit-coalesce", type=int, default=4)
@@ -1703,7 +1697,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         port, workload = load_flows_file(args.flows) if args.flows else ({}, Workload())
         config = NicConfig(
-            iface=args.iface, mode=Mode(args.mode), rate_pps=args.rate_pps,
+            iface=args.iface, mode=FlowControl(args.mode), rate_pps=args.rate_pps,
             mac=args.mac or port.get("mac") or iface_mac(args.iface),
             name=args.name or port.get("name") or args.iface,
             lid=args.lid if args.lid is not None else port.get("lid"),

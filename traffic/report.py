@@ -50,8 +50,9 @@ import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 from matplotlib.lines import Line2D  # noqa: E402
 
 from traffic.analysis import goodput_timeline  # noqa: E402
+from traffic.arrivals import NoArrivalsError, read_arrivals  # noqa: E402
+from traffic.metrics import MetricsSchemaError, RunMetrics  # noqa: E402
 
-NUM_CLASSES = 8
 GOODPUT_BIN_MS = 10.0
 MAX_GOODPUT_BINS = 2000
 MAX_LABELLED_FLOWS = 12
@@ -59,12 +60,12 @@ MAX_LABELLED_FLOWS = 12
 # traffic window (the runner's paused_ports uses the same share), or when it sent pauses.
 STALL_SHARE = 0.01
 SWEEP_METRICS = ("lost", "pause_frames", "cct_ms", "busbw")
-# The runner's sweep.json columns (fabriclab/runner.py SWEEP_COLUMNS), in its order.
+# sweep.json's columns (fabriclab/sweep.py SWEEP_COLUMNS), in its order.
 SWEEP_COLUMNS = ("point", "sent", "received", "lost", "unexplained_loss", "reordered",
                  "pause_frames", "credit_frames", "cct_ms", "busbw", "recovery_gap_ms", "verdict")
 HEADLINE = ("sent", "received", "lost", "unexplained_loss", "reordered", "duplicates",
             "pause_frames", "credit_frames", "cct_ms", "algbw", "busbw", "recovery_gap_ms")
-# Shown only when metrics.json has the key (runs analysed before RC transport have none).
+# Shown for runs that counted transmissions (runs analysed before RC transport have none).
 TRANSPORT_HEADLINE = ("transmissions", "retransmitted", "lost_in_fabric", "lost_on_failed_links",
                       "ack_frames", "nak_frames", "victim_goodput_ratio",
                       "recovery_gap_protected_ms", "delivery_gap_ms", "suspect")
@@ -111,13 +112,13 @@ class RunFiles:
     """The parsed inputs of one run dir; None (and a reason) where one could not be read."""
 
     run_dir: Path
-    metrics: dict | None = None
+    metrics: RunMetrics | None = None
     scenario: dict | None = None
     topology: dict | None = None
     telemetry: dict | None = None
     why: dict[str, str] = field(default_factory=dict)
 
-    def need(self, name: str) -> dict:
+    def need(self, name: str):
         value = getattr(self, name)
         if value is None:
             raise ReportInputError(self.why.get(name, f"no {name}.json"))
@@ -140,50 +141,16 @@ def _read_json(path: Path) -> dict:
 
 def load_run(run_dir: Path) -> RunFiles:
     files = RunFiles(Path(run_dir))
-    for name in ("metrics", "scenario", "topology", "telemetry"):
+    try:
+        files.metrics = RunMetrics.read(files.run_dir / "metrics.json")
+    except MetricsSchemaError as exc:
+        files.why["metrics"] = str(exc)
+    for name in ("scenario", "topology", "telemetry"):
         try:
             setattr(files, name, _read_json(files.run_dir / f"{name}.json"))
         except ReportInputError as exc:
             files.why[name] = str(exc)
     return files
-
-
-@dataclass(frozen=True)
-class Arrivals:
-    """Delivered arrival times (ns) per flow from the NICs' receive logs (admitted == 1)."""
-
-    by_flow: dict[int, list[int]]
-    problems: tuple[str, ...]
-
-
-def read_arrivals(nics_dir: Path) -> Arrivals:
-    """Lenient reader of nics/*.recv.csv: a bad line is counted and skipped, not fatal."""
-    logs = sorted(nics_dir.glob("*.recv.csv")) if nics_dir.is_dir() else []
-    if not logs:
-        raise ReportInputError(f"no NIC receive logs (nics/*.recv.csv) in {nics_dir.parent}")
-    by_flow: dict[int, list[int]] = defaultdict(list)
-    problems = []
-    for log in logs:
-        bad = 0
-        try:
-            with open(log, errors="replace") as f:
-                for line in f:
-                    if line.startswith("#") or line.startswith("flow,"):
-                        continue
-                    cells = line.split(",")
-                    try:
-                        if len(cells) != 9:
-                            raise ValueError
-                        if int(cells[8]) == 1:  # 0 buffer drop, 2 discarded by RC
-                            by_flow[int(cells[0])].append(int(cells[3]))
-                    except ValueError:
-                        bad += 1
-        except OSError as exc:
-            problems.append(f"{log.name} could not be read: {exc}")
-            continue
-        if bad:
-            problems.append(f"{log.name}: {bad} malformed line(s) skipped")
-    return Arrivals(dict(by_flow), tuple(problems))
 
 
 # --------------------------------------------------------------------------- formatting
@@ -223,43 +190,51 @@ def _natural(name: str):
 
 
 def _headline(run: RunFiles) -> Section:
-    m = run.need("metrics")
+    m: RunMetrics = run.need("metrics")
     rows = []
     for key in HEADLINE:
-        value = m.get(key)
+        value = getattr(m, key)
         text = _bytes_per_s(value) if key in ("algbw", "busbw") and value is not None else _cell(value)
         rows.append((key, text))
-    rows += [(key, _transport_cell(m, key)) for key in TRANSPORT_HEADLINE if key in m]
-    rows.append(("verdict", f"**{m.get('verdict', '-')}**"))
+    if m.transmissions:  # runs analysed before the RC transport have no transport figures
+        rows += [(key, _transport_cell(m, key)) for key in TRANSPORT_HEADLINE]
+    rows.append(("verdict", f"**{m.verdict}**"))
     rows.append(("scale", _scale(run)))
     rows.append(("rate kept", _rate_kept(m)))
     section = Section("Headline", [Table(("metric", "value"), tuple(rows))])
-    if m.get("error"):
-        section.blocks.append(Note(f"The run ended with an error: {m['error']}"))
-    if m.get("partial"):
+    r = m.reconciliation
+    if r is not None:  # traffic/reconcile.py: every frame lost, per kind
+        section.blocks.append(Table(("frame kind", "sent", "captured", "lost", "NICs took"), tuple(
+            (k.kind, _cell(k.sent), _cell(k.received), _cell(k.lost), _cell(k.processed))
+            for k in r.kinds)))
+        section.blocks.append(Note(
+            f"reconciliation: {r.lost} lost in the fabric = {r.counted_drops} counted drops + "
+            f"{r.on_failed_links} on failed links + {r.held_in_fabric} held at the end + "
+            f"{r.unexplained} unexplained"))
+    if m.error:
+        section.blocks.append(Note(f"The run ended with an error: {m.error}"))
+    if m.partial:
         section.blocks.append(Note("The metrics are partial: some inputs could not be read."))
-    for problem in m.get("problems") or []:
-        section.blocks.append(Note(f"problem: {problem}"))
-    for name, check in (m.get("checks") or {}).items():
-        ok = check.get("ok") if isinstance(check, dict) else check
-        section.blocks.append(Note(f"check {name}: {'ok' if ok else 'FAILED'} ({check})"))
+    section.blocks.extend(Note(f"verdict: {reason}") for reason in m.verdict_reasons)
+    section.blocks.extend(Note(f"problem: {problem}") for problem in m.problems)
+    for name, check in m.checks.items():
+        section.blocks.append(Note(f"check {name}: {'ok' if check.ok else 'FAILED'} ({check})"))
     return section
 
 
-def _transport_cell(m: dict, key: str) -> str:
+def _transport_cell(m: RunMetrics, key: str) -> str:
     """A transport headline value, with its breakdown where metrics.json has one."""
-    value = m.get(key)
+    value = getattr(m, key)
     if key == "suspect":
         return "-" if value is None else ("**yes**: loss no counter or failed link explains"
                                           if value else "no")
     text = _cell(value)
-    if key == "lost_on_failed_links" and isinstance(m.get("lost_on_failed_links_by_link"), dict):
-        links = m["lost_on_failed_links_by_link"]
-        if links:
-            text += " (" + ", ".join(f"{k}: {_cell(v)}" for k, v in links.items()) + ")"
-    if key == "victim_goodput_ratio" and isinstance(m.get("victim_goodput"), dict):
-        g = m["victim_goodput"]
-        text += (f" ({_cell(g.get('fault_pps'))} of {_cell(g.get('baseline_pps'))} frames/s "
+    if key == "lost_on_failed_links" and m.lost_on_failed_links_by_link:
+        text += " (" + ", ".join(f"{k}: {_cell(v)}"
+                                 for k, v in m.lost_on_failed_links_by_link.items()) + ")"
+    if key == "victim_goodput_ratio" and m.victim_goodput is not None:
+        g = m.victim_goodput
+        text += (f" ({_cell(g.fault_pps)} of {_cell(g.baseline_pps)} frames/s "
                  "without the fault)")
     return text
 
@@ -279,16 +254,16 @@ def _scale(run: RunFiles) -> str:
     return "links at " + ", ".join(f"{r:g}" for r in sorted(rates)) + " packets/s"
 
 
-def _rate_kept(m: dict) -> str:
-    nics = m.get("nics") or {}
+def _rate_kept(m: RunMetrics) -> str:
+    nics = m.nics
     if not nics:
-        return _cell(m.get("rate_kept")) + " (no NIC summaries)"
+        return _cell(m.rate_kept) + " (no NIC summaries)"
     low = [f"{name} ({s.get('rate_reason') or 'rate not kept'})"
            for name, s in sorted(nics.items(), key=lambda kv: _natural(kv[0]))
            if isinstance(s, dict) and not s.get("rate_kept", False)]
     if low:
         return "NO: " + "; ".join(low)
-    capacity = m.get("capacity") or {}
+    capacity = m.capacity or {}
     fits = capacity.get("fits")
     switches = ("switches within host capacity" if fits else
                 "switch load above host capacity" if fits is False else
@@ -301,18 +276,21 @@ def _fault_label(name: str) -> str:
     return re.sub(r"nic \S*/([^/\s]+)\.ctl", r"\1", name)
 
 
-def _fault_times(m: dict) -> list[tuple[int, str]]:
-    return [(f["started_ns"], _fault_label(f.get("name", "fault"))) for f in m.get("faults") or []
-            if isinstance(f, dict) and f.get("started_ns") and not f.get("error")]
+def _fault_times(m: RunMetrics | None) -> list[tuple[int, str]]:
+    return [(f.started_ns, _fault_label(f.name)) for f in (m.faults if m else ())
+            if f.started_ns and not f.error]
 
 
 def _goodput(run: RunFiles) -> Section:
     section = Section("Goodput per flow")
-    arrivals = read_arrivals(run.run_dir / "nics")
+    try:
+        arrivals = read_arrivals(run.run_dir / "nics")
+    except NoArrivalsError as exc:
+        raise ReportInputError(str(exc)) from None
     section.blocks.extend(Note(p) for p in arrivals.problems)
     if not any(arrivals.by_flow.values()):
         raise ReportInputError("the NIC receive logs hold no delivered frames")
-    faults = _fault_times(run.metrics or {})
+    faults = _fault_times(run.metrics)
     t0 = min(min(ts) for ts in arrivals.by_flow.values() if ts)
     t0 = min([t0, *(t for t, _ in faults)])
     t1 = max(max(ts) for ts in arrivals.by_flow.values() if ts)
@@ -371,7 +349,7 @@ def _stall_spread(run: RunFiles) -> Section:
     section = Section("Pause and credit stall spread", [Note(p) for p in problems])
     rows_names = sorted(ports, key=_natural)
     columns = sorted({p for per in ports.values() for p in per}, key=_natural)
-    nics = (run.metrics or {}).get("nics") or {}
+    nics = run.metrics.nics if run.metrics else {}
     hosts = sorted((h for h, s in nics.items() if isinstance(s, dict)
                     and isinstance(s.get("flow_control"), dict)), key=_natural)
     if hosts:
@@ -386,8 +364,8 @@ def _stall_spread(run: RunFiles) -> Section:
             grid[r][c] = _sum(t.get("blocked_ns")) / 1e6
             pauses[r][c] = _sum(t.get("pause_tx"))
             if grid[r][c] or pauses[r][c] or _sum(t.get("pause_rx")):
-                for cls in range(NUM_CLASSES):
-                    vals = [(t.get(k) or [0] * NUM_CLASSES)[cls] for k in
+                for cls in range(len(t.get("class_tx") or ())):  # the program's classes
+                    vals = [(t.get(k) or [0] * (cls + 1))[cls] for k in
                             ("blocked_ns", "pause_tx", "pause_rx", "credit_tx", "credit_rx")]
                     if vals[0] or vals[1] or vals[2]:
                         detail.append((switch, port, str(cls), f"{vals[0] / 1e6:.3f}",
@@ -430,11 +408,12 @@ def _stall_spread(run: RunFiles) -> Section:
 def _buffer_peak(run: RunFiles) -> Section:
     ports, problems = _telemetry_ports(run)
     section = Section("Buffer peak per port", [Note(p) for p in problems])
-    bars = [(f"{s}:{p}", [(t.get("buffer_peak") or [0] * NUM_CLASSES)[c]
-                          for c in range(NUM_CLASSES)])
+    bars = [(f"{s}:{p}", list(t.get("buffer_peak") or [0]))
             for s in sorted(ports, key=_natural)
             for p, t in sorted(ports[s].items(), key=lambda kv: _natural(kv[0]))]
-    used = [c for c in range(NUM_CLASSES) if any(v[c] for _, v in bars)] or [0]
+    classes = max((len(v) for _, v in bars), default=1)  # the program's classes
+    bars = [(name, v + [0] * (classes - len(v))) for name, v in bars]
+    used = [c for c in range(classes) if any(v[c] for _, v in bars)] or [0]
     fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(bars)), 3.5))
     bottom = [0] * len(bars)
     for c in used:
@@ -446,7 +425,7 @@ def _buffer_peak(run: RunFiles) -> Section:
                for link in (run.topology or {}).get("links", [])} - {None}
     for b in sorted(buffers):
         limits.append(("buffer", b, "black"))
-    if (run.metrics or {}).get("flow_control") == "pfc" and run.scenario:
+    if run.metrics and run.metrics.flow_control == "pfc" and run.scenario:
         pfc = run.scenario.get("pfc") or {}
         for key, colour in (("xoff", "orange"), ("xon", "green")):
             if pfc.get(key):
@@ -465,21 +444,21 @@ def _buffer_peak(run: RunFiles) -> Section:
 
 
 def _cct(run: RunFiles) -> Section:
-    m = run.need("metrics")
-    collectives = m.get("collectives")
+    m: RunMetrics = run.need("metrics")
+    collectives = m.collectives
     if not collectives:
         raise ReportInputError("this run has no collective (metrics.json has no collectives)")
     items = sorted(collectives.items(), key=lambda kv: _natural(kv[0]))
-    rows = tuple((cid, _cell(c.get("ranks")), _cell(c.get("cct_ms")),
-                  "yes" if c.get("complete") else "NO") for cid, c in items)
+    rows = tuple((cid, _cell(c.ranks), _cell(c.cct_ms), "yes" if c.complete else "NO")
+                 for cid, c in items)
     section = Section("Collective completion time", [Table(("collective", "ranks", "cct_ms",
                                                              "complete"), rows)])
     fig, ax = plt.subplots(figsize=(max(5, 0.5 * len(items)), 3))
-    values = [c.get("cct_ms") or 0 for _, c in items]
-    colours = ["tab:blue" if c.get("complete") else "tab:red" for _, c in items]
+    values = [c.cct_ms or 0 for _, c in items]
+    colours = ["tab:blue" if c.complete else "tab:red" for _, c in items]
     ax.bar(range(len(items)), values, color=colours)
     for i, (_, c) in enumerate(items):
-        if not c.get("complete"):
+        if not c.complete:
             ax.annotate("incomplete", (i, 0), ha="center", va="bottom", rotation=90,
                         fontsize=7, color="tab:red")
     ax.set_xticks(range(len(items)), [cid for cid, _ in items], fontsize=8)
@@ -487,7 +466,7 @@ def _cct(run: RunFiles) -> Section:
     ax.set_ylabel("CCT (ms)")
     ax.set_title("Completion time per collective (red: did not complete)")
     section.blocks.append(Figure("cct", _png(fig), f"{len(items)} collective(s); "
-                                                   f"cct_ms (max) = {_cell(m.get('cct_ms'))}"))
+                                                   f"cct_ms (max) = {_cell(m.cct_ms)}"))
     return section
 
 
@@ -500,8 +479,8 @@ SM_PHASES = (("detected_ns", "switchover_ns", "fast reroute (switch)", "tab:gree
 
 
 def _sm_timeline(run: RunFiles) -> Section:
-    m = run.need("metrics")
-    events = [e for e in m.get("sm_timeline") or [] if isinstance(e, dict)]
+    m: RunMetrics = run.need("metrics")
+    events = list(m.sm_timeline)
     if not events:
         raise ReportInputError("no SM reroute event in this run")
     faults = _fault_times(m)
@@ -537,26 +516,25 @@ def _sm_timeline(run: RunFiles) -> Section:
                    "global_reroute_ms", "entries", "note"), tuple(rows))
     section = Section("SM reroute timeline", [Figure("sm_timeline", _png(fig),
                                                      "times relative to the fault"), table])
-    recovery = m.get("recovery") or {}
-    if recovery:
+    if m.recovery:
         section.blocks.append(Table(("flow", "gap_ms", "recovery_ms", "pre_failure_pps"),
-                                    tuple((f, _cell(r.get("gap_ms")), _cell(r.get("recovery_ms")),
-                                           _cell(r.get("pre_failure_pps")))
-                                          for f, r in sorted(recovery.items()))))
+                                    tuple((f, _cell(r.gap_ms), _cell(r.recovery_ms),
+                                           _cell(r.pre_failure_pps))
+                                          for f, r in sorted(m.recovery.items()))))
     return section
 
 
 _INTF = re.compile(r"([A-Za-z]+\d+)-eth(\d+)")
 
 
-def _link_states(m: dict) -> tuple[dict[frozenset, str], set[str]]:
+def _link_states(m: RunMetrics | None) -> tuple[dict[frozenset, str], set[str]]:
     """Executed link faults by link ({(node, port), (node, port)} -> "down"/"restored"),
     and the nodes a node fault (stall, storm, kill) targeted."""
     states: dict[frozenset, str] = {}
     nodes: set[str] = set()
-    for f in sorted((f for f in m.get("faults") or [] if isinstance(f, dict)
-                     and not f.get("error")), key=lambda f: f.get("started_ns") or 0):
-        name = f.get("name", "")
+    faults = m.faults if m else ()
+    for f in sorted((f for f in faults if not f.error), key=lambda f: f.started_ns or 0):
+        name = f.name
         ends = frozenset((n, int(p)) for n, p in _INTF.findall(name))
         if name.startswith("link_down") and len(ends) == 2:
             states[ends] = "down"
@@ -564,21 +542,20 @@ def _link_states(m: dict) -> tuple[dict[frozenset, str], set[str]]:
             states[ends] = "restored"
         else:
             nodes.update(re.findall(r"\b([hs]\d+)\b", name.replace(".ctl", " ").replace("/", " ")))
-    for e in m.get("sm_timeline") or []:
-        link = e.get("link", "") if isinstance(e, dict) else ""
-        ends = frozenset((n, int(p)) for n, p in re.findall(r"([A-Za-z]+\d+):(\d+)", link))
+    for e in m.sm_timeline if m else ():
+        ends = frozenset((n, int(p)) for n, p in re.findall(r"([A-Za-z]+\d+):(\d+)",
+                                                             e.get("link", "")))
         if len(ends) == 2:
             states.setdefault(ends, "down")
     return states, nodes
 
 
-def _window_ns(m: dict) -> int:
+def _window_ns(m: RunMetrics | None) -> int:
     """From the first to the last arrival of any flow (0 when metrics.json does not say)."""
-    flows = [f for f in (m.get("flows") or {}).values() if isinstance(f, dict)
-             and f.get("first_rx_ns") and f.get("last_rx_ns")]
+    flows = [f for f in (m.flows.values() if m else ()) if f.first_rx_ns and f.last_rx_ns]
     if not flows:
         return 0
-    return max(f["last_rx_ns"] for f in flows) - min(f["first_rx_ns"] for f in flows)
+    return max(f.last_rx_ns for f in flows) - min(f.first_rx_ns for f in flows)
 
 
 def _fabric(run: RunFiles) -> Section:
@@ -597,7 +574,7 @@ def _fabric(run: RunFiles) -> Section:
         except ReportInputError as exc:
             problems = [f"drawn without state from the switches: {exc}"]
         section.blocks.extend(Note(p) for p in problems)
-    m = run.metrics or {}
+    m = run.metrics
     states, targeted = _link_states(m)
     is_host = {n["name"]: "HOST" in str(n.get("kind", "")).upper() for n in nodes}
     switch_tiers = sorted({n.get("tier", 0) for n in nodes if not is_host[n["name"]]})
@@ -623,7 +600,7 @@ def _fabric(run: RunFiles) -> Section:
         t = ports.get(node, {}).get(str(port), {})
         return _sum(t.get("class_tx")), _sum(t.get("blocked_ns")), _sum(t.get("pause_tx"))
 
-    nics = m.get("nics") or {}
+    nics = m.nics if m else {}
 
     def host_state(node: str) -> tuple[int, float, int]:
         fc = (nics.get(node) or {}).get("flow_control") or {}
@@ -780,16 +757,16 @@ def _write(directory: Path, title: str, intro: list[str],
 
 
 def _run_intro(run: RunFiles) -> list[str]:
-    m, s = run.metrics or {}, run.scenario or {}
+    m, s = run.metrics or RunMetrics(), run.scenario or {}
     lines = []
     if s.get("description"):
         lines.append(s["description"])
-    facts = [f"{k}: `{v}`" for k, v in (("topology", m.get("topology") or s.get("topology")),
-                                        ("flow control", m.get("flow_control")
+    facts = [f"{k}: `{v}`" for k, v in (("topology", m.topology or s.get("topology")),
+                                        ("flow control", m.flow_control
                                          or s.get("flow_control")),
-                                        ("routing", m.get("routing") or s.get("routing")),
-                                        ("reroute", m.get("reroute") or s.get("reroute")),
-                                        ("target", m.get("target"))) if v]
+                                        ("routing", m.routing or s.get("routing")),
+                                        ("reroute", m.reroute or s.get("reroute")),
+                                        ("target", m.target)) if v]
     if facts:
         lines.append(", ".join(facts))
     lines.append(f"run directory: `{run.run_dir.name}`")
@@ -801,7 +778,7 @@ def write_report(run_dir: Path) -> tuple[Path, Path]:
 
     Never raises for a run's inputs: what cannot be read is named in the report."""
     run = load_run(Path(run_dir))
-    title = (run.metrics or {}).get("scenario") or (run.scenario or {}).get("name") \
+    title = (run.metrics.scenario if run.metrics else "") or (run.scenario or {}).get("name") \
         or run.run_dir.name
     return _write(run.run_dir, str(title), _run_intro(run), run_sections(run))
 
@@ -818,11 +795,11 @@ def _swept_value(label: str):
         return parameter, value or label
 
 
-def _point_metrics(sweep_dir: Path, row: dict) -> tuple[dict, str | None]:
+def _point_metrics(sweep_dir: Path, row: dict) -> tuple[RunMetrics, str | None]:
     try:
-        return _read_json(sweep_dir / str(row.get("run")) / "metrics.json"), None
-    except ReportInputError as exc:
-        return {}, f"point {row.get('point')}: {exc}"
+        return RunMetrics.read(sweep_dir / str(row.get("run")) / "metrics.json"), None
+    except MetricsSchemaError as exc:
+        return RunMetrics(), f"point {row.get('point')}: {exc}"
 
 
 def _sweep_rows(sweep_dir: Path) -> list[dict]:
@@ -846,8 +823,8 @@ def _sweep_points(sweep_dir: Path, rows: list[dict]) -> Section:
         _cell(r.get(c)) for c in columns) for r in rows))])
     for row in rows:
         metrics, problem = _point_metrics(sweep_dir, row)
-        if problem or metrics.get("error"):
-            section.blocks.append(Note(f"point {row.get('point')}: {problem or metrics['error']}"))
+        if problem or metrics.error:
+            section.blocks.append(Note(f"point {row.get('point')}: {problem or metrics.error}"))
     links = [f"[{r.get('point')}]({r.get('run')}/report.html)" for r in rows
              if (sweep_dir / str(r.get("run")) / "report.html").exists()]
     if links:
@@ -885,7 +862,7 @@ def _mode_comparison(sweep_dir: Path, rows: list[dict]) -> Section:
         metrics, problem = _point_metrics(sweep_dir, row)
         if problem:
             section.blocks.append(Note(problem))
-        mode = row.get("flow_control") or metrics.get("flow_control")
+        mode = row.get("flow_control") or metrics.flow_control
         if mode:
             by_mode[str(mode)].append((row, metrics))
     if len(by_mode) < 2:
@@ -908,8 +885,8 @@ def _mode_comparison(sweep_dir: Path, rows: list[dict]) -> Section:
     section.blocks.append(Table(("mode", "points", "lost", "unexplained_loss", "pause_frames",
                                  "credit_frames", "median cct_ms", "max busbw", "verdicts"),
                                 tuple(table)))
-    dist = {mode: [c.get("cct_ms") for _, m in pairs for c in (m.get("collectives") or {}).values()
-                   if isinstance(c, dict) and c.get("cct_ms") is not None]
+    dist = {mode: [c.cct_ms for _, m in pairs for c in (m.collectives or {}).values()
+                   if c.cct_ms is not None]
             for mode, pairs in sorted(by_mode.items())}
     if any(dist.values()):
         fig, ax = plt.subplots(figsize=(1.5 + 1.5 * len(dist), 3))

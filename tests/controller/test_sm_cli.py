@@ -166,3 +166,38 @@ def test_status_of_an_unreachable_switch_is_one_line(capsys):
     assert out[0] == "DLID 2 (h2)"
     assert out[1].startswith("s1: not read: no P4Runtime server at")
     assert out[2] == "s2: not read: no --switch address"
+
+
+
+def test_up_refuses_a_flow_control_mode_it_does_not_know(fake_fabric_switches, p4info_path,
+                                                         bmv2_json, tmp_path, capsys):
+    _s1, a1 = fake_fabric_switches("s1")
+    _s2, a2 = fake_fabric_switches("s2")
+    assert main(["up", "line:2", "--switch", f"s1={a1}", "--switch", f"s2={a2}",
+                 "--p4info", str(p4info_path), "--bmv2-json", str(bmv2_json),
+                 "--guid2lid", str(tmp_path / "g2l.json"), "--fc", "xon"]) == 2
+    assert "--fc 'xon': expected one of lossy, pfc, credit" in capsys.readouterr().err
+
+
+def test_flow_control_is_set_on_every_switch_with_each_links_quantum_and_buffer(monkeypatch):
+    from controller import bringup
+    from controller import flow_control as fc
+    from traffic.flow_control import FlowControl, pause_quantum_ns
+
+    written = {}
+    monkeypatch.setattr(fc, "configure", lambda conn, params, quanta, limits:
+                        written.setdefault(conn, (params, quanta, limits)))
+    fabric = build("line:2")
+    params = bringup.fc_params(FlowControl.CREDIT, xoff=24, xon=12, headroom=24,
+                               credit_limit=32, credit_coalesce=4, hoq_lifetime_us=500,
+                               watchdog_detect_us=0, watchdog_restore_us=0)
+    bringup.configure_flow_control({"s1": "conn1", "s2": "conn2"}, fabric, params, 1074)
+    assert set(written) == {"conn1", "conn2"}
+    got, quanta, limits = written["conn1"]
+    assert got.mode is fc.Mode.CREDIT and got.hoq_lifetime_us == 500
+    assert quanta == {1: round(pause_quantum_ns(2000, 1074)), 2: round(pause_quantum_ns(2000, 1074))}
+    assert limits == {1: 64, 2: 64}
+    pfc = bringup.fc_params(FlowControl.PFC, xoff=24, xon=12, headroom=24, credit_limit=32,
+                            credit_coalesce=4, hoq_lifetime_us=500, watchdog_detect_us=0,
+                            watchdog_restore_us=0)
+    assert pfc.mode is fc.Mode.PFC and pfc.hoq_lifetime_us == 0, "HoQ lifetime is CREDIT's"

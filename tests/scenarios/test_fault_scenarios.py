@@ -20,8 +20,10 @@ from pathlib import Path
 import pytest
 
 from fabriclab import scenario as sc
-from fabriclab.runner import _path_links, fabric_for, run
+from fabriclab.plan import fabric_for
+from fabriclab.runner import run
 from topologies.targets import TargetError, resolve
+from traffic.recovery import path_links
 from traffic.report import _cell
 
 pytestmark = [pytest.mark.mininet, pytest.mark.slow]
@@ -38,8 +40,9 @@ def target(request):
         pytest.skip(str(exc))
 
 
-def _print(label: str, metrics: dict, *keys: str) -> None:
-    print(f"\n{label}: " + ", ".join(f"{k}={metrics.get(k)}" for k in keys))
+def _print(label: str, metrics, *keys: str) -> None:
+    get = metrics.get if isinstance(metrics, dict) else lambda k: getattr(metrics, k)
+    print(f"\n{label}: " + ", ".join(f"{k}={get(k)}" for k in keys))
 
 
 # --------------------------------------------------------------------------- link failure
@@ -55,7 +58,7 @@ def _failed_link_on_path(topology: str, src: str, dst: str) -> str:
     lids = LidMap().assign(fabric)
     routes = engine(ROUTING).route(fabric, lids)
     host_of_lid = {lid: name for name, lid in lids.items()}
-    links = _path_links(fabric, routes, src, lids[dst], host_of_lid)
+    links = path_links(fabric, routes, src, lids[dst], host_of_lid)
     return next(link for link in links if all(end.startswith("s") for end in link.split("-")))
 
 
@@ -68,19 +71,19 @@ def _link_failure(tmp_path, target, topology: str, hosts: list[str], reroute: st
     data["traffic"] = {**data["traffic"], "hosts": hosts}
     result = run(sc.parse(data, f"link failure on {topology}"), target, tmp_path)
     m = result.metrics
-    assert m.get("error") is None, m["error"]
+    assert m.error is None, m.error
     _print(f"{topology} {reroute} ({link})", m, "verdict", "recovery_gap_ms", "delivery_gap_ms",
            "lost_in_fabric", "lost_on_failed_links", "unexplained_loss", "cct_ms")
     # the collective completes; every PSN arrives (RC retransmits what the link lost)
-    assert m["verdict"] == "pass", (m["verdict"], m.get("problems"))
-    assert m["cct_ms"] is not None and m["lost"] == 0
+    assert m.verdict == "pass", (m.verdict, m.problems)
+    assert m.cct_ms is not None and m.lost == 0
     # CREDIT is lossless: what the fabric lost was on the failed link, and counted
-    assert m["lost_on_failed_links"] is not None
-    assert m["unexplained_loss"] <= 0, m["problems"]
-    assert m["lost_in_fabric"] <= m["lost_on_failed_links"] + sum(
-        (m["drops_by_reason"] or {}).values())
-    assert m["recovery_gap_ms"] is not None, "a flow crossed the failed link"
-    assert m["held_in_fabric"] == 0, m["held_at_end"]  # every switch buffer empty at the end
+    assert m.lost_on_failed_links is not None
+    assert m.unexplained_loss <= 0, m.problems
+    assert m.lost_in_fabric <= m.lost_on_failed_links + sum(
+        (m.drops_by_reason or {}).values())
+    assert m.recovery_gap_ms is not None, "a flow crossed the failed link"
+    assert m.held_in_fabric == 0, m.held_at_end  # every switch buffer empty at the end
     return m
 
 
@@ -91,23 +94,23 @@ def test_fast_reroute_gap_is_small_and_does_not_grow_from_4_to_20_switches(tmp_p
     # which grows with the fabric and is reported.
     small = _link_failure(tmp_path / "4", target, "leafspine:2,2,1", ["h1", "h2"])
     large = _link_failure(tmp_path / "20", target, "fattree:4", ["h1", "h5"])
-    _print("protected gap 4 vs 20 switches", {"4": small["recovery_gap_protected_ms"],
-                                              "20": large["recovery_gap_protected_ms"]},
+    _print("protected gap 4 vs 20 switches", {"4": small.recovery_gap_protected_ms,
+                                              "20": large.recovery_gap_protected_ms},
            "4", "20")
     for m in (small, large):
-        assert m["protected_flows"], "the flow h1 sends into the failed link has a backup"
-        assert m["recovery_gap_protected_ms"] < 150  # detection + switchover + queues
-        assert m["recovery_gap_ms"] >= m["recovery_gap_protected_ms"]
+        assert m.protected_flows, "the flow h1 sends into the failed link has a backup"
+        assert m.recovery_gap_protected_ms < 150  # detection + switchover + queues
+        assert m.recovery_gap_ms >= m.recovery_gap_protected_ms
     # does not grow with the fabric beyond this machine's noise (seen: 21-122 ms on 4
     # switches, 31-74 ms on 20, on 2 loaded cores)
-    assert large["recovery_gap_protected_ms"] <= small["recovery_gap_protected_ms"] + 100
+    assert large.recovery_gap_protected_ms <= small.recovery_gap_protected_ms + 100
 
 
 def test_global_reroute_only_gap_is_reported_and_the_collective_completes(tmp_path, target):
     m = _link_failure(tmp_path, target, "leafspine:2,2,1", ["h1", "h2"], reroute="global")
-    reroutes = [r for r in m["sm_timeline"] if r.get("global_reroute_ms") is not None]
+    reroutes = [r for r in m.sm_timeline if r.get("global_reroute_ms") is not None]
     assert reroutes, "the SM logged the global reroute"
-    assert m["recovery_gap_ms"] > 0
+    assert m.recovery_gap_ms > 0
 
 
 # --------------------------------------------------------------------------- pfc-storm
@@ -122,9 +125,9 @@ def _storm(tmp_path, target, **changes) -> dict:
             data[key] = value
     result = run(sc.parse(data, "pfc-storm"), target, tmp_path)
     m = result.metrics
-    assert m.get("error") is None, m["error"]
+    assert m.error is None, m.error
     _print(f"pfc-storm {changes}", m, "verdict", "victim_goodput_ratio", "cct_ms")
-    assert m["victim_goodput"].get("baseline_pps"), m["victim_goodput"]
+    assert m.victim_goodput.baseline_pps, m.victim_goodput
     return m
 
 
@@ -133,20 +136,20 @@ STALL_S = 1.2  # the scenario stalls h1 from 0.3 s to 1.5 s
 
 def _blocked(m: dict, share: float = 0.1) -> set[tuple[str, int]]:
     """Egress gates blocked for at least `share` of the stall."""
-    return {(p["switch"], p["port"]) for p in m["paused_ports"]
-            if p["blocked_ms"] >= share * STALL_S * 1e3}
+    return {(p.switch, p.port) for p in m.paused_ports
+            if p.blocked_ms >= share * STALL_S * 1e3}
 
 
 def test_pfc_storm_spreads_pauses_and_slows_victims_and_the_watchdog_bounds_it(tmp_path,
                                                                               target):
     storm = _storm(tmp_path / "pfc", target)
-    pausing = {p["switch"] for p in storm["paused_ports"] if p["pauses_sent"]}
+    pausing = {p.switch for p in storm.paused_ports if p.pauses_sent}
     assert pausing - {"s1"}, f"pauses stayed at h1's switch: {storm['paused_ports']}"
-    assert storm["victim_goodput_ratio"] < 0.5  # flows that never touch h1 slow down
+    assert storm.victim_goodput_ratio < 0.5  # flows that never touch h1 slow down
     bounded = _storm(tmp_path / "watchdog", target,
                      pfc={"watchdog_detect_us": 100000, "watchdog_restore_us": 400000})
-    assert bounded["drops_by_reason"].get("watchdog", 0) > 0
-    assert bounded["victim_goodput_ratio"] > storm["victim_goodput_ratio"] + 0.1
+    assert bounded.drops_by_reason.get("watchdog", 0) > 0
+    assert bounded.victim_goodput_ratio > storm.victim_goodput_ratio + 0.1
 
 
 def test_credit_with_hoq_lifetime_keeps_the_blocked_set_on_the_stalled_path(tmp_path, target):
@@ -158,12 +161,12 @@ def test_credit_with_hoq_lifetime_keeps_the_blocked_set_on_the_stalled_path(tmp_
 
     # the egress ports towards h1: s1 -> h1, the spine s3 -> s1, the other leaf s2 -> s3
     on_path = {port_to("s1", "h1"), port_to("s3", "s1"), port_to("s2", "s3")}
-    assert _blocked(m) and _blocked(m) <= on_path, (m["paused_ports"], on_path)
-    assert not any(p["pauses_sent"] for p in m["paused_ports"])
-    assert m["drops_by_reason"].get("hoq_lifetime", 0) > 0  # the lifetime let go
-    ratio = m["victim_goodput_ratio"]
+    assert _blocked(m) and _blocked(m) <= on_path, (m.paused_ports, on_path)
+    assert not any(p.pauses_sent for p in m.paused_ports)
+    assert m.drops_by_reason.get("hoq_lifetime", 0) > 0  # the lifetime let go
+    ratio = m.victim_goodput_ratio
     assert ratio >= 0.1  # the victims keep a share of their goodput (0.24-0.38 seen) ...
-    report = (Path(m["baseline_run"]).parents[1] / "report.md").read_text()
+    report = (Path(m.baseline_run).parents[1] / "report.md").read_text()
     assert "victim" in report.lower() and _cell(ratio) in report  # ... the report states
 
 
@@ -176,16 +179,16 @@ def test_min_hop_on_a_ring_deadlocks_without_vl_layering_and_up_down_completes(
     data = sc.load("cyclic-dependency-deadlock").as_dict()
     data.update(routing=routing, sweep={})
     m = run(sc.parse(data, "deadlock"), target, tmp_path).metrics
-    assert m.get("error") is None, m["error"]
+    assert m.error is None, m.error
     _print(f"deadlock {routing}", m, "verdict", "stalled_after_s", "held_in_fabric",
            "deadlock_problem", "cct_ms")
-    assert m["verdict"] == verdict, m.get("problems")
+    assert m.verdict == verdict, m.problems
     if verdict == "stalled":
-        assert "VL layering turned off" in m["deadlock_problem"]
-        assert m["blocked_hosts"] and m["stalled_after_s"] is not None
+        assert "VL layering turned off" in m.deadlock_problem
+        assert m.blocked_hosts and m.stalled_after_s is not None
         # the frames sit in the switches of the cycle, read from their registers
-        held = {h["switch"] for h in m["held_at_end"] if h["buffered"]}
-        assert m["held_in_fabric"] > 0 and len(held) >= 3, m["held_at_end"]
+        held = {h.switch for h in m.held_at_end if h.buffered}
+        assert m.held_in_fabric > 0 and len(held) >= 3, m.held_at_end
     else:
-        assert m["deadlock_problem"] is None and m["cct_ms"] is not None
-        assert m["held_in_fabric"] == 0, m["held_at_end"]
+        assert m.deadlock_problem is None and m.cct_ms is not None
+        assert m.held_in_fabric == 0, m.held_at_end

@@ -49,23 +49,23 @@ def runs(request, tmp_path_factory):
     out = {}
     for mode in ("lossy", "pfc", "credit"):
         result = run(_incast(mode), target, tmp_path_factory.mktemp(mode))
-        assert result.metrics.get("error") is None, result.metrics.get("error")
+        assert result.metrics.error is None, result.metrics.error
         out[mode] = result
     return out
 
 
 def test_lossy_incast_loses_and_every_loss_is_counted_by_a_switch(runs):
     m = runs["lossy"].metrics
-    assert m["lost"] > 0
-    assert m["unexplained_loss"] == 0
-    assert m["drops_by_reason"].get("tail") == m["lost"]
+    assert m.lost > 0
+    assert m.unexplained_loss == 0
+    assert m.drops_by_reason.get("tail") == m.lost
 
 
 @pytest.mark.parametrize("mode", ["pfc", "credit"])
 def test_lossless_incast_loses_nothing_and_completes(runs, mode):
     m = runs[mode].metrics
-    assert (m["sent"], m["lost"], m["reordered"], m["duplicates"]) == (m["received"], 0, 0, 0)
-    assert m["cct_ms"] is not None and m["verdict"] == "pass"
+    assert (m.sent, m.lost, m.reordered, m.duplicates) == (m.received, 0, 0, 0)
+    assert m.cct_ms is not None and m.verdict == "pass"
 
 
 def test_pfc_pauses_on_the_wire_are_valid_8021qbb_frames(runs):

@@ -22,23 +22,23 @@ def points(tmp_path_factory):
     out = {}
     for _label, scenario in sc.load_points("watermark-sweep"):
         result = run(scenario, Target.EMBEDDED, tmp_path_factory.mktemp("wm"))
-        assert result.metrics.get("error") is None, result.metrics.get("error")
+        assert result.metrics.error is None, result.metrics.error
         out[scenario.pfc.xoff] = result.metrics
     return out
 
 
 def test_xoff_too_high_for_the_headroom_drops_and_counts_every_drop(points):
     high = points[max(points)]
-    assert high["lost"] > 0
-    assert high["unexplained_loss"] == 0
-    assert high["drops_by_reason"].get("headroom") == high["lost"]
+    assert high.lost > 0
+    assert high.unexplained_loss == 0
+    assert high.drops_by_reason.get("headroom") == high.lost
 
 
 def test_enough_headroom_loses_nothing(points):
     for xoff in sorted(points)[:-1]:
-        assert points[xoff]["lost"] == 0, f"xoff={xoff}"
+        assert points[xoff].lost == 0, f"xoff={xoff}"
 
 
 def test_xoff_too_low_pauses_more_often(points):
     low, mid = sorted(points)[:2]
-    assert points[low]["pause_frames"] > points[mid]["pause_frames"]
+    assert points[low].pause_frames > points[mid].pause_frames

@@ -30,7 +30,7 @@ def test_two_runs_of_incast_agree(tmp_path, mode, figure):
     scenario = sc.parse({**base.as_dict(), "flow_control": mode}, f"incast ({mode})")
     first = run(scenario, Target.EMBEDDED, tmp_path / "a").metrics
     second = run(scenario, Target.EMBEDDED, tmp_path / "b").metrics
-    assert first[figure] > 0
-    assert _close(first[figure], second[figure], TOLERANCE[figure]), \
-        (first[figure], second[figure])
-    assert first["sent"] == second["sent"], "the schedule itself is identical"
+    a, b = getattr(first, figure), getattr(second, figure)
+    assert a > 0
+    assert _close(a, b, TOLERANCE[figure]), (a, b)
+    assert first.sent == second.sent, "the schedule itself is identical"

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from fabriclab import scenario as sc
-from fabriclab.runner import run, run_sweep
+from fabriclab.runner import run
+from fabriclab.sweep import run_sweep
 from topologies.generators import build
 from topologies.network import interface_names
 from topologies.targets import Target
@@ -41,13 +42,13 @@ def _no_leftovers(topology: str) -> None:
 def test_shipped_scenario_runs_and_writes_a_complete_result(tmp_path, name):
     scenario = sc.parse(_small(sc.load(name)), name)
     result = run(scenario, Target.EMBEDDED, tmp_path)
-    assert result.metrics.get("error") is None, result.metrics["error"]
+    assert result.metrics.error is None, result.metrics.error
     for file in RESULT_FILES:
         assert (result.run_dir / file).exists(), file
     assert list((result.run_dir / "pcaps").glob("*.pcap")), "captures were kept"
     as_run = json.loads((result.run_dir / "scenario.json").read_text())
     assert sc.parse(as_run, "as run") == scenario, "the scenario as run, defaults resolved"
-    assert result.metrics["verdict"] in ("pass", "incomplete", "stalled")
+    assert result.metrics.verdict in ("pass", "incomplete", "stalled")
     _no_leftovers(scenario.topology)
 
 
@@ -66,7 +67,7 @@ def test_a_switch_killed_mid_run_is_reported_and_everything_is_torn_down(tmp_pat
     data.update(topology="line:3", duration_s=4,
                 faults=[{"at_s": 0.2, "kind": "switch_kill", "target": "s2"}])
     result = run(sc.parse(data, "kill"), Target.EMBEDDED, tmp_path)
-    assert result.metrics["crashed_switches"] == {"s2": -9}
-    assert any("s2" in p for p in result.metrics["problems"])
+    assert result.metrics.crashed_switches == {"s2": -9}
+    assert any("s2" in p for p in result.metrics.problems)
     assert (result.run_dir / "metrics.json").exists()
     _no_leftovers("line:3")

@@ -63,11 +63,11 @@ def test_stream_frames_all_arrive_once_in_order_and_unknown_dlid_is_counted(
     frames = scenario.traffic.frames
     result = run(scenario, target, tmp_path)
 
-    assert result.metrics.get("error") is None, result.metrics.get("error")
+    assert result.metrics.error is None, result.metrics.error
     psns = _data_psns(result.run_dir / "pcaps" / "h2.pcap", flow=1)
     assert psns == list(range(frames)), "every frame arrived exactly once, in order"
-    check = result.metrics["checks"]["unknown_dlid"]
-    assert check["dropped_no_route"] == scenario.checks.unknown_dlid_frames
+    check = result.metrics.checks["unknown_dlid"]
+    assert check.dropped_no_route == scenario.checks.unknown_dlid_frames
     assert _data_psns(result.run_dir / "pcaps" / "h2.pcap", flow=0xFFFF) == []
     written = json.loads((result.run_dir / "metrics.json").read_text())
     assert (written["sent"], written["received"], written["lost"]) == (frames, frames, 0)
@@ -94,5 +94,5 @@ def test_a_run_killed_half_way_is_cleaned_up_by_the_next(tmp_path, no_leftovers)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
     result = run(sc.load("stream"), Target.EMBEDDED, tmp_path)
-    assert result.metrics.get("error") is None, result.metrics.get("error")
-    assert result.metrics["lost"] == 0
+    assert result.metrics.error is None, result.metrics.error
+    assert result.metrics.lost == 0

@@ -1,0 +1,119 @@
+"""The SM's part of starting a run: everything between "the switches are up" and "the
+hosts may send".
+
+    push the pipeline -> discover what is cabled and compare it with the intended
+    fabric -> LIDs -> routes (and backups) -> SL-to-VL -> flow control on every
+    switch -> the address book the hosts address each other with
+
+`bring_up` returns a `Bringup`: the live SM (the traffic and readout stages use
+its connections, and its event loop for faults) and what it decided, as values.
+A fabric not cabled as intended stops here with every difference named.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from controller import flow_control as fc
+from controller.discovery import compare, discover
+from controller.readout import on_every_switch
+from controller.routing import engine as routing_engine
+from controller.sm import SubnetManager, connect_switches
+from topologies.description import Fabric
+from traffic.flow_control import FlowControl, pause_quantum_ns
+
+
+class CablingError(RuntimeError):
+    """What discovery found differs from the intended fabric."""
+
+
+@dataclass(frozen=True)
+class BringupOptions:
+    routing: str = "minhop"  # a controller.routing engine
+    fast_reroute: bool = True  # backup ports in the data plane
+    vl_layering: bool = True
+    flow_control: FlowControl = FlowControl.LOSSY
+    fc_params: fc.FlowControlParams = field(default_factory=fc.FlowControlParams)
+    frame_bytes: int = 0  # a data frame on the wire: sets the pause quantum per link
+
+
+@dataclass
+class Bringup:
+    sm: SubnetManager
+    lids: dict[str, int]  # host -> LID
+    address_book: dict  # what the SM serves the hosts: {"hosts": {name: {lid, sl, mac}}}
+    routes: dict[str, dict[int, int]]  # switch -> dlid -> port, as installed at the start
+    backups: dict[str, dict[int, int | None]]  # switch -> dlid -> backup port, likewise
+    discovered_links: int
+    seconds: float
+
+    @property
+    def vls_used(self) -> int:
+        return len(set(self.sm.vl_of.values())) or 1
+
+
+def fc_params(mode: FlowControl, *, xoff: int, xon: int, headroom: int, credit_limit: int,
+              credit_coalesce: int, hoq_lifetime_us: int, watchdog_detect_us: int,
+              watchdog_restore_us: int) -> fc.FlowControlParams:
+    """The switches' flow-control parameters in the program's encoding of the mode."""
+    return fc.FlowControlParams(
+        mode=fc.Mode[mode.name], xoff=xoff, xon=xon, headroom=headroom,
+        credit_limit=credit_limit, credit_coalesce=credit_coalesce,
+        # HoQ lifetime is InfiniBand's (CREDIT); the PFC watchdog is Ethernet's answer
+        hoq_lifetime_us=hoq_lifetime_us if mode is FlowControl.CREDIT else 0,
+        watchdog_detect_us=watchdog_detect_us, watchdog_restore_us=watchdog_restore_us)
+
+
+def configure_flow_control(connections: dict, fabric: Fabric, params: fc.FlowControlParams,
+                           frame_bytes: int) -> None:
+    """Every switch in `params`' mode; per wired port its link's pause quantum and buffer."""
+    def one(name: str) -> None:
+        quanta, limits = {}, {}
+        for link in fabric.links_of(name):
+            port, _peer, _peer_port = link.endpoint(name)
+            quanta[port] = round(pause_quantum_ns(link.params.rate_pps, frame_bytes))
+            limits[port] = link.params.buffer_pkts
+        fc.configure(connections[name], params, quanta, limits)
+
+    failed = {n: r for n, r in on_every_switch(fabric, one).items() if isinstance(r, Exception)}
+    if failed:
+        raise RuntimeError("flow control could not be set on " + ", ".join(
+            f"{n} ({type(e).__name__}: {e})" for n, e in sorted(failed.items())))
+
+
+def check_cabling(sm: SubnetManager, fabric: Fabric) -> int:
+    """Probe every switch-to-switch cable; the links found, or CablingError naming each
+    difference from the intended fabric (hosts are checked by the traffic itself)."""
+    guids = {sw.name: sw.guid for sw in fabric.switches}
+    ports = {sw.name: [p for p, _peer, _pp in fabric.neighbours(sw.name)]
+             for sw in fabric.switches}
+    found = discover(sm.connections, guids, ports)
+    problems = compare(fabric, found, check_hosts=False)
+    if problems:
+        raise CablingError(f"{fabric.name} is not cabled as intended: " + "; ".join(problems))
+    return len(found.links)
+
+
+def bring_up(fabric: Fabric, grpc_addrs: dict[str, str], p4info: Path, bmv2_json: Path,
+             host_macs: dict[str, str], options: BringupOptions, run_dir: Path) -> Bringup:
+    t0 = time.monotonic()
+    sm = SubnetManager(fabric, connect_switches(fabric, grpc_addrs), host_macs=host_macs,
+                       engine=routing_engine(options.routing),
+                       fast_reroute=options.fast_reroute, vl_layering=options.vl_layering)
+    try:
+        sm.push_pipeline(p4info, bmv2_json)
+        links = check_cabling(sm, fabric)
+        sm.assign_lids(run_dir / "guid2lid.json")
+        sm.install_routes()
+        sm.install_sl_to_vl()
+        sm.write_address_book(run_dir / "address_book.json")
+        configure_flow_control(sm.connections, fabric, options.fc_params, options.frame_bytes)
+    except BaseException:
+        sm.close()
+        raise
+    return Bringup(sm, dict(sm.lids), sm.address_book(),
+                   {sw: dict(t) for sw, t in sm.routes.items()},
+                   {sw: dict(t) for sw, t in sm.backups.items()},
+                   links, round(time.monotonic() - t0, 3))

@@ -1,0 +1,156 @@
+"""A run's plan: the scenario resolved against its topology before anything starts.
+
+The plan is the first stage of a run and needs no root, no switch and no host:
+it builds the fabric description, picks the ranks, and resolves every fault's
+target on that fabric. A scenario that cannot run on the chosen topology (a
+fault on a link the fabric does not have, a stalled host that runs no NIC) is
+refused here with one line naming the target and the topology.
+
+Fault targets (scenario `[[faults]] target`):
+
+* a link: `s1-s3` (the two nodes), `s1:3-s3:1` (with ports) or `s1-eth3`;
+* a link relative to the traffic, meaningful on any topology:
+  `rank:R/uplink:U` is the U-th uplink (1-based, by port) of the switch that
+  rank R's host hangs off (an uplink leads to a higher tier; on a flat
+  fabric, to another switch);
+* a host: `h3`, or `rank:R` (R counts from 0 over the scenario's ranks);
+* a switch: `s2`, or `rank:R/switch` (the switch rank R's host hangs off).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from fabriclab.scenario import FaultSpec, Scenario, ScenarioError
+from topologies import link_names
+from topologies.description import Fabric, Link, LinkParams, NodeKind
+from topologies.generators import build as build_fabric
+
+LINK_FAULTS = ("link_down", "link_up")
+NIC_FAULTS = ("stall", "unstall", "pause_storm", "credit_loss")
+SWITCH_FAULTS = ("switch_kill", "switch_restart")
+_RANK = re.compile(r"rank:(\d+)(?:/(uplink):(\d+)|/(switch))?$")
+
+
+class FaultPlanError(ScenarioError):
+    """A fault target that means nothing on the chosen topology."""
+
+
+@dataclass(frozen=True)
+class PlannedFault:
+    """A scenario fault with its target resolved on the fabric."""
+
+    at_s: float
+    kind: str
+    target: str  # as the scenario wrote it
+    link: Link | None = None  # LINK_FAULTS
+    node: str = ""  # the host (NIC_FAULTS) or switch (SWITCH_FAULTS)
+
+    @property
+    def label(self) -> str:
+        """What the fault hits, spelled as reports show it (`s1-s3`, `h1`, `s2`)."""
+        return link_names.node_pair(self.link) if self.link is not None else self.node
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    scenario: Scenario
+    fabric: Fabric
+    ranks: tuple[str, ...]  # hosts taking part in the traffic, in rank order
+    faults: tuple[PlannedFault, ...]
+
+
+def fabric_for(scenario: Scenario) -> Fabric:
+    link = scenario.link
+    return build_fabric(scenario.topology,
+                        LinkParams(link.rate_pps, link.delay_us, link.buffer_pkts))
+
+
+def plan(scenario: Scenario, fabric: Fabric | None = None) -> RunPlan:
+    """Resolve the scenario on its topology; raises FaultPlanError or ScenarioError."""
+    fabric = fabric or fabric_for(scenario)
+    ranks = ranks_of(scenario, fabric)
+    faults = tuple(resolve_fault(f, fabric, ranks) for f in scenario.faults)
+    return RunPlan(scenario, fabric, ranks, faults)
+
+
+def ranks_of(scenario: Scenario, fabric: Fabric) -> tuple[str, ...]:
+    t = scenario.traffic
+    hosts = [h.name for h in fabric.hosts]
+    if t.pattern == "stream":
+        ranks = [t.src, t.dst]
+        where = "[traffic] src/dst"
+    else:
+        ranks = list(t.hosts) or hosts
+        where = "[traffic] hosts"
+    unknown = [h for h in ranks if h not in hosts]
+    if unknown:
+        raise ScenarioError(f"{where}: {', '.join(unknown)} not host(s) of {fabric.name}")
+    return tuple(ranks)
+
+
+def resolve_fault(fault: FaultSpec, fabric: Fabric, ranks: tuple[str, ...]) -> PlannedFault:
+    where = f"fault {fault.kind} at {fault.at_s}s, target {fault.target!r} on {fabric.name}"
+    if fault.kind in LINK_FAULTS:
+        return PlannedFault(fault.at_s, fault.kind, fault.target,
+                            link=_link_target(fault.target, fabric, ranks, where))
+    node = _node_target(fault.target, fabric, ranks, where)
+    if fault.kind in NIC_FAULTS:
+        if fabric.node(node).kind is not NodeKind.HOST:
+            raise FaultPlanError(f"{where}: {node} is not a host")
+        if node not in ranks:
+            raise FaultPlanError(f"{where}: {node} runs no NIC in this scenario "
+                                 f"(ranks: {', '.join(ranks)})")
+    elif fault.kind in SWITCH_FAULTS and fabric.node(node).kind is not NodeKind.SWITCH:
+        raise FaultPlanError(f"{where}: {node} is not a switch")
+    return PlannedFault(fault.at_s, fault.kind, fault.target, node=node)
+
+
+def _rank_host(index: str, ranks: tuple[str, ...], where: str) -> str:
+    if int(index) >= len(ranks):
+        raise FaultPlanError(f"{where}: there are {len(ranks)} ranks (0..{len(ranks) - 1})")
+    return ranks[int(index)]
+
+
+def _link_target(target: str, fabric: Fabric, ranks: tuple[str, ...], where: str) -> Link:
+    m = _RANK.match(target)
+    if m is None:
+        try:
+            return link_names.find(fabric, target)
+        except link_names.LinkNameError as exc:
+            raise FaultPlanError(f"{where}: {exc}") from None
+    if m.group(2) is None:
+        raise FaultPlanError(f"{where}: a link fault needs a link, e.g. `rank:0/uplink:1`")
+    switch, _port = fabric.host_switch(_rank_host(m.group(1), ranks, where))
+    ups = uplinks(fabric, switch)
+    nth = int(m.group(3))
+    if not 1 <= nth <= len(ups):
+        raise FaultPlanError(f"{where}: {switch} has {len(ups)} uplink(s)")
+    return ups[nth - 1]
+
+
+def uplinks(fabric: Fabric, switch: str) -> list[Link]:
+    """A switch's links towards a higher tier, by port; on a flat fabric, to other switches."""
+    tier = fabric.node(switch).tier
+    to_switches = [(port, link) for link in fabric.links_of(switch)
+                   for port, peer, _pp in [link.endpoint(switch)]
+                   if fabric.node(peer).kind is NodeKind.SWITCH]
+    higher = [(p, lk) for p, lk in to_switches
+              if fabric.node(lk.endpoint(switch)[1]).tier > tier]
+    return [lk for _p, lk in sorted(higher or to_switches, key=lambda pl: pl[0])]
+
+
+def _node_target(target: str, fabric: Fabric, ranks: tuple[str, ...], where: str) -> str:
+    m = _RANK.match(target)
+    if m is None:
+        try:
+            fabric.node(target)
+        except KeyError:
+            raise FaultPlanError(f"{where}: {fabric.name} has no node {target!r}") from None
+        return target
+    if m.group(2) is not None:
+        raise FaultPlanError(f"{where}: `uplink` names a link; this fault needs a host "
+                             "(`rank:R`) or a switch (`rank:R/switch`)")
+    host = _rank_host(m.group(1), ranks, where)
+    return fabric.host_switch(host)[0] if m.group(4) else host

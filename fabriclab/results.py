@@ -1,0 +1,71 @@
+"""A run's result directory: its name, the files that say what ran, atomic JSON writes,
+and the report written last.
+
+    results/<YYYYmmdd-HHMMSS>-<scenario>/   scenario.json versions.json topology.json
+        guid2lid.json address_book.json flows/ nics/ pcaps/ counters.json
+        telemetry.json metrics.json report.md report.html (docs/run.md)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import time
+from pathlib import Path
+
+import fabriclab
+from topologies.targets import Target
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def new_run_dir(results_root: Path, name: str) -> Path:
+    """results_root/<time>-<name>, with -2, -3 ... when a run of the same second exists."""
+    run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{name}"
+    run_dir = Path(results_root) / run_id
+    suffix = 1
+    while run_dir.exists():
+        suffix += 1
+        run_dir = Path(results_root) / f"{run_id}-{suffix}"
+    run_dir.mkdir(parents=True)
+    return run_dir
+
+
+def write_json(path: Path, data) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+    os.replace(tmp, path)
+
+
+def versions(target: Target) -> dict:
+    """What ran: fabriclab, Python, kernel, tools, the git commit."""
+    def first_line(cmd: list[str]) -> str | None:
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=10, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        text = (out.stdout or out.stderr).strip()
+        return text.splitlines()[0] if text else None
+
+    found = {"fabriclab": fabriclab.__version__, "python": platform.python_version(),
+             "kernel": platform.release(), "target": target.value,
+             "tcpdump": first_line(["tcpdump", "--version"]),
+             "git_commit": first_line(["git", "-C", str(ROOT), "rev-parse", "HEAD"])}
+    if target is Target.BMV2:
+        found["p4c"] = first_line(["p4c", "--version"])
+        found["simple_switch_grpc"] = first_line(["simple_switch_grpc", "--version"])
+    return found
+
+
+def write_report(run_dir: Path) -> None:
+    """report.md and report.html with plots; one line saying why when that fails."""
+    try:
+        from traffic.report import write_report as write
+
+        write(run_dir)
+    except Exception as exc:  # noqa: BLE001 - the metrics are written; the report is extra
+        (run_dir / "report.md").write_text(
+            f"# {run_dir.name}\n\nThe report could not be written ({type(exc).__name__}: "
+            f"{exc}); the figures are in metrics.json (`fabriclab report {run_dir}`).\n")

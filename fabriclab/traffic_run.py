@@ -1,0 +1,198 @@
+"""The traffic stage of a run: a capture and a NIC emulator on every rank, the scenario's
+traffic addressed from the SM's address book, the planned faults on schedule.
+
+Every scenario, the plain stream included, runs here: the NICs speak the link's
+flow control, so a stream under PFC or CREDIT is measured like a collective.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.bringup import Bringup
+from fabriclab.hosts import NicFleet, NicSettings
+from fabriclab.plan import LINK_FAULTS, NIC_FAULTS, RunPlan
+from fabriclab.scenario import Scenario
+from fabriclab.status import StatusLine
+from topologies import link_names
+from topologies.description import Fabric
+from topologies.ledger import Ledger
+from topologies.network import EmulatedNetwork
+from traffic import faults
+from traffic.capture import Capture, CaptureStats
+from traffic.collectives import CollectiveSpec, address_book, write_flow_files
+from traffic.flow_control import FlowControl
+from traffic.frames import DATA_HEADER_LEN
+
+UNKNOWN_DLID = 0xBEEF  # inside the unicast range, never assigned by the SM in small fabrics
+CHECK_FLOW_ID = 0xFFFF  # flow id of the frames sent to UNKNOWN_DLID
+PATTERN_ALGORITHM = {"allreduce-ring": "ring_allreduce", "allreduce-hd": "hd_allreduce",
+                     "alltoall": "alltoall", "incast": "incast", "permutation": "permutation"}
+NIC_COMMANDS = {"stall": "stall", "unstall": "resume", "pause_storm": "pause_storm on",
+                "credit_loss": "drop_credits 1000000"}
+
+
+@dataclass
+class TrafficRun:
+    """What the traffic stage hands on: the NICs' logs and summaries, the captures."""
+
+    ranks: tuple[str, ...]
+    spec: CollectiveSpec | None  # None for a plain stream
+    flow_files: dict[str, Path]
+    start_at: float  # epoch s at which every NIC started sending
+    end_at: float  # epoch s when the traffic and its drain were over
+    summaries: dict[str, dict]  # NIC summaries (fabriclab.nic/1)
+    events: list[faults.FaultEvent]
+    sent_logs: list[Path]
+    recv_logs: list[Path]
+    pcaps: dict[str, Path]
+    capture_stats: list[CaptureStats]
+    stalled_after_s: float | None
+
+
+def frame_bytes(scenario: Scenario) -> int:
+    return DATA_HEADER_LEN + scenario.traffic.payload_bytes
+
+
+def nic_settings(scenario: Scenario, transport: str | None = None) -> NicSettings:
+    """A plain stream's sender keeps the stream's own rate ([traffic] rate_pps); a
+    collective's NICs send at the link rate."""
+    credit = scenario.flow_control is FlowControl.CREDIT
+    t = scenario.traffic
+    rate = min(t.rate_pps, scenario.link.rate_pps) if t.pattern == "stream" \
+        else scenario.link.rate_pps
+    return NicSettings(mode=scenario.flow_control, rate_pps=rate,
+                       frame_bytes=frame_bytes(scenario),
+                       buffer=scenario.credit.buffer_pkts if credit else scenario.link.buffer_pkts,
+                       xoff=scenario.pfc.xoff, xon=scenario.pfc.xon,
+                       credit_coalesce=scenario.credit.coalesce,
+                       transport=transport or scenario.traffic.transport)
+
+
+def _hosts(bringup: Bringup) -> dict[str, dict]:
+    return bringup.address_book["hosts"]
+
+
+def write_flows(plan: RunPlan, bringup: Bringup, flows_dir: Path
+                ) -> tuple[CollectiveSpec | None, dict[str, Path]]:
+    """Each rank's FLOWS.json, addressed from the SM's address book."""
+    t, book = plan.scenario.traffic, _hosts(bringup)
+    if t.pattern == "stream":
+        src, dst = book[t.src], book[t.dst]
+        return None, _write(flows_dir, {
+            t.src: {"name": t.src, "lid": src["lid"], "mac": src["mac"], "recvs": [],
+                    "flows": [{"flow": 1, "dst_mac": dst["mac"], "dlid": dst["lid"],
+                               "count": t.frames, "payload": t.payload_bytes}]},
+            t.dst: {"name": t.dst, "lid": dst["lid"], "mac": dst["mac"], "flows": [],
+                    "recvs": [{"coll_id": 0, "step": 0, "slid": src["lid"],
+                               "frames": t.frames}]}})
+    ranks = plan.ranks
+    root = ranks.index(t.dst) if t.dst in ranks else 0
+    spec = CollectiveSpec(algorithm=PATTERN_ALGORITHM[t.pattern], n=len(ranks),
+                          message_bytes=t.message_bytes, payload=t.payload_bytes,
+                          reps=t.repetitions, root=root)
+    endpoints = address_book({h: (book[h]["lid"], book[h]["mac"], book[h]["sl"])
+                              for h in ranks})
+    return spec, write_flow_files(spec, endpoints, flows_dir)
+
+
+def _write(out_dir: Path, files: dict[str, dict]) -> dict[str, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for name, content in files.items():
+        paths[name] = out_dir / f"{name}.flows.json"
+        paths[name].write_text(json.dumps(content, indent=1) + "\n")
+    return paths
+
+
+def fault_schedule(plan: RunPlan, net: EmulatedNetwork, fleet: NicFleet
+                   ) -> faults.FaultSchedule | None:
+    """The planned faults as a traffic.faults schedule (None without faults)."""
+    if not plan.faults:
+        return None
+    items = []
+    for f in plan.faults:
+        if f.kind in LINK_FAULTS:
+            ends = [faults.LinkEnd(link_names.interface(node, port),
+                                   () if link_names.is_switch(plan.fabric, node)
+                                   else ("mnexec", "-a", str(net.host(node).pid)))
+                    for node, port in ((f.link.a, f.link.a_port), (f.link.b, f.link.b_port))]
+            action = faults.LinkDown(ends) if f.kind == "link_down" else faults.LinkUp(ends)
+        elif f.kind in NIC_FAULTS:
+            action = faults.NicCommand(str(fleet.control[f.node]), NIC_COMMANDS[f.kind])
+        else:
+            sw = net.switch(f.node)
+            action = faults.Hook(f"{f.kind} {f.node}",
+                                 sw.kill if f.kind == "switch_kill" else sw.restart)
+        items.append((f.at_s, action))
+    return faults.FaultSchedule(items)
+
+
+def drain(scenario: Scenario, fabric: Fabric) -> None:
+    """Wait until frames in flight have arrived: queues drain at the link rate."""
+    depth = scenario.link.buffer_pkts * max(1, len(fabric.switches))
+    time.sleep(0.3 + depth / scenario.link.rate_pps
+               + 2 * scenario.link.delay_us * len(fabric.switches) / 1e6)
+
+
+def run_traffic(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup, run_dir: Path,
+                ledger: Ledger, status: StatusLine) -> TrafficRun:
+    scenario, t = plan.scenario, plan.scenario.traffic
+    spec, flow_files = write_flows(plan, bringup, run_dir / "flows")
+    ranks = plan.ranks
+    hosts = {h: net.host(h) for h in ranks}
+    pcaps = {h: run_dir / "pcaps" / f"{h}.pcap" for h in ranks}
+    captures = {}
+    for h in ranks:
+        captures[h] = Capture(f"{h}-eth0", pcaps[h], spawn=hosts[h].popen, direction="in")
+        captures[h].start()
+        ledger.add_process(captures[h].pid, f"tcpdump on {h}")
+    fleet = NicFleet(run_dir / "nics", ledger)
+    stats, events = [], []
+    try:
+        status.set_phase(f"traffic: {t.pattern} over {len(ranks)} hosts "
+                         f"({scenario.flow_control.value})")
+        book = _hosts(bringup)
+        start_at = fleet.start(hosts, flow_files, {h: book[h]["lid"] for h in ranks},
+                               {h: book[h]["mac"] for h in ranks}, nic_settings(scenario),
+                               scenario.duration_s)
+        schedule = fault_schedule(plan, net, fleet)
+        if schedule is not None:
+            schedule.start(int(start_at * 1e9))
+        summaries = fleet.wait(scenario.duration_s + 15, on_progress=status.set_counts,
+                               stall_s=scenario.stall_timeout_s, start_at=start_at)
+        if schedule is not None:
+            schedule.cancel()
+            events = schedule.join(5)
+        drain(scenario, plan.fabric)
+    finally:
+        fleet.stop()
+        for cap in captures.values():
+            stats.append(cap.stop())
+    return TrafficRun(ranks, spec, flow_files, start_at, time.time(), summaries, events,
+                      fleet.sent_logs(), fleet.recv_logs(), pcaps, stats, fleet.stalled_after_s)
+
+
+def send_to_unknown_dlid(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup,
+                         run_dir: Path, ledger: Ledger, frames: int) -> dict[str, dict]:
+    """`frames` DATA frames from the first rank (a stream's sender) to UNKNOWN_DLID,
+    through its NIC (UD: nobody acknowledges them); the NIC's summary. The first switch
+    must drop and count them as no_route."""
+    scenario, src = plan.scenario, plan.ranks[0]
+    book, peer = _hosts(bringup)[src], _hosts(bringup)[plan.ranks[-1]]
+    flow_files = _write(run_dir / "checks" / "flows", {src: {
+        "name": src, "lid": book["lid"], "mac": book["mac"], "recvs": [],
+        "flows": [{"flow": CHECK_FLOW_ID, "dst_mac": peer["mac"], "dlid": UNKNOWN_DLID,
+                   "count": frames, "payload": scenario.traffic.payload_bytes}]}})
+    fleet = NicFleet(run_dir / "checks" / "nics", ledger)
+    try:
+        fleet.start({src: net.host(src)}, flow_files, {src: book["lid"]}, {src: book["mac"]},
+                    nic_settings(scenario, transport="ud"), 10)
+        summaries = fleet.wait(20, stall_s=scenario.stall_timeout_s)
+        drain(scenario, plan.fabric)
+    finally:
+        fleet.stop()
+    return summaries

@@ -1,0 +1,62 @@
+"""A run's verdict from its metrics, with the reasons when it is not `pass`.
+
+    error       the run did not finish (the error says why)
+    partial     an input could not be read or trusted (the problems say which)
+    fail        a figure does not reconcile (traffic/reconcile.py), a check failed,
+                or frames were lost although every sender stayed below the link rate
+    stalled     a collective did not complete because the fabric stopped moving
+                (hosts blocked by the link at the end: a deadlock, an unbounded stall)
+                or for no counted loss
+    incomplete  a collective did not complete: frames were dropped (and counted) and
+                the transport (ud) does not retransmit
+    pass        everything else
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from traffic.metrics import RunMetrics
+
+
+@dataclass(frozen=True)
+class Verdict:
+    verdict: str
+    reasons: tuple[str, ...] = ()
+
+
+def decide(m: RunMetrics, *, lossless_expected: bool) -> Verdict:
+    """`lossless_expected`: every sender's rate is below the link rate."""
+    if m.error:
+        return Verdict("error", (m.error,))
+    if m.partial:
+        return Verdict("partial", m.problems or ("some inputs could not be read",))
+    rec = m.reconciliation
+    unreconciled = rec.problems if rec is not None else ()
+    collective_unfinished = m.collectives is not None and m.cct_ms is None
+    if collective_unfinished and m.blocked_hosts:
+        stopped = (f"the fabric stopped moving: {', '.join(m.blocked_hosts)} blocked by the "
+                   f"link at the end, {m.held_in_fabric} transmission(s) held in switch "
+                   "buffers")
+        if rec is not None and rec.unexplained < 0:
+            return Verdict("fail", (*unreconciled, stopped))
+        # frames still queued in NICs or in flight when it stopped are no loss
+        return Verdict("stalled", (stopped,))
+    if unreconciled:
+        return Verdict("fail", unreconciled)
+    if rec is None and (m.unexplained_loss or 0) > 0:
+        return Verdict("fail", (f"{m.unexplained_loss} frame(s) vanished where no switch "
+                                "counter saw them",))
+    failed = [f"check {name} failed: {check}" for name, check in m.checks.items()
+              if not check.ok]
+    if failed:
+        return Verdict("fail", tuple(failed))
+    if collective_unfinished:
+        if m.lost:
+            return Verdict("incomplete", (f"{m.lost} frame(s) dropped (and counted) and not "
+                                          "retransmitted: the collective could not complete",))
+        return Verdict("stalled", ("a collective did not complete in time",))
+    if lossless_expected and m.lost:
+        return Verdict("fail", (f"{m.lost} frame(s) lost although every sender stayed below "
+                                "the link rate",))
+    return Verdict("pass")
