@@ -25,7 +25,10 @@ def main() -> int:
     services = runtime_CLI.RuntimeAPI.get_thrift_services(pre)
     services.extend(sswitch_CLI.SimpleSwitchAPI.get_thrift_services())
     standard, mc, sswitch = runtime_CLI.thrift_connect("127.0.0.1", thrift_port, services)
-    runtime_CLI.load_json_config(standard, None)
+    try:
+        runtime_CLI.load_json_config(standard, None)
+    except Exception as exc:  # noqa: BLE001 - no pipeline yet: queue commands still work
+        print(f"note: no P4 program loaded yet ({type(exc).__name__})")
     api = sswitch_CLI.SimpleSwitchAPI(pre, standard, mc, sswitch)
     print(END_MARK, flush=True)
     for line in sys.stdin:

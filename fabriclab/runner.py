@@ -62,13 +62,11 @@ def _versions(target: Target) -> dict:
         return (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr) else None
 
     versions = {"fabriclab": fabriclab.__version__, "python": platform.python_version(),
-                "kernel": platform.release(), "target": target.value,
+                "kernel": platform.release(),
                 "tcpdump": first_line(["tcpdump", "--version"])}
     git = first_line(["git", "-C", str(ROOT), "rev-parse", "HEAD"])
     versions["git_commit"] = git
-    if target is Target.BMV2:
-        versions["p4c"] = first_line(["p4c", "--version"])
-        versions["simple_switch_grpc"] = first_line(["simple_switch_grpc", "--version"])
+    versions.update(target.versions())  # compiler, switch, why, their versions, link rates
     return versions
 
 
@@ -133,6 +131,7 @@ def run(scenario: Scenario, target: Target, results_root: Path,
         program = compile_program(target, program_source, ROOT / "build" / "p4")
         status.set_phase(f"starting {len(fabric.switches)} switches and {len(fabric.hosts)} hosts")
         net = start_network(fabric, target, ledger, run_dir / "logs", _port_params(fabric))
+        metrics["link_rate_enforcement"] = sorted(set(net.link_rates.values()))
         metrics.update(_experiment(scenario, fabric, net, program, run_dir, ledger, status))
         if baseline is not None:
             metrics.update(_victim_goodput(scenario, run_dir, metrics, baseline))

@@ -1,0 +1,110 @@
+"""Link rates on real bmv2: applied at network start-up, and said in every run.
+
+The embedded switch takes each port's rate, delay and queue depth on its command
+line (`--port-params`). simple_switch_grpc has none of that; it is applied once
+the switch runs, in order of fidelity:
+
+1. bmv2's own egress queues, over its Thrift runtime API as p4-utils does
+   (`set_queue_rate PPS PORT`, `set_queue_depth PACKETS PORT`): packets wait in
+   the traffic manager before egress, as on the embedded switch, so fabric.p4's
+   buffer accounting (egress_queued, fc_buffer) sees the backlog. Needs a
+   simple_switch_grpc built with Thrift (`--with-thrift`).
+2. Otherwise (p4ref's build has no Thrift: nothing listens on its Thrift
+   port), tc `tbf` on the switch's side of each link, at
+   rate_pps x frame_bytes: the rate holds, but the backlog waits in the qdisc,
+   after egress, where no P4 program sees it: pauses, credit stalls and LOSSY
+   tail drops at that port do not happen on the switch (the qdisc's limit is
+   the port's depth, so it does not drop either).
+
+Propagation delay is not applied on bmv2 (no netem on this kernel).
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+from dataclasses import dataclass
+
+DEFAULT_FRAME_BYTES = 114  # a fabric DATA frame with the scenarios' default 64-byte payload
+
+
+class LinkRateError(RuntimeError):
+    """A link rate could not be applied to a switch."""
+
+
+@dataclass(frozen=True)
+class PortRate:
+    port: int
+    iface: str
+    rate_pps: int
+    depth: int  # packets
+
+
+def parse_port_params(spec: str) -> dict[str, int]:
+    """"rate_pps=2000,delay_us=0,depth=4096" -> {"rate_pps": 2000, ...}."""
+    out = {}
+    for item in filter(None, spec.split(",")):
+        key, sep, value = item.partition("=")
+        if not sep or not value.strip().isdigit():
+            raise LinkRateError(f"port parameters {spec!r}: {item!r} is not NAME=INTEGER")
+        out[key.strip()] = int(value)
+    return out
+
+
+def port_rates(ports: dict[int, str], port_params: dict[int, str]) -> list[PortRate]:
+    """The rated ports of one switch: {port: iface} and {port: "rate_pps=..,depth=.."}."""
+    out = []
+    for port, spec in sorted(port_params.items()):
+        params = parse_port_params(spec)
+        if port in ports and params.get("rate_pps"):
+            out.append(PortRate(port, ports[port], params["rate_pps"], params.get("depth", 64)))
+    return out
+
+
+def thrift_listening(thrift_port: int, timeout: float = 0.5) -> bool:
+    """Whether the switch serves its Thrift runtime API (called once gRPC answers: a
+    build with Thrift listens by then; a build without it never does, and says nothing)."""
+    try:
+        with socket.create_connection(("127.0.0.1", thrift_port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def apply_with_thrift(thrift_port: int, rates: list[PortRate]) -> str:
+    from controller.bmv2_runtime import Bmv2Runtime, Bmv2RuntimeError
+
+    try:
+        with Bmv2Runtime(thrift_port) as runtime:
+            for r in rates:
+                runtime.set_queue_rate(r.port, r.rate_pps)
+                runtime.set_queue_depth(r.port, r.depth)
+    except Bmv2RuntimeError as exc:
+        raise LinkRateError(str(exc)) from None
+    return "bmv2 set_queue_rate/set_queue_depth (Thrift)"
+
+
+def tbf_args(rate: PortRate, frame_bytes: int) -> list[str]:
+    bits = rate.rate_pps * frame_bytes * 8
+    burst = max(2 * frame_bytes, 1600)  # tbf needs at least one MTU-sized bucket
+    return ["tc", "qdisc", "replace", "dev", rate.iface, "root", "tbf", "rate", f"{bits}bit",
+            "burst", str(burst), "limit", str(rate.depth * frame_bytes + burst)]
+
+
+def apply_with_tc(rates: list[PortRate], frame_bytes: int = DEFAULT_FRAME_BYTES) -> str:
+    for r in rates:
+        cmd = tbf_args(r, frame_bytes)
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise LinkRateError(f"{' '.join(cmd)}: {proc.stderr.strip()}")
+    return f"tc tbf on the switch interfaces at rate_pps x {frame_bytes} B"
+
+
+def apply(thrift_port: int | None, rates: list[PortRate],
+          frame_bytes: int = DEFAULT_FRAME_BYTES) -> str:
+    """Apply one bmv2 switch's link rates; returns how they are enforced."""
+    if not rates:
+        return "none (no rated ports)"
+    if thrift_port is not None and thrift_listening(thrift_port):
+        return apply_with_thrift(thrift_port, rates)
+    return apply_with_tc(rates, frame_bytes)
