@@ -10,8 +10,10 @@ the switch runs, in order of fidelity:
    buffer accounting (egress_queued, fc_buffer) sees the backlog. Needs a
    simple_switch_grpc built with Thrift (`--with-thrift`).
 2. Otherwise (p4ref's build has no Thrift: nothing listens on its Thrift
-   port), tc `tbf` on the switch's side of each link, at
-   rate_pps x frame_bytes: the rate holds, but the backlog waits in the qdisc,
+   port), tc `tbf` on the switch's side of each link: a rate of rate_pps x
+   COST_BYTES with `mpu COST_BYTES` charges every frame COST_BYTES whatever its
+   length (all fabric frames are shorter), which makes the byte-rate shaper a
+   packet-rate one. The rate holds, but the backlog waits in the qdisc,
    after egress, where no P4 program sees it: pauses, credit stalls and LOSSY
    tail drops at that port do not happen on the switch (the qdisc's limit is
    the port's depth, so it does not drop either).
@@ -25,7 +27,7 @@ import socket
 import subprocess
 from dataclasses import dataclass
 
-DEFAULT_FRAME_BYTES = 114  # a fabric DATA frame with the scenarios' default 64-byte payload
+COST_BYTES = 2048  # tbf mpu: what every frame is charged (longer than any fabric frame)
 
 
 class LinkRateError(RuntimeError):
@@ -84,27 +86,27 @@ def apply_with_thrift(thrift_port: int, rates: list[PortRate]) -> str:
     return "bmv2 set_queue_rate/set_queue_depth (Thrift)"
 
 
-def tbf_args(rate: PortRate, frame_bytes: int) -> list[str]:
-    bits = rate.rate_pps * frame_bytes * 8
-    burst = max(2 * frame_bytes, 1600)  # tbf needs at least one MTU-sized bucket
+def tbf_args(rate: PortRate) -> list[str]:
+    """A packet-rate tbf: every frame costs COST_BYTES (mpu), one frame of burst."""
+    bits = rate.rate_pps * COST_BYTES * 8
     return ["tc", "qdisc", "replace", "dev", rate.iface, "root", "tbf", "rate", f"{bits}bit",
-            "burst", str(burst), "limit", str(rate.depth * frame_bytes + burst)]
+            "burst", str(COST_BYTES), "mpu", str(COST_BYTES),
+            "limit", str(rate.depth * COST_BYTES)]
 
 
-def apply_with_tc(rates: list[PortRate], frame_bytes: int = DEFAULT_FRAME_BYTES) -> str:
+def apply_with_tc(rates: list[PortRate]) -> str:
     for r in rates:
-        cmd = tbf_args(r, frame_bytes)
+        cmd = tbf_args(r)
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise LinkRateError(f"{' '.join(cmd)}: {proc.stderr.strip()}")
-    return f"tc tbf on the switch interfaces at rate_pps x {frame_bytes} B"
+    return "tc tbf per switch interface (packet rate: every frame costs mpu bytes)"
 
 
-def apply(thrift_port: int | None, rates: list[PortRate],
-          frame_bytes: int = DEFAULT_FRAME_BYTES) -> str:
+def apply(thrift_port: int | None, rates: list[PortRate]) -> str:
     """Apply one bmv2 switch's link rates; returns how they are enforced."""
     if not rates:
         return "none (no rated ports)"
     if thrift_port is not None and thrift_listening(thrift_port):
         return apply_with_thrift(thrift_port, rates)
-    return apply_with_tc(rates, frame_bytes)
+    return apply_with_tc(rates)
