@@ -10,10 +10,13 @@ the switch runs, in order of fidelity:
    buffer accounting (egress_queued, fc_buffer) sees the backlog. Needs a
    simple_switch_grpc built with Thrift (`--with-thrift`).
 2. Otherwise (p4ref's build has no Thrift: nothing listens on its Thrift
-   port), tc `tbf` on the switch's side of each link: a rate of rate_pps x
+   port), tc `htb` on the switch's side of each link: a rate of rate_pps x
    COST_BYTES with `mpu COST_BYTES` charges every frame COST_BYTES whatever its
    length (all fabric frames are shorter), which makes the byte-rate shaper a
-   packet-rate one. The rate holds, but the backlog waits in the qdisc,
+   packet-rate one; pause and CREDIT frames go in a class of their own, never
+   queued behind data (u32 filters on the EtherType and the LRH kind). (This
+   kernel has htb, tbf and pfifo, no prio or netem.) The rate holds, but the
+   data backlog waits in the qdisc,
    after egress, where no P4 program sees it: pauses, credit stalls and LOSSY
    tail drops at that port do not happen on the switch (the qdisc's limit is
    the port's depth, so it does not drop either).
@@ -27,7 +30,8 @@ import socket
 import subprocess
 from dataclasses import dataclass
 
-COST_BYTES = 2048  # tbf mpu: what every frame is charged (longer than any fabric frame)
+COST_BYTES = 2048  # htb mpu: what every frame is charged (longer than any fabric frame)
+KIND_CREDIT = 2  # p4src/include/headers.p4: the LRH kind byte (offset 1) of a CREDIT frame
 
 
 class LinkRateError(RuntimeError):
@@ -86,21 +90,36 @@ def apply_with_thrift(thrift_port: int, rates: list[PortRate]) -> str:
     return "bmv2 set_queue_rate/set_queue_depth (Thrift)"
 
 
-def tbf_args(rate: PortRate) -> list[str]:
-    """A packet-rate tbf: every frame costs COST_BYTES (mpu), one frame of burst."""
+def tc_commands(rate: PortRate) -> list[list[str]]:
+    """htb on one interface: data at rate_pps (every frame costs COST_BYTES: mpu), in a
+    pfifo of the port's depth; flow-control frames (802.1Qbb, LRH kind CREDIT) in a
+    class of their own that is never held behind data, as the switch sends them."""
+    dev = ["dev", rate.iface]
     bits = rate.rate_pps * COST_BYTES * 8
-    return ["tc", "qdisc", "replace", "dev", rate.iface, "root", "tbf", "rate", f"{bits}bit",
-            "burst", str(COST_BYTES), "mpu", str(COST_BYTES),
-            "limit", str(rate.depth * COST_BYTES)]
+    control = ["u32", "match", "u32", "0", "0"]
+    credit = ["u32", "match", "u8", str(KIND_CREDIT), "0xff", "at", "1"]
+    return [
+        ["tc", "qdisc", "replace", *dev, "root", "handle", "1:", "htb", "default", "2"],
+        ["tc", "class", "add", *dev, "parent", "1:", "classid", "1:1", "htb",
+         "rate", "1gbit", "prio", "0", "quantum", "2048"],
+        ["tc", "class", "add", *dev, "parent", "1:", "classid", "1:2", "htb",
+         "rate", f"{bits}bit", "ceil", f"{bits}bit", "burst", str(COST_BYTES),
+         "cburst", str(COST_BYTES), "mpu", str(COST_BYTES), "prio", "1", "quantum", "2048"],
+        ["tc", "qdisc", "add", *dev, "parent", "1:2", "pfifo", "limit", str(rate.depth)],
+        ["tc", "filter", "add", *dev, "parent", "1:", "protocol", "0x8808", "prio", "1",
+         *control, "flowid", "1:1"],
+        ["tc", "filter", "add", *dev, "parent", "1:", "protocol", "0x88b5", "prio", "2",
+         *credit, "flowid", "1:1"],
+    ]
 
 
 def apply_with_tc(rates: list[PortRate]) -> str:
     for r in rates:
-        cmd = tbf_args(r)
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            raise LinkRateError(f"{' '.join(cmd)}: {proc.stderr.strip()}")
-    return "tc tbf per switch interface (packet rate: every frame costs mpu bytes)"
+        for cmd in tc_commands(r):
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            if proc.returncode != 0:
+                raise LinkRateError(f"{' '.join(cmd)}: {proc.stderr.strip()}")
+    return "tc htb per switch interface (packet rate: every data frame costs mpu bytes)"
 
 
 def apply(thrift_port: int | None, rates: list[PortRate]) -> str:

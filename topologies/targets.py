@@ -89,7 +89,7 @@ class Target:
 LINK_RATE_ENFORCEMENT = {
     SwitchKind.EMBEDDED: "embedded switch port scheduler: rate_pps, delay_us and depth per port",
     SwitchKind.BMV2: "bmv2 egress queues: set_queue_rate/set_queue_depth over Thrift where "
-                     "simple_switch_grpc has it, else tc tbf on the switch's interfaces "
+                     "simple_switch_grpc has it, else tc htb on the switch's interfaces "
                      "(the run's metrics say which); no propagation delay",
 }
 
