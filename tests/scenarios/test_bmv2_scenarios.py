@@ -14,10 +14,14 @@ May differ (measured, see docs/fabric.md "Targets"):
 * how many frames LOSSY drops: on p4ref's bmv2 (no Thrift) tc shapes the link
   after the pipeline, so most of the backlog waits in the qdisc, not in fabric.p4's
   buffer (incast at 300 pps: 21 tail drops on bmv2, 385 on the embedded switch);
-* loss in PFC/CREDIT: zero on the embedded switch (asserted). On bmv2, frames held
-  by recirculation go before new arrivals in its input queue, so while a port is
-  paused or out of credit the ingress starves and bmv2 drops arrivals no P4 counter
-  sees (measured at 300 pps: PFC 146 lost, 135 of them headroom drops; CREDIT 11);
+* loss in PFC/CREDIT: zero on the embedded switch (asserted). On bmv2 without Thrift
+  the link rate is a tc shaper after the pipeline (topologies/link_rates.py), so the
+  frames a switch has already let through its egress gate wait in the qdisc and its
+  socket, more of them than the PFC headroom: the pause comes too late (measured at
+  300 pps: 129-153 lost, almost all headroom drops at the receiving switch). And bmv2
+  serves recirculated packets before new arrivals, so while frames are held its
+  ingress starves and it drops arrivals no P4 counter sees (1-11 per run; CREDIT lost
+  0 to 11);
 * pause/credit frame counts and the completion time.
 """
 
