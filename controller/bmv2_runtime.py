@@ -1,16 +1,14 @@
 """bmv2's own runtime API (Thrift), for what its P4Runtime server does not do.
 
-simple_switch_grpc's P4Runtime server refuses register reads and writes
-(UNIMPLEMENTED) and has one primary per device whatever the role name, so a
-local agent cannot write while the SM holds the switch. Three things therefore
-go through bmv2's Thrift runtime API, the one simple_switch_CLI and p4-utils use:
-
-* per-port queue rate and depth (`set_queue_rate`, `set_queue_depth`): the
-  emulated link rate on bmv2 (topologies/link_rates.py);
-* the fast-reroute liveness mask written by the local agent
-  (`table_set_default FabricIngress.port_liveness ...`, controller/liveness.py);
-* reading registers the data plane updates (telemetry: blocked_ns, buffer_peak,
-  fc_buffer), `register_read`.
+P4Runtime has no queue rate or depth, and simple_switch_grpc's P4Runtime
+server refuses register reads and writes (UNIMPLEMENTED). bmv2's Thrift runtime
+API, the one simple_switch_CLI and p4-utils use, has them: the emulated link
+rate on bmv2 uses `set_queue_rate` / `set_queue_depth` through it
+(topologies/link_rates.py) where the switch was built with Thrift (p4ref's
+simple_switch_grpc is not; its simple_switch is, which the tests use).
+`register_read` and `table_set_default` are there for the same switches
+(tests/topologies/test_bmv2_thrift.py); runs configure fabric.p4 over
+P4Runtime only.
 
 `Bmv2Runtime` keeps one session open: `bmv2_cli_session.py` run by the Python
 of the toolchain's `simple_switch_CLI` (it carries the Thrift bindings), one
@@ -31,11 +29,6 @@ from pathlib import Path
 from controller.bmv2_cli_session import END_MARK
 
 SESSION_SCRIPT = Path(__file__).with_name("bmv2_cli_session.py")
-
-# Thrift ports of the bmv2 switches this process started, by P4Runtime address:
-# how SwitchConnection.read_register finds the Thrift API of a switch whose
-# P4Runtime server cannot read registers (topologies/network.py fills it).
-THRIFT_PORTS: dict[str, int] = {}
 
 
 class Bmv2RuntimeError(RuntimeError):
