@@ -55,7 +55,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.liveness import Liveness
-from controller.p4runtime_client import NotPrimaryError, SwitchConnection, SwitchConnectionError
+from controller.p4info import P4InfoError
+from controller.p4runtime_client import (
+    NotPrimaryError,
+    SwitchConnection,
+    SwitchConnectionError,
+    SwitchRpcError,
+)
 
 AGENT_ROLE = "fabriclab.agent"
 
@@ -266,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         conn = connect_agent(args.switch, args.grpc, args.device_id, args.p4info,
                              (args.election_id, 0))
         agent = LocalAgent(args.switch, conn, ports, report).start()
-    except (SwitchConnectionError, OSError, ValueError) as exc:
+    except (SwitchConnectionError, SwitchRpcError, P4InfoError, OSError, ValueError) as exc:
         print(f"fabriclab-agent: error: {args.switch}: {exc}", file=sys.stderr)
         if conn is not None:
             conn.close()
