@@ -6,22 +6,25 @@ thousand packets/s here (bench.bmv2_pps), so both targets run the incast at
 BMV2_RATE_PPS, a scale at which bmv2 keeps up when nothing is held.
 
 Must agree on both: every stream frame arrives once and in order; the unknown-DLID
-frames are counted as no_route; LOSSY incast loses frames and every loss is a
-counted tail drop; in every mode nothing is reordered or duplicated, no switch
-dies, and the lossless modes exchange their flow-control frames.
+frames are counted as no_route; LOSSY incast loses frames, counted as tail drops
+(every one on the embedded switch; on bmv2 all but at most 2% of the frames sent,
+dropped at its input where no P4 counter sees them: 0-1 of 768 measured); in every
+mode nothing is reordered or duplicated, no switch dies, and the lossless modes
+exchange their flow-control frames.
 
 May differ (measured, see docs/fabric.md "Targets"):
 * how many frames LOSSY drops: on p4ref's bmv2 (no Thrift) tc shapes the link
   after the pipeline, so most of the backlog waits in the qdisc, not in fabric.p4's
-  buffer (incast at 300 pps: 21 tail drops on bmv2, 385 on the embedded switch);
+  buffer (incast at 300 pps: 13-31 tail drops on bmv2, 384-385 on the embedded
+  switch);
 * loss in PFC/CREDIT: zero on the embedded switch (asserted). On bmv2 without Thrift
   the link rate is a tc shaper after the pipeline (topologies/link_rates.py), so the
   frames a switch has already let through its egress gate wait in the qdisc and its
   socket, more of them than the PFC headroom: the pause comes too late (measured at
   300 pps: 129-153 lost, almost all headroom drops at the receiving switch). And bmv2
   serves recirculated packets before new arrivals, so while frames are held its
-  ingress starves and it drops arrivals no P4 counter sees (1-11 per run; CREDIT lost
-  0 to 11);
+  ingress starves and it drops arrivals no P4 counter sees (1-13 per run; CREDIT
+  lost 0-27 in four runs);
 * pause/credit frame counts and the completion time.
 """
 
@@ -36,6 +39,7 @@ from topologies.targets import SwitchKind, TargetError, resolve
 pytestmark = [pytest.mark.mininet, pytest.mark.slow]
 
 BMV2_RATE_PPS = 300
+BMV2_UNCOUNTED_SHARE = 0.02  # of the frames sent; measured 0-1 of 768 in LOSSY
 
 
 @pytest.fixture(scope="module", params=["embedded", pytest.param("bmv2", marks=pytest.mark.bmv2)])
@@ -78,10 +82,16 @@ def test_stream_arrives_whole_in_order_on_both(target, tmp_path):
     assert m["link_rate_enforcement"]
 
 
-def test_lossy_incast_loss_is_all_counted_tail_drops_on_both(incast):
+def test_lossy_incast_loss_is_counted_tail_drops_on_both(target, incast):
     m = incast["lossy"]
-    assert m["lost"] > 0 and m["unexplained_loss"] == 0
-    assert m["drops_by_reason"].get("tail") == m["lost"]
+    assert m["lost"] > 0 and set(m["drops_by_reason"]) == {"tail"}
+    if target.switch is SwitchKind.BMV2:
+        # bmv2 drops the odd arrival no P4 counter sees (module doc): bounded, not zero
+        assert m["unexplained_loss"] <= BMV2_UNCOUNTED_SHARE * m["sent"], m["problems"]
+        assert m["drops_by_reason"]["tail"] + m["unexplained_loss"] == m["lost"]
+        return
+    assert m["unexplained_loss"] == 0
+    assert m["drops_by_reason"]["tail"] == m["lost"]
 
 
 @pytest.mark.parametrize("mode", ["lossy", "pfc", "credit"])
