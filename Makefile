@@ -25,7 +25,8 @@ demo: setup
 ## run-topology: any topology / scenario / flow-control mode / switch target; each optional
 run-topology: setup
 	$(PY) -m fabriclab.cli run $(call option,SCENARIO,--scenario) $(call option,TOPO,--topo) \
-	  $(call option,FC,--fc) $(call option,TARGET,--target)
+	  $(call option,FC,--fc) $(call option,TARGET,--target) $(call option,COMPILER,--compiler) \
+	  $(call option,SWITCH,--switch)
 
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)

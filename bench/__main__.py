@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS = {
     "bench.compile_time": "embedded compiler: seconds to compile p4src/*.p4",
     "bench.switch_pps": "embedded switch vs a bare Python forwarder, packets/s",
+    "bench.bmv2_pps": "real bmv2 (simple_switch_grpc) beside the embedded switch on fabric.p4, "
+                      "packets/s (skipped without simple_switch_grpc)",
     "bench.idle_switches": "CPU use of idle embedded switches",
     "bench.analysis_rate": "trace analysis of 1M frames, frames/s, vs Scapy decoding alone",
     "bench.routing": "routing engines on k-ary fat trees to 110k hosts (s, peak MB) and "

@@ -2,11 +2,12 @@
 
 Fast reroute needs the data plane to stop using a dead port before any
 controller round trip: the agent watches the carrier of its switch's
-interfaces and, the moment one drops, writes 1 into the `port_down` register
-(p4src/include/reroute.p4) over P4Runtime; every route whose primary is that
-port then leaves on its backup. Then it reports the event to the SM, which
-recomputes routes for the fabric without that link and installs what changed
-(global reroute). When the carrier returns it writes 0 and reports again.
+interfaces and, the moment one drops, marks it down in fabric.p4's
+`port_liveness` table (controller/liveness.py: the default action's port mask)
+over P4Runtime; every route whose primary is that port then leaves on its
+backup. Then it reports the event to the SM, which recomputes routes for the
+fabric without that link and installs what changed (global reroute). When the
+carrier returns it marks the port up and reports again.
 
 Detection: a raw AF_NETLINK / NETLINK_ROUTE socket subscribed to RTMGRP_LINK
 (pyroute2 is not installed; the messages are small and parsed here). The
@@ -16,10 +17,16 @@ when the peer goes down; a real NIC: after its PHY reports loss), instead of
 up to a polling interval (10 ms for /sys/class/net/IF/carrier polling).
 Carrier up = IFF_UP and IFF_LOWER_UP in ifi_flags; RTM_DELLINK = down.
 
-The agent uses its own P4Runtime connection under the role `AGENT_ROLE`, so
-it is primary for its role while the SM stays primary for the default role
-(the embedded switch gives every role full access; with bmv2 the role needs
-the same register access in its role config).
+The agent uses its own P4Runtime connection (`connect_agent`). Where the
+switch keeps a primary per role (the embedded switch), it is primary for the
+role `AGENT_ROLE` while the SM stays primary for the default role, so it works
+with or without the SM. bmv2's simple_switch_grpc ignores role names (one
+primary per device: the agent would be a backup of the SM and could not
+write), so there the agent writes without arbitrating, with the SM's election
+id: a P4Runtime server accepts a Write that carries the primary's election id
+(the spec's check; PI and the embedded switch both make it), so the agent acts
+for the fabric's controller and still writes the moment the carrier drops,
+never waiting for the SM; it needs the SM to hold the switch.
 
 In a run the agent is a process per switch, as a switch-local agent would be
 (a stalled or busy SM never delays a switchover):
@@ -47,10 +54,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.p4runtime_client import SwitchConnection, SwitchConnectionError
+from controller.liveness import Liveness
+from controller.p4info import P4InfoError
+from controller.p4runtime_client import (
+    NotPrimaryError,
+    SwitchConnection,
+    SwitchConnectionError,
+    SwitchRpcError,
+)
 
 AGENT_ROLE = "fabriclab.agent"
-LIVENESS_REGISTER = "port_down"  # reroute.p4; 1 = down
 
 NETLINK_ROUTE = 0
 RTMGRP_LINK = 0x1
@@ -77,7 +90,7 @@ class PortEvent:
     port: int
     up: bool
     detected_ns: int
-    switchover_ns: int  # the liveness register write returned (0: the write failed)
+    switchover_ns: int  # the liveness write returned (0: the write failed)
     error: str = ""
 
 
@@ -153,6 +166,7 @@ class LocalAgent:
         self.conn = conn
         self.ports = ports  # interface name -> switch port
         self.report = report
+        self.liveness = Liveness(conn)
         self.watcher = CarrierWatcher(sorted(ports))
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True, name=f"agent-{switch}")
@@ -170,7 +184,7 @@ class LocalAgent:
         port = self.ports[event.ifname]
         error = ""
         try:
-            self.conn.write_register(LIVENESS_REGISTER, port, 0 if event.up else 1)
+            self.liveness.set(port, event.up)
             switchover_ns = time.time_ns()
         except Exception as exc:  # noqa: BLE001 -- the SM must hear about the port anyway
             switchover_ns, error = 0, f"{type(exc).__name__}: {exc}"
@@ -182,6 +196,23 @@ class LocalAgent:
         self._stop.set()
         self._thread.join(timeout=2)
         self.watcher.close()
+
+
+def connect_agent(switch: str, address: str, device_id: int, p4info: str | Path,
+                  election_id: tuple[int, int] = (1, 0)) -> SwitchConnection:
+    """The agent's connection: primary of AGENT_ROLE where the switch keeps a primary
+    per role, else (bmv2: one primary per device) a connection without arbitration
+    whose writes carry the SM's election id (see the module doc)."""
+    from controller.sm import SM_ELECTION_ID
+
+    try:
+        conn = SwitchConnection(f"{switch}-agent", address, device_id, election_id,
+                                role=AGENT_ROLE)
+    except NotPrimaryError:
+        conn = SwitchConnection(f"{switch}-agent", address, device_id, SM_ELECTION_ID,
+                                observe_only=True)
+    conn.use_p4info(p4info)
+    return conn
 
 
 def parse_ports(spec: str) -> dict[str, int]:
@@ -203,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(
         prog="fabriclab-agent",
-        description="Local agent of one switch: carrier loss -> port_down -> report to the SM.")
+        description="Local agent of one switch: carrier loss -> port marked down -> report "
+                    "to the SM.")
     parser.add_argument("--switch", required=True, help="switch name, e.g. s1")
     parser.add_argument("--grpc", required=True, metavar="HOST:PORT",
                         help="the switch's P4Runtime address")
@@ -237,11 +269,10 @@ def main(argv: list[str] | None = None) -> int:
 
     conn = None
     try:
-        conn = SwitchConnection(f"{args.switch}-agent", args.grpc, args.device_id,
-                                (args.election_id, 0), role=AGENT_ROLE)
-        conn.use_p4info(args.p4info)
+        conn = connect_agent(args.switch, args.grpc, args.device_id, args.p4info,
+                             (args.election_id, 0))
         agent = LocalAgent(args.switch, conn, ports, report).start()
-    except (SwitchConnectionError, OSError, ValueError) as exc:
+    except (SwitchConnectionError, SwitchRpcError, P4InfoError, OSError, ValueError) as exc:
         print(f"fabriclab-agent: error: {args.switch}: {exc}", file=sys.stderr)
         if conn is not None:
             conn.close()

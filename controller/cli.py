@@ -219,8 +219,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import signal
     import threading
 
-    from controller.agent import AGENT_ROLE, LocalAgent
-    from controller.p4runtime_client import SwitchConnection
+    from controller.agent import LocalAgent, connect_agent
     from controller.sm import SubnetManager
 
     fabric, connections = _connect(args)
@@ -245,9 +244,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if args.sa:
             sm.serve_sa(args.sa_log)
         for switch, ports in sorted(ifaces.items()):
-            conn = SwitchConnection(f"{switch}-agent", connections[switch].address,
-                                    fabric.node(switch).device_id, (1, 0), role=AGENT_ROLE)
-            conn.use_p4info(args.p4info)
+            conn = connect_agent(switch, connections[switch].address,
+                                 fabric.node(switch).device_id, args.p4info)
             agents.append(LocalAgent(switch, conn, ports, sm.report).start())
         print(f"serving {fabric.name}: {len(connections)} switches, "
               f"{sum(len(p) for p in ifaces.values())} watched ports", flush=True)
@@ -384,7 +382,8 @@ def _flow_control(obs) -> dict | None:
 
 def switch_status(fabric, name: str, obs) -> dict:
     """What `status` reports for one reachable switch (None: the pipeline lacks it)."""
-    from controller.sm import LIVENESS_REGISTER, read_drop_counters, read_route_entries
+    from controller.liveness import read_down_ports
+    from controller.sm import read_drop_counters, read_route_entries
 
     status = {"switch": name, "address": obs.address, "reachable": True, "pipeline": None,
               "program": None, "tables": None, "routes": None, "frr_routes": None,
@@ -402,9 +401,9 @@ def switch_status(fabric, name: str, obs) -> dict:
         status["routes"] = len(entries)
         status["frr_routes"] = sum(backup is not None for _p, backup in entries.values())
     ports = [port for port, _peer, _peer_port in fabric.neighbours(name)]
-    cells = _read_or_none(lambda: obs.read_register(LIVENESS_REGISTER, indices=ports))
-    if cells is not None:
-        status["ports_down"] = sorted(port for port, value in cells.items() if value)
+    down = _read_or_none(lambda: read_down_ports(obs))
+    if down is not None:
+        status["ports_down"] = sorted(down & set(ports))
     status["flow_control"] = _read_or_none(lambda: _flow_control(obs))
     drops = _read_or_none(lambda: read_drop_counters(obs, ports))
     if drops is not None:

@@ -8,9 +8,13 @@ The contract with p4src/fabric.p4 (docs/fabric.md):
   one 802.1Qbb quantum (512 bit times) at that link's emulated rate;
 * clone session `FC_SESSION_BASE + port` sends flow-control frames (pauses,
   credits) out of `port`;
-* register `egress_limit[port]`: in LOSSY mode, the most data frames queued
-  towards `port` before the program tail-drops (and counts) them; the link's
-  buffer.
+* `FabricIngress.egress_config`: per egress port, `set_egress_limit(limit)`, in
+  LOSSY mode the most data frames queued towards that port before the program
+  tail-drops (and counts) them; the link's buffer.
+
+Only tables, their default entries and clone sessions are written: never a
+register, because bmv2's P4Runtime server does not implement register writes
+(UNIMPLEMENTED), and the embedded switch refuses them the same way.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ FC_CONFIG_TABLE = "FabricIngress.fc_config"
 FC_CONFIG_ACTION = "FabricIngress.set_fc_mode"
 PORT_CONFIG_TABLE = "FabricIngress.port_config"
 PORT_CONFIG_ACTION = "FabricIngress.set_port"
-EGRESS_LIMIT_REGISTER = "egress_limit"
+EGRESS_CONFIG_TABLE = "FabricIngress.egress_config"
+EGRESS_CONFIG_ACTION = "FabricIngress.set_egress_limit"
 
 
 class Mode(enum.IntEnum):
@@ -76,7 +81,9 @@ def updates(conn: SwitchConnection, params: FlowControlParams,
         clone.replicas.add(egress_port=port, instance=1)
         out.append(session)
     for port, limit in sorted((queue_limit or {}).items()):
-        out.append(conn.register_update(EGRESS_LIMIT_REGISTER, port, limit))
+        entry = p4info.table_entry(EGRESS_CONFIG_TABLE, {"standard_metadata.egress_spec": port},
+                                   EGRESS_CONFIG_ACTION, {"limit": limit})
+        out.append(SwitchConnection.insert(entry))
     return out
 
 

@@ -217,18 +217,6 @@ class SwitchConnection:
         return p4runtime_pb2.Update(type=p4runtime_pb2.Update.DELETE,
                                     entity=p4runtime_pb2.Entity(table_entry=entry))
 
-    def register_update(self, name: str, index: int, value: int) -> p4runtime_pb2.Update:
-        """MODIFY of one register cell (registers only take MODIFY)."""
-        register = self._require_p4info().register(name)
-        entry = p4runtime_pb2.RegisterEntry(register_id=register.id)
-        entry.index.index = index
-        entry.data.bitstring = encode(value, register.bitwidth)
-        return p4runtime_pb2.Update(type=p4runtime_pb2.Update.MODIFY,
-                                    entity=p4runtime_pb2.Entity(register_entry=entry))
-
-    def write_register(self, name: str, index: int, value: int) -> None:
-        self.write([self.register_update(name, index, value)])
-
     def write(self, updates: Sequence[p4runtime_pb2.Update],
               atomicity: int = p4runtime_pb2.WriteRequest.CONTINUE_ON_ERROR,
               batch_size: int = WRITE_BATCH) -> None:

@@ -50,7 +50,6 @@ from topologies.description import Fabric, Link
 ROUTE_TABLE = "FabricIngress.dlid_route"
 ROUTE_KEY = "hdr.lrh.dlid"
 ROUTE_ACTION = "FabricIngress.forward"
-LIVENESS_REGISTER = "port_down"  # reroute.p4: 1 = port down, the backup takes over
 DROP_COUNTER = "FabricIngress.drop_counter"
 DEFAULT_SL = 0
 SL_TABLE = "FabricIngress.sl_to_vl"  # hdr.lrh.sl exact -> set_vl(vl); default set_vl(0)

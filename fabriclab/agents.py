@@ -1,8 +1,8 @@
 """The switches' side of a run: one local agent process (controller/agent.py) per switch.
 
-Each agent watches its switch's fabric interfaces, writes `port_down` over its
-own P4Runtime connection the moment a carrier drops, and reports the event to
-the SM's report socket (controller/port_reports.py). Agents are registered in
+Each agent watches its switch's fabric interfaces, marks a port down in
+`port_liveness` over its own P4Runtime connection the moment a carrier drops,
+and reports the event to the SM's report socket (controller/port_reports.py). Agents are registered in
 the run's ledger by PID, so teardown and `fabriclab cleanup` stop them by PID;
 the run waits until every agent has said it is ready before traffic starts.
 """

@@ -1,6 +1,7 @@
 """`fabriclab`: run scenarios, list what exists, show reports, clean up.
 
     fabriclab run [--scenario stream] [--topo line:2] [--fc lossy] [--target auto]
+                  [--compiler embedded|p4c] [--switch embedded|bmv2]
     fabriclab list
     fabriclab report RUN_DIR
     fabriclab cleanup
@@ -38,10 +39,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 f"flow control {scenario.flow_control.value!r} is not implemented in "
                 f"p4src/fabric.p4 yet; available: "
                 f"{', '.join(m.value for m in IMPLEMENTED_FLOW_CONTROL)}")
-    target = resolve(args.target)
+    target = resolve(args.target, args.compiler, args.switch)
     first = points[0][1]
     print(f"fabriclab: scenario {first.name} on {first.topology}, "
-          f"flow control {first.flow_control.value}, target {target.value}"
+          f"flow control {first.flow_control.value}, target {target.label} ({target.reason})"
           + (f", sweep over {len(points)} points" if len(points) > 1 else ""))
     if len(points) > 1:
         with StatusLine() as status:
@@ -93,7 +94,8 @@ def _cmd_list(_args: argparse.Namespace) -> int:
     print("topologies:")
     for _name, usage in topologies_available().items():
         print(f"  {usage}")
-    print("flow control: lossy, pfc, credit    targets: embedded, bmv2, auto")
+    print("flow control: lossy, pfc, credit    targets: embedded, bmv2, auto    "
+          "compilers: embedded, p4c    switches: embedded, bmv2")
     return 0
 
 
@@ -136,7 +138,12 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument("--scenario", default="stream")
     p_run.add_argument("--topo", help="override the scenario's topology, e.g. fattree:4")
     p_run.add_argument("--fc", help="override the flow-control mode: lossy, pfc, credit")
-    p_run.add_argument("--target", default="auto", help="embedded, bmv2 or auto")
+    p_run.add_argument("--target", default="auto",
+                       help="embedded, bmv2 (real simple_switch_grpc; with p4c where installed) "
+                            "or auto (bmv2 where p4c and simple_switch_grpc are installed)")
+    p_run.add_argument("--compiler", default=None,
+                       help="embedded or p4c (default: p4c for the bmv2 switch where installed)")
+    p_run.add_argument("--switch", default=None, help="embedded or bmv2 (default: from --target)")
     p_run.add_argument("--results", default=str(ROOT / "results"))
     p_run.add_argument("--program", default=str(ROOT / "p4src" / "fabric.p4"),
                        help="the P4 program the SM pushes (default p4src/fabric.p4)")

@@ -50,12 +50,10 @@ def versions(target: Target) -> dict:
         return text.splitlines()[0] if text else None
 
     found = {"fabriclab": fabriclab.__version__, "python": platform.python_version(),
-             "kernel": platform.release(), "target": target.value,
+             "kernel": platform.release(),
              "tcpdump": first_line(["tcpdump", "--version"]),
              "git_commit": first_line(["git", "-C", str(ROOT), "rev-parse", "HEAD"])}
-    if target is Target.BMV2:
-        found["p4c"] = first_line(["p4c", "--version"])
-        found["simple_switch_grpc"] = first_line(["simple_switch_grpc", "--version"])
+    found.update(target.versions())  # compiler, switch, why, their versions
     return found
 
 

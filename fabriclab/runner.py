@@ -106,6 +106,7 @@ def _build_fabric(run_plan: RunPlan, target: Target, program_source: Path, ledge
     program = compile_program(target, program_source, ROOT / "build" / "p4")
     status.set_phase(f"starting {len(fabric.switches)} switches and {len(fabric.hosts)} hosts")
     net = start_network(fabric, target, ledger, run_dir / "logs", port_params(fabric))
+    metrics["link_rate_enforcement"] = sorted(set(net.link_rates.values()))
     return net, program
 
 

@@ -12,7 +12,6 @@
 #include "include/headers.p4"
 #include "include/parser.p4"
 #include "include/telemetry.p4"
-#include "include/reroute.p4"
 #include "include/flow_control.p4"
 #include "include/forwarding.p4"
 

@@ -12,7 +12,7 @@ import os
 import socket
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
@@ -21,10 +21,10 @@ from mininet.net import Mininet
 from mininet.node import Host, Switch
 from mininet.topo import Topo
 
-from topologies import link_names
+from topologies import link_names, link_rates
 from topologies.description import Fabric, NodeKind
 from topologies.ledger import Ledger, stop_pid
-from topologies.targets import Target, switch_command
+from topologies.targets import SwitchKind, Target, switch_command
 
 
 class NetworkError(RuntimeError):
@@ -77,7 +77,8 @@ class P4Switch(Switch):
 
     def __init__(self, name: str, target: Target, device_id: int, grpc_port: int,
                  log_dir: Path, ledger: Ledger, port_params: dict[int, str] | None = None,
-                 trace: bool = False, start_timeout: float = 10.0, **params) -> None:
+                 trace: bool = False, start_timeout: float = 10.0,
+                 thrift_port: int | None = None, **params) -> None:
         params.setdefault("inNamespace", False)
         super().__init__(name, **params)
         self.target = target
@@ -88,7 +89,9 @@ class P4Switch(Switch):
         self.port_params = port_params or {}
         self.trace = trace
         self.start_timeout = start_timeout
+        self.thrift_port = thrift_port  # bmv2's runtime API, where it was built with Thrift
         self.process: subprocess.Popen | None = None
+        self.link_rates = ""  # how this switch's link rates are enforced (bmv2)
 
     def start(self, controllers) -> None:  # noqa: ARG002 - Mininet's signature
         ports = {self.ports[i]: i.name for i in self.intfList() if i.name != "lo"}
@@ -96,7 +99,7 @@ class P4Switch(Switch):
             _quiet_interface(iface)
         trace_file = self.log_file.with_suffix(".trace") if self.trace else None
         cmd = switch_command(self.target, self.device_id, ports, self.grpc_addr,
-                             trace_file, self.port_params)
+                             trace_file, self.port_params, self.thrift_port)
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_file, "wb")  # noqa: SIM115 - kept open for the child's life
         self.process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
@@ -126,6 +129,13 @@ class P4Switch(Switch):
         finally:
             ready.cancel()
             channel.close()
+
+    def apply_link_rates(self) -> str:
+        """bmv2: its links' rates, once it runs (topologies/link_rates.py); says how."""
+        ports = {self.ports[i]: i.name for i in self.intfList() if i.name != "lo"}
+        rates = link_rates.port_rates(ports, self.port_params)
+        self.link_rates = link_rates.apply(self.thrift_port, rates)
+        return self.link_rates
 
     def stop(self, deleteIntfs: bool = True) -> None:  # noqa: N803 - Mininet's signature
         if self.process is not None:
@@ -180,6 +190,7 @@ class EmulatedNetwork:
     grpc_addrs: dict[str, str]
     device_ids: dict[str, int]
     ledger: Ledger
+    link_rates: dict[str, str] = field(default_factory=dict)  # switch -> how rates are enforced
 
     def host(self, name: str) -> Host:
         return self.net.get(name)
@@ -228,7 +239,8 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
         device_ids[node.name] = node.device_id
         switch_opts[node.name] = dict(
             cls=P4Switch, target=target, device_id=node.device_id, grpc_port=port,
-            log_dir=log_dir, ledger=ledger, port_params=(port_params or {}).get(node.name))
+            log_dir=log_dir, ledger=ledger, port_params=(port_params or {}).get(node.name),
+            thrift_port=free_tcp_port() if target.switch is SwitchKind.BMV2 else None)
     ledger.add_interfaces(interface_names(fabric))
     net = Mininet(topo=_FabricTopo(fabric=fabric, switch_opts=switch_opts), controller=None,
                   link=MininetLink, build=False, autoSetMacs=False, waitConnected=False)
@@ -244,6 +256,11 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
             sw.start([])
         for sw in net.switches:
             sw.wait_ready()
+        if target.switch is SwitchKind.BMV2:
+            emulated.link_rates = {sw.name: sw.apply_link_rates() for sw in net.switches}
+        else:
+            emulated.link_rates = {sw.name: "embedded switch port scheduler"
+                                   for sw in net.switches}
     except BaseException:
         emulated.stop()
         raise

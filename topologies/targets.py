@@ -1,7 +1,19 @@
-"""Switch targets: the embedded switch (everywhere) or real bmv2 + p4c (where installed).
+"""Switch targets: which compiler builds the program and which switch runs it.
+
+The two are independent choices (`--compiler embedded|p4c`, `--switch
+embedded|bmv2`): the embedded compiler's JSON runs on real bmv2 and p4c's on
+the embedded switch. `--target` names the usual pairs:
+
+* `embedded`: the embedded compiler and switch (everywhere; `make demo`);
+* `bmv2`: real simple_switch_grpc, with real p4c where it is on PATH, else with
+  the embedded compiler (said in the run's versions);
+* `auto` (the default): `bmv2` only where the whole reference toolchain (p4c
+  and simple_switch_grpc) is installed, as on the lab VM; `embedded` otherwise,
+  so a machine with bmv2 alone (CI with ../shared/p4ref before p4c is added to
+  it) keeps running the embedded pair unless bmv2 is asked for.
 
 Everything above the switch is target-agnostic; this module is the one place
-that knows how to compile a program and start a switch process for each target.
+that knows how to compile a program and start a switch process for each choice.
 """
 
 from __future__ import annotations
@@ -21,29 +33,127 @@ class TargetError(RuntimeError):
     """A target that is not available or a program that does not compile."""
 
 
-class Target(enum.Enum):
+class Compiler(enum.Enum):
+    EMBEDDED = "embedded"
+    P4C = "p4c"
+
+
+class SwitchKind(enum.Enum):
     EMBEDDED = "embedded"
     BMV2 = "bmv2"
 
 
+def p4c_available() -> bool:
+    return shutil.which("p4c") is not None
+
+
+def bmv2_switch_available() -> bool:
+    return shutil.which("simple_switch_grpc") is not None
+
+
 def bmv2_available() -> bool:
-    return bool(shutil.which("simple_switch_grpc") and shutil.which("p4c"))
+    """The whole reference toolchain: real p4c and simple_switch_grpc."""
+    return p4c_available() and bmv2_switch_available()
 
 
-def resolve(requested: str) -> Target:
-    """`auto` picks bmv2 when simple_switch_grpc and p4c are on PATH, else embedded."""
-    if requested == "auto":
-        return Target.BMV2 if bmv2_available() else Target.EMBEDDED
+@dataclass(frozen=True)
+class Target:
+    """A compiler and a switch, and why they were chosen."""
+
+    compiler: Compiler
+    switch: SwitchKind
+    reason: str = ""
+
+    @property
+    def value(self) -> str:
+        """The switch's name: what a run's metrics call its target."""
+        return self.switch.value
+
+    @property
+    def label(self) -> str:
+        return f"{self.switch.value} switch, {self.compiler.value} compiler"
+
+    def versions(self) -> dict:
+        """What the run's versions.json records about the toolchain."""
+        out = {"target": self.value, "compiler": self.compiler.value,
+               "switch": self.switch.value, "target_reason": self.reason,
+               "link_rate_enforcement": LINK_RATE_ENFORCEMENT[self.switch]}
+        if self.compiler is Compiler.P4C:
+            out["p4c"] = _first_line(["p4c", "--version"])
+        if self.switch is SwitchKind.BMV2:
+            out["simple_switch_grpc"] = _first_line(["simple_switch_grpc", "--version"])
+        return out
+
+
+# How each switch applies a link's rate (topologies/link_rates.py does it for bmv2).
+LINK_RATE_ENFORCEMENT = {
+    SwitchKind.EMBEDDED: "embedded switch port scheduler: rate_pps, delay_us and depth per port",
+    SwitchKind.BMV2: "bmv2 egress queues: set_queue_rate/set_queue_depth over Thrift where "
+                     "simple_switch_grpc has it, else tc htb on the switch's interfaces "
+                     "(the run's metrics say which); no propagation delay",
+}
+
+Target.EMBEDDED = Target(Compiler.EMBEDDED, SwitchKind.EMBEDDED, "embedded target")
+
+
+def _first_line(cmd: list[str]) -> str | None:
     try:
-        target = Target(requested)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = (out.stdout or out.stderr).strip()
+    return text.splitlines()[0] if text else None
+
+
+def _choice(enum_type, value: str | None, what: str):
+    if value in (None, "", "auto"):
+        return None
+    try:
+        return enum_type(value)
     except ValueError:
-        raise TargetError(f"unknown target {requested!r}: use embedded, bmv2 or auto") from None
-    if target is Target.BMV2 and not bmv2_available():
-        raise TargetError(
-            "target bmv2 needs simple_switch_grpc and p4c on PATH (the lab VM has them; "
-            "see README 'Lab VM')"
-        )
-    return target
+        names = ", ".join(m.value for m in enum_type)
+        raise TargetError(f"unknown {what} {value!r}: use {names} or auto") from None
+
+
+def resolve(requested: str = "auto", compiler: str | None = None,
+            switch: str | None = None) -> Target:
+    """The target for `--target requested [--compiler C] [--switch S]`."""
+    if requested not in ("auto", "embedded", "bmv2"):
+        raise TargetError(f"unknown target {requested!r}: use embedded, bmv2 or auto")
+    want_compiler = _choice(Compiler, compiler, "compiler")
+    want_switch = _choice(SwitchKind, switch, "switch")
+    reasons = []
+    if want_switch is not None:
+        reasons.append(f"--switch {want_switch.value}")
+    elif requested == "bmv2":
+        want_switch = SwitchKind.BMV2
+        reasons.append("--target bmv2")
+    elif requested == "embedded":
+        want_switch = SwitchKind.EMBEDDED
+        reasons.append("--target embedded")
+    elif bmv2_available():
+        want_switch = SwitchKind.BMV2
+        reasons.append("auto: p4c and simple_switch_grpc are on PATH")
+    else:
+        want_switch = SwitchKind.EMBEDDED
+        reasons.append("auto: " + ("p4c is not on PATH" if bmv2_switch_available()
+                                   else "simple_switch_grpc is not on PATH"))
+    if want_compiler is not None:
+        reasons.append(f"--compiler {want_compiler.value}")
+    elif want_switch is SwitchKind.BMV2 and p4c_available():
+        want_compiler = Compiler.P4C
+        reasons.append("p4c is on PATH")
+    else:
+        want_compiler = Compiler.EMBEDDED
+        if want_switch is SwitchKind.BMV2:
+            reasons.append("embedded compiler: p4c is not on PATH")
+    if want_switch is SwitchKind.BMV2 and not bmv2_switch_available():
+        raise TargetError("the bmv2 switch needs simple_switch_grpc on PATH (the lab VM has "
+                          "it; developers: ../shared/p4ref, see DEVELOPERS.md)")
+    if want_compiler is Compiler.P4C and not p4c_available():
+        raise TargetError("the p4c compiler needs p4c on PATH (the lab VM has it; see "
+                          "DEVELOPERS.md)")
+    return Target(want_compiler, want_switch, "; ".join(reasons))
 
 
 @dataclass(frozen=True)
@@ -56,12 +166,12 @@ def compile_program(target: Target, source: Path, out_dir: Path) -> CompiledProg
     """Compile a v1model program with the target's compiler, cached by source hash."""
     source = Path(source).resolve()
     digest = _sources_digest(source)
-    out = Path(out_dir) / target.value / f"{source.stem}-{digest[:12]}"
+    out = Path(out_dir) / target.compiler.value / f"{source.stem}-{digest[:12]}"
     program = CompiledProgram(out / f"{source.stem}.json", out / f"{source.stem}.p4info.txtpb")
     if program.bmv2_json.exists() and program.p4info.exists():
         return program
     out.mkdir(parents=True, exist_ok=True)
-    if target is Target.EMBEDDED:
+    if target.compiler is Compiler.EMBEDDED:
         cmd = [sys.executable, "-m", "p4compiler.cli"]
     else:
         cmd = ["p4c"]
@@ -69,7 +179,8 @@ def compile_program(target: Target, source: Path, out_dir: Path) -> CompiledProg
             "--p4runtime-files", str(program.p4info), str(source)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0 or not program.bmv2_json.exists():
-        raise TargetError(f"compiling {source.name} failed:\n{proc.stderr.strip() or proc.stdout.strip()}")
+        raise TargetError(f"compiling {source.name} with {target.compiler.value} failed:\n"
+                          f"{proc.stderr.strip() or proc.stdout.strip()}")
     return program
 
 
@@ -89,14 +200,18 @@ def switch_command(
     grpc_addr: str,
     trace_file: Path | None = None,
     port_params: dict[int, str] | None = None,
+    thrift_port: int | None = None,
 ) -> list[str]:
     """The command line that starts one switch with no program (the SM pushes it).
 
-    `trace_file` turns on bmv2-style per-packet trace lines (slow; for debugging)."""
+    `trace_file` turns on bmv2-style per-packet trace lines (slow; for debugging).
+    `port_params` are the embedded switch's per-port link properties; bmv2 gets its
+    rates after start-up (topologies/link_rates.py), over `thrift_port` where it has
+    Thrift."""
     iface_args: list[str] = []
     for port, iface in sorted(ports.items()):
         iface_args += ["-i", f"{port}@{iface}"]
-    if target is Target.EMBEDDED:
+    if target.switch is SwitchKind.EMBEDDED:
         cmd = [sys.executable, "-m", "p4switch.cli", "--device-id", str(device_id), *iface_args,
                "--cpu-port", str(CPU_PORT), "--grpc-server-addr", grpc_addr, "--no-p4"]
         if trace_file:
@@ -105,6 +220,8 @@ def switch_command(
             cmd += ["--port-params", f"{port}:{spec}"]
         return cmd
     cmd = ["simple_switch_grpc", "--device-id", str(device_id), *iface_args, "--no-p4"]
+    if thrift_port is not None:
+        cmd += ["--thrift-port", str(thrift_port)]
     if trace_file:
         cmd += ["--log-file", str(trace_file)]
     return cmd + ["--", "--grpc-server-addr", grpc_addr, "--cpu-port", str(CPU_PORT)]

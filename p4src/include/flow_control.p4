@@ -22,12 +22,13 @@
 #define FC_ARRAY (NUM_PORTS * NUM_CLASSES)
 
 /* ---- receive side: (ingress port, class) */
-/* LOSSY: data frames admitted towards each egress port and not yet sent, and
- * the most it may hold (0 = no limit; the SM sets the link's buffer). Beyond
- * it frames are tail-dropped here, where the drop is counted (DROP_TAIL), and
- * not in the traffic manager, where no P4 counter would see it. */
+/* LOSSY: data frames admitted towards each egress port and not yet sent. The
+ * most it may hold is FabricIngress.egress_config's limit for that port (0 = no
+ * limit; the SM sets the link's buffer, as a table entry: bmv2's P4Runtime
+ * server cannot write registers). Beyond it frames are tail-dropped here, where
+ * the drop is counted (DROP_TAIL), and not in the traffic manager, where no P4
+ * counter would see it. */
 register<bit<32>, bit<32>>(NUM_PORTS) egress_queued;
-register<bit<32>, bit<32>>(NUM_PORTS) egress_limit;
 
 register<bit<32>, bit<32>>(FC_ARRAY) fc_buffer;          /* packets held for this input */
 register<bit<64>, bit<32>>(FC_ARRAY) fc_pause_sent_ns;   /* last pause sent; 0 = resumed */
@@ -247,9 +248,7 @@ control FabricEgress(inout headers_t hdr,
             /* A frame held for a port whose link went down would wait for credit
              * (or a resume) that never comes, and block its ingress buffer: it
              * is discarded and counted, as a switch flushes a dead port. */
-            bit<1> egress_down;
-            port_down.read(egress_down, (bit<32>)standard_metadata.egress_port);
-            bool dead = egress_down == 1;
+            bool dead = (meta.ports_down >> standard_metadata.egress_port)[0:0] == 1;
 
             bit<64> seen_ns;
             blocked_seen_ns.read(seen_ns, index);

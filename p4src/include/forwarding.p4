@@ -2,7 +2,7 @@
 #define FABRICLAB_FORWARDING_P4
 
 /* The ingress pipeline: forwarding by destination LID from SM-installed tables
- * with fast reroute (reroute.p4), SL -> class, the receive side of flow control
+ * with fast reroute (port_liveness), SL -> class, the receive side of flow control
  * (flow_control.p4: consuming PFC/CREDIT frames, buffer admission, pauses);
  * management frames (PROBE, HELLO, SA) go to the SM as packet-in, packet-out goes
  * where it is told. Every drop is counted here, by port and reason, including
@@ -10,7 +10,7 @@
  *
  * The embedded compiler cannot instantiate a control inside another, so the
  * flow-control and reroute steps are sections of this control rather than
- * sub-controls; their state lives in the files named after them. */
+ * sub-controls; the flow-control state lives in flow_control.p4. */
 control FabricIngress(inout headers_t hdr,
                       inout metadata_t meta,
                       inout standard_metadata_t standard_metadata) {
@@ -37,7 +37,7 @@ control FabricIngress(inout headers_t hdr,
 
     /* ---------------------------------------------------------------- routing */
 
-    /* One egress port (used unless port_down marks it down). */
+    /* One egress port (used unless port_liveness marks it down). */
     action forward(port_t port) {
         meta.route_primary = port;
         meta.route_has_backup = 0;
@@ -143,6 +143,44 @@ control FabricIngress(inout headers_t hdr,
         size = 512;
     }
 
+    /* LOSSY: the most data frames queued towards an egress port (0 = no limit). */
+    action set_egress_limit(bit<32> limit) {
+        meta.egress_limit = limit;
+    }
+
+    table egress_config {
+        key = {
+            standard_metadata.egress_spec: exact;
+        }
+        actions = {
+            set_egress_limit;
+        }
+        default_action = set_egress_limit(0);
+        size = 512;
+    }
+
+    /* Fast reroute. dlid_route gives a primary and (forward_frr) a backup
+     * egress port per destination; port_liveness says which ports are down: its
+     * default action carries one bit per port. The switch's local agent modifies
+     * that default entry over P4Runtime the moment a carrier drops, so every
+     * destination using that port moves to its backup with no per-destination
+     * update. A table and not a register: bmv2's P4Runtime server does not
+     * implement register writes. It is applied on every pass (a held frame
+     * recirculates through ingress, so it sees a port go down while it waits)
+     * and the mask reaches egress with the packet. 0, the initial default, is
+     * every port up, so a switch forwards before anyone has written it. */
+    action set_ports_down(port_mask_t down) {
+        meta.ports_down = down;
+    }
+
+    table port_liveness {
+        actions = {
+            set_ports_down;
+        }
+        default_action = set_ports_down(0);
+        size = 1;
+    }
+
     /* ------------------------------------- flow control, receive side */
 
     /* An 802.1Qbb class: paused for quanta * 512 bit times from now; quanta 0
@@ -186,6 +224,7 @@ control FabricIngress(inout headers_t hdr,
     apply {
         fc_config.apply();
         port_config.apply();
+        port_liveness.apply();
         port_base = (bit<32>)standard_metadata.ingress_port * NUM_CLASSES;
         now_ns = (bit<64>)standard_metadata.ingress_global_timestamp * 1000;
 
@@ -236,11 +275,10 @@ control FabricIngress(inout headers_t hdr,
                 dlid_route.apply();
                 if (meta.routed == 1) {
                     /* Fast reroute: the primary unless it is down, else the backup. */
-                    bit<1> primary_down;
+                    bit<1> primary_down = (meta.ports_down >> meta.route_primary)[0:0];
                     bit<1> backup_down = 1;
-                    port_down.read(primary_down, (bit<32>)meta.route_primary);
                     if (meta.route_has_backup == 1) {
-                        port_down.read(backup_down, (bit<32>)meta.route_backup);
+                        backup_down = (meta.ports_down >> meta.route_backup)[0:0];
                     }
                     if (primary_down == 0) {
                         standard_metadata.egress_spec = meta.route_primary;
@@ -262,10 +300,9 @@ control FabricIngress(inout headers_t hdr,
                     if (meta.cfg.mode == FC_LOSSY) {
                         bit<32> out_index = (bit<32>)standard_metadata.egress_spec;
                         bit<32> queued;
-                        bit<32> queue_limit;
                         egress_queued.read(queued, out_index);
-                        egress_limit.read(queue_limit, out_index);
-                        if (queue_limit != 0 && queued >= queue_limit) {
+                        egress_config.apply();
+                        if (meta.egress_limit != 0 && queued >= meta.egress_limit) {
                             admitted = 0;
                             tail_drop();
                         } else {

@@ -6,6 +6,8 @@
 
 typedef bit<9>  port_t;
 typedef bit<16> lid_t;
+/* One bit per port (NUM_PORTS): port_liveness's mask, bit p = port p down. */
+typedef bit<512> port_mask_t;
 
 const bit<16> ETHERTYPE_FABRIC      = 0x88B5;  /* IEEE local experimental */
 const bit<16> ETHERTYPE_MAC_CONTROL = 0x8808;  /* 802.1Qbb PFC */
@@ -216,12 +218,16 @@ struct fc_config_t {
 
 struct metadata_t {
     bit<32> drop_reason;
-    /* dlid_route result, before port_down (reroute.p4) picks the port. */
+    /* dlid_route result, before port_liveness picks the port. */
     port_t  route_primary;
     port_t  route_backup;
     bit<1>  route_has_backup;
     bit<1>  routed;
     bit<64> pause_quantum_ns;     /* 512 bit times at the ingress port's rate */
+    bit<32> egress_limit;         /* LOSSY: egress_config's limit for egress_spec */
+    /* port_liveness: bit p = port p is down. Loaded on every ingress pass;
+     * reaches egress with the packet. */
+    port_mask_t ports_down;
     /* A data frame under flow control; what a held (recirculating) packet keeps
      * (field list 1 = FL_HOLD). */
     @field_list(1) bit<1>  is_data;

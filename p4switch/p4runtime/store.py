@@ -605,25 +605,12 @@ class PipelineState:
 
         return undo
 
-    def _write_register(self, kind: int, r: p4runtime_pb2.RegisterEntry) -> Undo:
-        info = self.info.registers.get(r.register_id)
-        if info is None:
-            raise not_found(f"unknown register id {r.register_id}")
-        if kind != MODIFY:
-            raise invalid(f"register '{info.name}': only MODIFY is allowed")
-        if r.data.WhichOneof("data") != "bitstring":
-            raise invalid(f"register '{info.name}': data must be a bitstring")
-        value = bytestrings.decode(r.data.bitstring, info.bitwidth, f"register '{info.name}'")
-        indices = self._indices(info, r, "register")
-        old = [(i, self.dp.register_read(info.name, i)) for i in indices]
-        for i in indices:
-            _dp(self.dp.register_write, info.name, i, value)
-
-        def undo() -> None:
-            for i, v in old:
-                self.dp.register_write(info.name, i, v)
-
-        return undo
+    @staticmethod
+    def _write_register(kind: int, r: p4runtime_pb2.RegisterEntry) -> Undo:
+        """Refused as bmv2's simple_switch_grpc refuses it, so that a controller that
+        works here works there: registers are the data plane's own state; run-time
+        configuration goes in tables (docs/p4runtime.md)."""
+        raise unimplemented("Register writes are not supported yet")
 
     # packet replication engine ------------------------------------------------------
     @staticmethod

@@ -57,7 +57,7 @@ def fake_fabric_switches():
 @pytest.fixture
 def frr_p4info_path(tmp_path) -> Path:
     """The hand-written P4Info plus reroute.p4's additions (dlid_route's
-    forward_frr(primary, backup) action, the port_down liveness register) and the
+    forward_frr(primary, backup) action, the port_liveness table) and the
     sl_to_vl table."""
     from google.protobuf import text_format
     from p4.config.v1 import p4info_pb2
@@ -81,10 +81,15 @@ def frr_p4info_path(tmp_path) -> Path:
                              match_type=p4info_pb2.MatchField.EXACT)
     sl_table.action_refs.add(id=set_vl.preamble.id)
     sl_table.size = 16
-    reg = info.registers.add()
-    reg.preamble.id, reg.preamble.name, reg.preamble.alias = 369000001, "port_down", "port_down"
-    reg.type_spec.bitstring.bit.bitwidth = 1
-    reg.size = 512
+    down = info.actions.add()
+    down.preamble.id, down.preamble.name, down.preamble.alias = \
+        16809999, "FabricIngress.set_ports_down", "set_ports_down"
+    down.params.add(id=1, name="down", bitwidth=512)
+    liveness = info.tables.add()
+    liveness.preamble.id, liveness.preamble.name, liveness.preamble.alias = \
+        33609999, "FabricIngress.port_liveness", "port_liveness"
+    liveness.action_refs.add(id=down.preamble.id)
+    liveness.size = 1
     path = tmp_path / "fabric_frr.p4info.txtpb"
     path.write_text(text_format.MessageToString(info))
     return path

@@ -31,7 +31,8 @@ class FakeP4RuntimeServer(p4runtime_pb2_grpc.P4RuntimeServicer):
         self.counters: dict[tuple[int, int], tuple[int, int]] = {}  # (id, index) -> (pkts, bytes)
         self.packet_outs: list[p4runtime_pb2.PacketOut] = []
         self.registers: dict[tuple[int, int], bytes] = {}  # (id, index) -> bitstring
-        self.register_writes: list[tuple[int, int, bytes]] = []  # in arrival order
+        self.register_writes: list[tuple[int, int, bytes]] = []  # attempts, all refused
+        self.defaults: dict[int, p4runtime_pb2.TableEntry] = {}  # table id -> default entry
         self.write_requests = 0
         self.updates_seen = 0
         self.reject_dlids: set[bytes] = set()  # exact values a Write refuses (a broken switch)
@@ -135,13 +136,18 @@ class FakeP4RuntimeServer(p4runtime_pb2_grpc.P4RuntimeServicer):
 
     def _apply(self, update: p4runtime_pb2.Update) -> p4runtime_pb2.Error:
         if update.entity.HasField("register_entry"):
-            r = update.entity.register_entry
+            # as bmv2's simple_switch_grpc (and the embedded switch) answer
+            with self._lock:
+                r = update.entity.register_entry
+                self.register_writes.append((r.register_id, r.index.index, r.data.bitstring))
+            return p4runtime_pb2.Error(canonical_code=code_pb2.UNIMPLEMENTED,
+                                       message="Register writes are not supported yet")
+        if update.entity.table_entry.is_default_action:
             if update.type != p4runtime_pb2.Update.MODIFY:
                 return p4runtime_pb2.Error(canonical_code=code_pb2.INVALID_ARGUMENT,
-                                           message="registers only take MODIFY")
+                                           message="default entries only take MODIFY")
             with self._lock:
-                self.registers[(r.register_id, r.index.index)] = r.data.bitstring
-                self.register_writes.append((r.register_id, r.index.index, r.data.bitstring))
+                self.defaults[update.entity.table_entry.table_id] = update.entity.table_entry
             return p4runtime_pb2.Error(canonical_code=code_pb2.OK)
         entry = update.entity.table_entry
         key_entry = p4runtime_pb2.TableEntry(table_id=entry.table_id, priority=entry.priority)
@@ -175,6 +181,11 @@ class FakeP4RuntimeServer(p4runtime_pb2_grpc.P4RuntimeServicer):
             which = entity.WhichOneof("entity")
             if which == "table_entry":
                 tid = entity.table_entry.table_id
+                if entity.table_entry.is_default_action:
+                    default = self.defaults.get(tid, p4runtime_pb2.TableEntry(
+                        table_id=tid, is_default_action=True))
+                    response.entities.add().table_entry.CopyFrom(default)
+                    continue
                 for entry in list(self.entries.values()):
                     if tid in (0, entry.table_id):
                         response.entities.add().table_entry.CopyFrom(entry)

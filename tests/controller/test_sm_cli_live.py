@@ -11,6 +11,7 @@ import pytest
 from controller import flow_control
 from controller.cli import main
 from controller.lids import LidMap
+from controller.liveness import Liveness
 from controller.p4runtime_client import SwitchConnection
 from controller.routing import engine
 from controller.sm import ROUTE_KEY, ROUTE_TABLE, SM_ELECTION_ID, SubnetManager
@@ -39,7 +40,7 @@ def leafspine_sm(switch_processes, compiled_fabric):
 def test_status_reports_every_switch_without_taking_it_from_the_sm(leafspine_sm, capsys):
     sm, switches = leafspine_sm
     s1 = sm.connections["s1"]
-    s1.write_register("port_down", 3, 1)
+    Liveness(s1).set(3, up=False)
     s1.write(flow_control.updates(s1, flow_control.FlowControlParams(
         mode=flow_control.Mode.PFC, xoff=8, xon=4), {})[:1])
     assert main(["status", "leafspine:2,2,1", *_switch_args(switches), "--json"]) == 0
@@ -57,7 +58,7 @@ def test_status_reports_every_switch_without_taking_it_from_the_sm(leafspine_sm,
     assert report["s1"]["flow_control"]["xoff"] == 8
     assert report["s2"]["flow_control"]["mode"] == "LOSSY"
     # the SM is still primary everywhere: its writes go through
-    s1.write_register("port_down", 3, 0)
+    Liveness(s1).set(3, up=True)
     assert all(c.writes == 0 for c in sm.install_routes(sm.routes, sm.backups).values())
     assert main(["status", "leafspine:2,2,1", *_switch_args(switches)]) == 0
     lines = capsys.readouterr().out.splitlines()

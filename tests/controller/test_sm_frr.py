@@ -66,15 +66,21 @@ def test_a_changed_backup_alone_is_rewritten_as_one_modify(leafspine_sm, frr_p4i
     assert sm.read_route_entries("s1")[dlid][1] is None
 
 
-def test_liveness_register_cells_are_written_and_read_back(fake_switch, frr_p4info_path,
-                                                           bmv2_json):
+def test_liveness_is_one_default_entry_mask_and_never_a_register(fake_switch, frr_p4info_path,
+                                                                  bmv2_json):
+    from controller.liveness import Liveness, read_down_ports
+
     server, address = fake_switch
     with SwitchConnection("s1", address, device_id=1) as conn:
         conn.set_pipeline(frr_p4info_path, bmv2_json)
-        conn.write_register("port_down", 3, 1)
-        assert conn.read_register("port_down") == {3: 1}
-        with pytest.raises(ValueError, match="does not fit in 1 bits"):
-            conn.write_register("port_down", 3, 2)
+        assert read_down_ports(conn) == set()
+        liveness = Liveness(conn)
+        liveness.set(3, up=False)
+        liveness.set(5, up=False)
+        assert read_down_ports(conn) == {3, 5}
+        Liveness(conn).set(3, up=True)  # a new writer (agent restart) starts from the switch
+        assert read_down_ports(conn) == {5}
+    assert server.register_writes == []
 
 
 def test_min_hop_on_a_ring_gets_two_vls_in_the_address_book_and_sl_to_vl(
@@ -106,3 +112,37 @@ def test_deadlock_free_engines_keep_every_host_on_sl_0(leafspine_sm, frr_p4info_
     sm = leafspine_sm
     sm.bring_up(frr_p4info_path, bmv2_json)
     assert sm.vl_of == {} and {h["sl"] for h in sm.address_book()["hosts"].values()} == {0}
+
+
+def test_the_sm_and_the_agent_never_write_a_register(fake_fabric_switches, frr_p4info_path,
+                                                     bmv2_json):
+    """bmv2's P4Runtime server refuses register writes (UNIMPLEMENTED), and so do the fake
+    switches here: bring-up, a port going down (the agent's write) and the global reroute
+    after it go through tables only. (Flow control's writes, LOSSY queue limit included,
+    go through the embedded switch, which refuses register writes too, in
+    tests/fabric/test_p4runtime_contract.py.)"""
+    from controller.agent import CarrierEvent, LocalAgent, PortEvent, connect_agent
+
+    fabric = build("leafspine:2,2,1")
+    servers, conns = {}, {}
+    for sw in fabric.switches:
+        servers[sw.name], address = fake_fabric_switches(sw.name)
+        conns[sw.name] = SwitchConnection(sw.name, address, device_id=sw.device_id)
+    sm = SubnetManager(fabric, conns, engine=engine("ftree"), lid_map=LidMap())
+    try:
+        sm.bring_up(frr_p4info_path, bmv2_json)
+        reports: list[PortEvent] = []
+        agent = LocalAgent("s1", connect_agent("s1", conns["s1"].address, 1, frr_p4info_path),
+                           {"lo": 2}, reports.append)
+        try:
+            [event] = [agent.handle(CarrierEvent("lo", False, 1))]
+        finally:
+            agent.watcher.close()
+            agent.conn.close()
+        assert event.error == "" and reports == [event]
+        sm.handle_port_event(event)
+    finally:
+        sm.close()
+    assert {name: s.register_writes for name, s in servers.items()} == \
+        {name: [] for name in servers}
+    assert sum(s.updates_seen for s in servers.values()) > 0

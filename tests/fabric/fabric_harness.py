@@ -71,6 +71,12 @@ class Fabric:
         self.sw.table_set_default("FabricIngress.fc_config",
                                   self._ActionCall("FabricIngress.set_fc_mode", config.args()))
 
+    def ports_down(self, *ports: int) -> None:
+        """What the local agent writes: port_liveness's mask, these ports down."""
+        mask = sum(1 << p for p in set(ports))
+        self.sw.table_set_default("FabricIngress.port_liveness",
+                                  self._ActionCall("FabricIngress.set_ports_down", (mask,)))
+
     def pause_quantum(self, port: int, ns: int) -> None:
         from p4switch.runtime_api import MatchKind, MatchParam
 

@@ -165,7 +165,7 @@ def test_frames_held_for_a_port_whose_link_went_down_are_discarded_and_counted(l
     for psn in range(1, 6):
         nb[1].send(data_frame(5, psn=psn))
     assert nb[2].data_psns(0.2) == [1, 2, 3]  # two held: no credit
-    fabric.sw.register_write("port_down", 2, 1)  # what the local agent writes
+    fabric.ports_down(2)  # what the local agent writes
     link_down = wait_for(lambda: fabric.counter(
         "FabricIngress.drop_counter", 1 * DROP_REASONS + DROP_LINK_DOWN)[1], 2)
     assert link_down == 2

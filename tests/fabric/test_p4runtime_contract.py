@@ -1,7 +1,9 @@
 """The SM-facing contract of fabric.p4 over P4Runtime: the compiled pipeline is
 pushed to the embedded switch's server by the SM's own client, configured the
 way docs/fabric.md says (default action of fc_config, port_config, FRR routes,
-clone sessions 100 + port, the port_down register), and frames follow."""
+clone sessions 100 + port, port_liveness's mask, egress_config), and frames
+follow. Nothing is written to a register: the embedded switch refuses register
+writes as bmv2's P4Runtime server does."""
 
 from __future__ import annotations
 
@@ -41,16 +43,6 @@ def sm_and_switch(compiled, tmp_path):
         server.stop(None)
 
 
-def register_update(conn, name: str, index: int, value: int, width: int):
-    from controller.p4info import encode
-
-    entry = p4runtime_pb2.RegisterEntry(register_id=conn.p4info.id("registers", name))
-    entry.index.index = index
-    entry.data.bitstring = encode(value, width)
-    return p4runtime_pb2.Update(type=p4runtime_pb2.Update.MODIFY,
-                                entity=p4runtime_pb2.Entity(register_entry=entry))
-
-
 def clone_session_insert(session: int, port: int):
     entry = p4runtime_pb2.PacketReplicationEngineEntry()
     entry.clone_session_entry.session_id = session
@@ -78,7 +70,9 @@ def test_sm_configures_pfc_frr_and_clone_sessions_over_p4runtime(sm_and_switch):
     ])
     assert [psn_of(f) for p, f in sw.process(1, bytes(data_frame(5, psn=1))) if p == 2] == [1]
 
-    conn.write([register_update(conn, "port_down", 2, 1, 1)])  # the local agent's write
+    from controller.liveness import Liveness
+
+    Liveness(conn).set(2, up=False)  # the local agent's write
     assert [p for p, _ in sw.process(1, bytes(data_frame(5, psn=2)))] == [3]
 
     # Stall port 3: frames from port 1 pile up; at XOFF port 1 gets a pause.
@@ -87,3 +81,31 @@ def test_sm_configures_pfc_frr_and_clone_sessions_over_p4runtime(sm_and_switch):
     pauses = [(p, Ether(f)) for p, f in outputs if f[12:14] == b"\x88\x08"]
     assert [p for p, _ in pauses] == [1]
     assert conn.read_counter("pause_tx", 1 * 8 + 0)[0] == 1  # (packets, bytes)
+
+
+def test_register_writes_are_refused_as_bmv2_refuses_them(sm_and_switch):
+    from controller.p4info import encode
+    from controller.p4runtime_client import SwitchWriteError
+
+    conn, _sw = sm_and_switch
+    entry = p4runtime_pb2.RegisterEntry(register_id=conn.p4info.id("registers", "fc_buffer"))
+    entry.index.index = 3
+    entry.data.bitstring = encode(1, 32)
+    update = p4runtime_pb2.Update(type=p4runtime_pb2.Update.MODIFY,
+                                  entity=p4runtime_pb2.Entity(register_entry=entry))
+    with pytest.raises(SwitchWriteError,
+                       match="UNIMPLEMENTED: Register writes are not supported yet"):
+        conn.write([update])
+
+
+def test_lossy_egress_limit_is_a_table_entry_and_tail_drops_beyond_it(sm_and_switch):
+    from controller import flow_control as fc
+
+    conn, sw = sm_and_switch
+    conn.write([conn.insert(conn.p4info.table_entry(
+        "FabricIngress.dlid_route", {"hdr.lrh.dlid": 5}, "FabricIngress.forward", {"port": 2}))])
+    fc.configure(conn, fc.FlowControlParams(), {}, queue_limit={2: 2})
+    assert len(sw.process(1, bytes(data_frame(5, psn=1)))) == 1  # under the limit: sent
+    sw.register_write("egress_queued", 2, 2)  # two frames waiting for port 2 (data-plane state)
+    assert sw.process(1, bytes(data_frame(5, psn=2))) == []
+    assert conn.read_counter("FabricIngress.drop_counter", 2 * 8 + 2)[0] == 1  # DROP_TAIL at 2

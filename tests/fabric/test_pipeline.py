@@ -67,17 +67,16 @@ def test_unknown_dlid_is_dropped_and_counted_as_no_route(fabric):
 def test_fast_reroute_uses_the_backup_while_the_primary_is_down(fabric):
     fabric.route(5, 2, backup=3)
     assert data_out(fabric.send(1, data_frame(5, psn=1))) == [(2, 1)]
-    fabric.sw.register_write("port_down", 2, 1)
+    fabric.ports_down(2)
     assert data_out(fabric.send(1, data_frame(5, psn=2))) == [(3, 2)]
-    fabric.sw.register_write("port_down", 2, 0)
+    fabric.ports_down()
     assert data_out(fabric.send(1, data_frame(5, psn=3))) == [(2, 3)]
 
 
 def test_both_ports_down_drops_as_no_route(fabric):
     fabric.route(5, 2, backup=3)
     fabric.route(6, 2)
-    fabric.sw.register_write("port_down", 2, 1)
-    fabric.sw.register_write("port_down", 3, 1)
+    fabric.ports_down(2, 3)
     assert fabric.send(1, data_frame(5)) == []
     assert fabric.send(1, data_frame(6)) == []
     assert fabric.counter("FabricIngress.drop_counter",

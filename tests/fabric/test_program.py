@@ -41,8 +41,11 @@ def test_p4info_has_the_telemetry_and_state(compiled):
     assert {"FabricIngress.drop_counter", "class_rx", "class_tx", "pause_tx", "pause_rx",
             "credit_tx", "credit_rx"} <= counters
     registers = _names(info.registers)
-    assert {"port_down", "blocked_ns", "buffer_peak", "fc_buffer", "fc_fctbs", "fc_fccl",
+    assert {"blocked_ns", "buffer_peak", "fc_buffer", "fc_fctbs", "fc_fccl",
             "fc_paused_until_ns"} <= registers
+    assert "port_down" not in registers and "egress_limit" not in registers
+    tables = _names(info.tables)
+    assert {"FabricIngress.port_liveness", "FabricIngress.egress_config"} <= tables
     controller = {h.preamble.name for h in info.controller_packet_metadata}
     assert controller == {"packet_in", "packet_out"}
 

@@ -60,7 +60,7 @@ def veths():
 
 @pytest.fixture(scope="module", params=[
     "embedded",
-    pytest.param("bmv2", marks=pytest.mark.bmv2),
+    pytest.param("bmv2", marks=[pytest.mark.bmv2, pytest.mark.p4c]),  # p4c + real bmv2
 ])
 def switch(request, veths, tmp_path_factory):
     """(target, SwitchConnection) for a switch process on the veths."""

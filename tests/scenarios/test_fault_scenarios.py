@@ -31,9 +31,19 @@ pytestmark = [pytest.mark.mininet, pytest.mark.slow]
 ROUTING = "minhop"  # the scenario's engine
 
 
-@pytest.fixture(params=["embedded", pytest.param("bmv2", marks=pytest.mark.bmv2)])
+# Not on bmv2 yet (tried with simple_switch_grpc 1.15.5 and the embedded compiler, at
+# these scenarios' rates): bmv2 forwards fabric.p4 at ~2.6k packets/s here and its input
+# starves while held frames recirculate, so the reroute and up*/down* runs stall; and the
+# blocked set and held_at_end these tests read are registers, which bmv2's P4Runtime
+# cannot read. The incast and stream scenarios run on bmv2 in test_bmv2_scenarios.py.
+BMV2_NOT_YET = ("bmv2: these scenarios stall at their rates and need register telemetry "
+                "bmv2's P4Runtime cannot read (see the comment above)")
+
+
+@pytest.fixture(params=["embedded", pytest.param(
+    "bmv2", marks=[pytest.mark.bmv2, pytest.mark.skip(reason=BMV2_NOT_YET)])])
 def target(request):
-    """Each test on the embedded switch, and on bmv2 + p4c where installed."""
+    """Each test on the embedded switch (bmv2: see BMV2_NOT_YET)."""
     try:
         return resolve(request.param)
     except TargetError as exc:

@@ -40,7 +40,9 @@ def _ethertype(frame: bytes) -> int:
     return int.from_bytes(frame[12:14], "big")
 
 
-@pytest.fixture(scope="module", params=["embedded", pytest.param("bmv2", marks=pytest.mark.bmv2)])
+# The embedded switch at the scenario's rate. Real bmv2 runs the same incast at a rate
+# it keeps up with, with what must and may differ, in test_bmv2_scenarios.py.
+@pytest.fixture(scope="module", params=["embedded"])
 def runs(request, tmp_path_factory):
     try:
         target = resolve(request.param)

@@ -1,0 +1,117 @@
+"""The incast and stream scenarios on both switches, with what must agree and what may not.
+
+Real bmv2 runs where simple_switch_grpc is on PATH (marker `bmv2`), fed by p4c
+where installed, else by the embedded compiler. bmv2 forwards fabric.p4 at a few
+thousand packets/s here (bench.bmv2_pps), so both targets run the incast at
+BMV2_RATE_PPS, a scale at which bmv2 keeps up when nothing is held.
+
+Must agree on both: every stream frame arrives once and in order; the unknown-DLID
+frames are counted as no_route; LOSSY incast loses frames, counted as tail drops
+(every one on the embedded switch; on bmv2 all but at most 2% of the frames sent,
+dropped at its input where no P4 counter sees them: 0-1 of 768 measured); in every
+mode nothing is reordered or duplicated, no switch dies, and the lossless modes
+exchange their flow-control frames.
+
+May differ (measured, see docs/fabric.md "Targets"):
+* how many frames LOSSY drops: on p4ref's bmv2 (no Thrift) tc shapes the link
+  after the pipeline, so most of the backlog waits in the qdisc, not in fabric.p4's
+  buffer (incast at 300 pps: 13-31 tail drops on bmv2, 384-385 on the embedded
+  switch);
+* loss in PFC/CREDIT: zero on the embedded switch (asserted). On bmv2 without Thrift
+  the link rate is a tc shaper after the pipeline (topologies/link_rates.py), so the
+  frames a switch has already let through its egress gate wait in the qdisc and its
+  socket, more of them than the PFC headroom: the pause comes too late (measured at
+  300 pps: 129-153 lost, almost all headroom drops at the receiving switch). And bmv2
+  serves recirculated packets before new arrivals, so while frames are held its
+  ingress starves and it drops arrivals no P4 counter sees (1-13 per run; CREDIT
+  lost 0-27 in four runs);
+* pause/credit frame counts and the completion time.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from fabriclab import scenario as sc
+from fabriclab.runner import run
+from topologies.targets import SwitchKind, TargetError, resolve
+
+pytestmark = [pytest.mark.mininet, pytest.mark.slow]
+
+BMV2_RATE_PPS = 300
+BMV2_UNCOUNTED_SHARE = 0.02  # of the frames sent; measured 0-1 of 768 in LOSSY
+
+
+@pytest.fixture(scope="module", params=["embedded", pytest.param("bmv2", marks=pytest.mark.bmv2)])
+def target(request):
+    try:
+        return resolve(request.param)
+    except TargetError as exc:
+        pytest.skip(str(exc))
+
+
+def _incast(flow_control: str) -> sc.Scenario:
+    data = sc.load("incast").as_dict()
+    data["flow_control"] = flow_control
+    data["link"] = {**data["link"], "rate_pps": BMV2_RATE_PPS}
+    return sc.parse(data, f"incast ({flow_control}, {BMV2_RATE_PPS} pps)")
+
+
+@pytest.fixture(scope="module")
+def incast(target, tmp_path_factory):
+    out = {}
+    for mode in ("lossy", "pfc", "credit"):
+        result = run(_incast(mode), target, tmp_path_factory.mktemp(mode))
+        m = result.metrics
+        print(f"\n{target.label} incast {mode} at {BMV2_RATE_PPS} pps: " + ", ".join(
+            f"{k}={m.get(k)}" for k in ("verdict", "sent", "received", "lost",
+                                        "unexplained_loss", "drops_by_reason", "cct_ms",
+                                        "pause_frames", "credit_frames",
+                                        "link_rate_enforcement")))
+        assert m.get("error") is None, m.get("error")
+        out[mode] = m
+    return out
+
+
+def test_stream_arrives_whole_in_order_on_both(target, tmp_path):
+    result = run(sc.load("stream"), target, tmp_path)
+    m = result.metrics
+    assert m.get("error") is None, m.get("error")
+    assert (m["sent"], m["lost"], m["reordered"], m["duplicates"]) == (m["received"], 0, 0, 0)
+    assert m["checks"]["unknown_dlid"]["ok"] and m["verdict"] == "pass"
+    assert m["link_rate_enforcement"]
+
+
+def test_lossy_incast_loss_is_counted_tail_drops_on_both(target, incast):
+    m = incast["lossy"]
+    assert m["lost"] > 0 and set(m["drops_by_reason"]) == {"tail"}
+    if target.switch is SwitchKind.BMV2:
+        # bmv2 drops the odd arrival no P4 counter sees (module doc): bounded, not zero
+        assert m["unexplained_loss"] <= BMV2_UNCOUNTED_SHARE * m["sent"], m["problems"]
+        assert m["drops_by_reason"]["tail"] + m["unexplained_loss"] == m["lost"]
+        return
+    assert m["unexplained_loss"] == 0
+    assert m["drops_by_reason"]["tail"] == m["lost"]
+
+
+@pytest.mark.parametrize("mode", ["lossy", "pfc", "credit"])
+def test_no_reordering_duplicates_or_crash_in_any_mode(incast, mode):
+    m = incast[mode]
+    assert (m["reordered"], m["duplicates"]) == (0, 0)
+    assert not m.get("crashed_switches")
+
+
+def test_lossless_modes_exchange_their_flow_control_frames(incast):
+    assert incast["pfc"]["pause_frames"] > 0
+    assert incast["credit"]["credit_frames"] > 0
+
+
+@pytest.mark.parametrize("mode", ["pfc", "credit"])
+def test_lossless_incast_loses_nothing_on_the_embedded_switch(target, incast, mode):
+    m = incast[mode]
+    if target.switch is SwitchKind.BMV2 and m["lost"]:
+        pytest.skip(f"known gap on bmv2 (module doc): {m['lost']} lost, "
+                    f"{m['unexplained_loss']} by no counter; bmv2's input starves while "
+                    "held frames recirculate")
+    assert (m["sent"], m["lost"]) == (m["received"], 0)
+    assert m["cct_ms"] is not None and m["verdict"] == "pass"
