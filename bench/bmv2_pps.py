@@ -18,7 +18,6 @@ where simple_switch_grpc is not on PATH or without root.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import signal
@@ -43,15 +42,6 @@ def compiled_fabric(out: Path) -> tuple[Path, Path]:
                        capture_output=True, text=True, cwd=REPO)
     if r.returncode != 0:
         raise RuntimeError(f"embedded compiler failed on fabric.p4: {r.stderr.strip()[:300]}")
-    # Until the embedded compiler writes primitive arguments the way p4c does
-    # (p4compiler/bmv2.py), the tests' adapter makes its JSON loadable by bmv2; it
-    # changes nothing in JSON that already is.
-    sys.path.insert(0, str(REPO / "tests"))
-    from bmv2_compat import wrap_expressions
-
-    program = json.loads((out / "fabric.json").read_text())
-    wrap_expressions(program)
-    (out / "fabric.json").write_text(json.dumps(program))
     return out / "fabric.json", out / "fabric.p4info.txtpb"
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import default_values, ir, loops
-from .errors import CompileError, Diagnostics, Location, Unsupported
+from .errors import CompileError, Diagnostics, Location
 
 # ---------------------------------------------------------------- entities
 

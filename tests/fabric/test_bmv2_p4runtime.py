@@ -2,15 +2,12 @@
 server accepts is what the SM and the agent write, and it refuses register writes with
 the very status the embedded switch gives.
 
-Compiled by the embedded compiler (tests/bmv2_compat.py until its JSON is what bmv2
-loads as is)."""
+Compiled by the embedded compiler, whose JSON bmv2 loads as is."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -25,16 +22,12 @@ def bmv2(compiled, tmp_path_factory):
     """(SM connection, address, P4Info path) of a simple_switch_grpc holding fabric.p4."""
     from google.protobuf import text_format
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from bmv2_compat import wrap_expressions
-
     from controller.p4runtime_client import SwitchConnection
     from controller.sm import SM_ELECTION_ID
     from topologies.network import free_tcp_port
 
     program, info = compiled
     program = json.loads(json.dumps(program))
-    wrap_expressions(program)
     out = tmp_path_factory.mktemp("bmv2")
     json_path, info_path = out / "fabric.json", out / "fabric.p4info.txtpb"
     json_path.write_text(json.dumps(program))

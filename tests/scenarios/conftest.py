@@ -81,19 +81,3 @@ def mininet_fabric(tmp_path, fabric_program):
     finally:
         leftovers = fabrics.stop_all()
     assert not leftovers, f"teardown left {leftovers}"
-
-
-@pytest.fixture(scope="session", autouse=True)
-def bmv2_loadable_json():
-    """Runs on real bmv2 with the embedded compiler get its JSON in the form bmv2 loads
-    (tests/bmv2_compat.py; a no-op for every other compiler/switch pair)."""
-    import sys
-
-    sys.path.insert(0, str(ROOT / "tests"))
-    from bmv2_compat import patch_compiled
-
-    import fabriclab.runner
-
-    with pytest.MonkeyPatch.context() as mp:
-        patch_compiled(mp, fabriclab.runner)
-        yield

@@ -25,14 +25,11 @@ def simple_switch(tmp_path_factory):
     """The Thrift port of a simple_switch running fabric.p4 (embedded compiler's JSON)."""
     if not (shutil.which("simple_switch") and shutil.which("simple_switch_CLI")):
         pytest.skip("needs simple_switch and simple_switch_CLI on PATH")
-    sys.path.insert(0, str(TESTS))
-    from bmv2_compat import wrap_expressions
     from fabric_harness import FABRIC_P4
 
     from p4compiler.compiler import compile_file
 
     program = compile_file(str(FABRIC_P4)).json
-    wrap_expressions(program)
     path = tmp_path_factory.mktemp("ss") / "fabric.json"
     path.write_text(json.dumps(program))
     port = free_tcp_port()
