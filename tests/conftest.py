@@ -32,8 +32,10 @@ def _makes_emulation(item) -> bool:
     return "mininet" in item.keywords or "netns" in name or "mininet" in name
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def emulation_lock():
+    """Held from the first emulating test to the end of the session: module-scoped
+    fixtures (a fabric shared by a file's tests) are then inside it too."""
     with open(EMULATION_LOCK, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:

@@ -61,7 +61,9 @@ def test_readme_test_command_works_in_a_clean_clone(tmp_path):
     if not (venv / "bin" / "python").exists():
         pytest.skip("no venv to lend the clone")
     proc = subprocess.run(
-        ["make", "test", f"VENV={venv}",
+        # -o setup: the lent venv must not be re-installed from the clone (an editable
+        # install pointing at a directory deleted after the test)
+        ["make", "-o", "setup", "test", f"VENV={venv}",
          "PYTEST_ARGS=-q -p no:cacheprovider tests/project -k 'not clean_clone'"],
         cwd=clone, capture_output=True, text=True, timeout=600, check=False,
         env={**os.environ, "FABRICLAB_VENV": str(venv)})
