@@ -62,6 +62,9 @@ TARGETS = {
 
 
 # -- network ----------------------------------------------------------------------------
+ETH_MIN_FRAME = 60  # without FCS
+
+
 def _run(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, check=check)
 
@@ -302,7 +305,10 @@ def run_stf(target: Target, conn, socks: dict[int, socket.socket], script,
                 want[p] += len(got[p])
             if trace is not None:
                 trace.append({})
-            socks[c.port].send(c.data)
+            # a wire carries at least an Ethernet header (the kernel refuses a shorter
+            # frame: EINVAL), so a script's short packet goes out zero-padded to the
+            # Ethernet minimum, leaving room for headers the program removes
+            socks[c.port].send(c.data.ljust(ETH_MIN_FRAME, b"\0"))
             _collect(socks, got, time.monotonic() + target.wait_s, dict(want), trace)
         elif kind == "Expect":
             q = got[c.port]
