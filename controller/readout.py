@@ -49,6 +49,13 @@ def on_every_switch(fabric: Fabric, work: Callable[[str], T]) -> dict[str, T | E
 def read_drops(sm, fabric: Fabric) -> tuple[dict[str, Drops], dict[str, str]]:
     """(drop counters per switch, switches that could not answer and why)."""
     results = on_every_switch(fabric, sm.read_drop_counters)
+    for name in [n for n, r in results.items() if isinstance(r, Exception)]:
+        # a switch still busy forwarding may miss the deadline when all are asked at
+        # once on a loaded machine: once more, alone
+        try:
+            results[name] = sm.read_drop_counters(name)
+        except Exception as exc:  # noqa: BLE001 - one dead switch must not lose the run
+            results[name] = exc
     return ({n: r for n, r in results.items() if not isinstance(r, Exception)},
             {n: str(r) for n, r in results.items() if isinstance(r, Exception)})
 

@@ -11,6 +11,7 @@ epoll over the ports' raw sockets and the traffic manager's timers.
 from __future__ import annotations
 
 import os
+import queue
 import select
 import sys
 import threading
@@ -65,6 +66,7 @@ class Switch(FastPaths, DataplaneApi):
         self._packet_in: Callable[[bytes], None] | None = None
         self._digest: Callable[[str, tuple[int, ...]], None] | None = None
         self._port_status: Callable[[int, bool], None] | None = None
+        self._port_events: queue.SimpleQueue | None = None
         self._lock = threading.RLock()
         self._log_out = None
         if log_file:
@@ -415,7 +417,23 @@ class Switch(FastPaths, DataplaneApi):
         self._digest = handler
 
     def set_port_status_handler(self, handler: Callable[[int, bool], None]) -> None:
+        """handler(port, up) runs on its own thread, in carrier-change order: the data
+        plane thread holds the switch lock while it notices a change, and a handler that
+        takes the P4Runtime server's lock (while a Write there waits for the switch lock)
+        would deadlock both."""
         self._port_status = handler
+        if self._port_events is None:
+            self._port_events = queue.SimpleQueue()
+            threading.Thread(target=self._deliver_port_status, name="p4switch-portstatus",
+                             daemon=True).start()
+
+    def _deliver_port_status(self) -> None:
+        while True:
+            port, up = self._port_events.get()
+            try:
+                self._port_status(port, up)
+            except Exception as e:  # noqa: BLE001 - a handler error must not stop the next
+                self._log(f"port status handler failed: {e}")
 
     def port_is_up(self, port: int) -> bool:
         return self._port_up.get(port, False)
@@ -496,11 +514,8 @@ class Switch(FastPaths, DataplaneApi):
                 self.tm.port(port).up = up
                 if self._trace:
                     self._trace(f"Port {port} ({iface}) is {'up' if up else 'down'}")
-                if self._port_status is not None:
-                    try:
-                        self._port_status(port, up)
-                    except Exception as e:  # noqa: BLE001
-                        self._log(f"port status handler failed: {e}")
+                if self._port_events is not None:
+                    self._port_events.put((port, up))
         if flush:
             self._flush_pcaps()
 
