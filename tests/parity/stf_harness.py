@@ -62,7 +62,7 @@ TARGETS = {
 
 
 # -- network ----------------------------------------------------------------------------
-ETH_MIN_FRAME = 60  # without FCS
+ETH_MIN_FRAME = 14  # the Ethernet header: what a packet socket must send at least
 
 
 def _run(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:
