@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import subprocess
 import time
 from pathlib import Path
 
@@ -41,13 +40,7 @@ def write_json(path: Path, data) -> None:
 
 def versions(target: Target) -> dict:
     """What ran: fabriclab, Python, kernel, tools, the git commit."""
-    def first_line(cmd: list[str]) -> str | None:
-        try:
-            out = subprocess.run(cmd, capture_output=True, text=True, timeout=10, check=False)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        text = (out.stdout or out.stderr).strip()
-        return text.splitlines()[0] if text else None
+    from topologies.targets import first_line
 
     found = {"fabriclab": fabriclab.__version__, "python": platform.python_version(),
              "kernel": platform.release(),

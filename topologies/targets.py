@@ -79,9 +79,9 @@ class Target:
                "switch": self.switch.value, "target_reason": self.reason,
                "link_rate_enforcement": LINK_RATE_ENFORCEMENT[self.switch]}
         if self.compiler is Compiler.P4C:
-            out["p4c"] = _first_line(["p4c", "--version"])
+            out["p4c"] = first_line(["p4c", "--version"])
         if self.switch is SwitchKind.BMV2:
-            out["simple_switch_grpc"] = _first_line(["simple_switch_grpc", "--version"])
+            out["simple_switch_grpc"] = first_line(["simple_switch_grpc", "--version"])
         return out
 
 
@@ -96,7 +96,8 @@ LINK_RATE_ENFORCEMENT = {
 Target.EMBEDDED = Target(Compiler.EMBEDDED, SwitchKind.EMBEDDED, "embedded target")
 
 
-def _first_line(cmd: list[str]) -> str | None:
+def first_line(cmd: list[str]) -> str | None:
+    """The first line a tool prints (its version), or None when it cannot run."""
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=10, check=False)
     except (OSError, subprocess.TimeoutExpired):
