@@ -83,7 +83,6 @@ NAME.summary.json (schema fabriclab.nic/1).
 from __future__ import annotations
 
 import argparse
-import ctypes
 import errno
 import gc
 import heapq
@@ -92,14 +91,11 @@ import os
 import select
 import signal
 import socket
-import struct
 import sys
 import time
 from array import array
-from collections import deque, namedtuple
-from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from collections import deque
+from collections.abc import Callable
 
 from traffic.flow_control import (
     DEFAULT_FRAME_BYTES,
@@ -114,19 +110,12 @@ from traffic.frames import (
     DATA_CODEC,
     DATA_HEADER_LEN,
     ETHERTYPE_FABRIC,
-    ETHERTYPE_MAC_CONTROL,
-    FC_FRAME_BYTES,
     LRH_KIND_OFFSET,
     OPCODE_RC_ACK,
     OPCODE_RC_SEND,
     OPCODE_UD,
     PFC_CODEC,
     PFC_DST_MAC,
-    PFC_OPCODE,
-    PFC_PAUSE_QUANTA,
-    SYNDROME_ACK,
-    SYNDROME_NAK_SEQ,
-    CreditOp,
     Kind,
     SaFrameError,
     SaMethod,
@@ -134,295 +123,36 @@ from traffic.frames import (
     parse_sa_frame,
     sa_frame,
 )
-from traffic.sender import APP_LEN, BTH_LEN, write_log_rows
-
-SUMMARY_SCHEMA = "fabriclab.nic/1"
-RECV_LOG_HEADER = ("# fabriclab receiver log v1 clock=CLOCK_REALTIME\n"
-                   "flow,psn,send_ns,recv_ns,slid,coll_id,step,chunk,admitted\n")
-NUM_CLASSES = 8
-CREDIT_MOD = 4096
-CREDIT_WINDOW = 2048  # IB: may send iff (FCCL - (FCTBS + blocks)) mod 4096 <= 2048
-RATE_SHORTFALL_LIMIT = 0.05
-SOL_PACKET = 263
-PACKET_STATISTICS = 6
-PACKET_IGNORE_OUTGOING = 23  # we must not receive our own transmissions
-RX_BURST = 64  # frames read per wake-up before timers get a turn
-TX_BURST = 16  # late slots sent back to back before the loop looks at the socket again
-SLIP_LIMIT_NS = 5e6  # a send later than this (or 4 slots) restarts the schedule: not caught up
-TIMER_BURST = 64  # due timers run per wake-up, likewise
-TRANSPORTS = ("ud", "rc")
-RC_BACKOFF_MAX_SHIFT = 3  # the retransmission timeout grows to 8 x rc_timeout_ms at most
-
-
-class NicConfigError(Exception):
-    """A NIC option or FLOWS.json entry that cannot work: says which and why."""
-
-
-@dataclass(frozen=True)
-class NicConfig:
-    """One NIC port: link protocol, rates, receive buffer (sizes in frames)."""
-
-    iface: str
-    mode: FlowControl
-    rate_pps: float
-    mac: str
-    name: str = "nic"
-    lid: int | None = None  # DATA frames to another DLID are ignored (None: accept all)
-    buffer: int = 64
-    xoff: int = PFC_XOFF
-    xon: int = PFC_XON
-    drain_pps: float | None = None  # None: rate_pps; 0: no buffering
-    credit_coalesce: int = 4
-    credit_refresh_ms: float = 5.0
-    credit_request_ms: float = 20.0
-    frame_bytes: int = DEFAULT_FRAME_BYTES
-    vls: tuple[int, ...] = (0,)  # the classes this port advertises credits for at init
-    sl_to_vl: tuple[int, ...] = tuple(range(16))
-    storm_interval_ms: float = 1.0
-    storm_classes: int = 0xFF
-    transport: str = "ud"  # "rc": acknowledged, go-back-N retransmission (InfiniBand RC)
-    rc_timeout_ms: float = 100.0  # no acknowledgement progress for this long: go back
-    rc_retry_limit: int = 7  # timeouts in a row without progress: the flow fails (IB retry_cnt)
-    rc_ack_every: int = 16  # frames received in order per ACK ...
-    rc_ack_delay_ms: float = 20.0  # ... or this long after the flow's first unacked one
-    rc_window: int = 128  # unacknowledged frames per flow at most (bounds a go-back)
-    sl_of_lid: tuple[tuple[int, int], ...] = ()  # the SL of paths to a LID (ACKs use it)
-
-    def __post_init__(self) -> None:
-        if self.transport not in TRANSPORTS:
-            raise NicConfigError(f"--transport must be one of {', '.join(TRANSPORTS)}, "
-                                 f"got {self.transport!r}")
-        if self.rc_timeout_ms <= 0 or self.rc_retry_limit < 1 or self.rc_ack_every < 1 \
-                or self.rc_window < self.rc_ack_every:
-            raise NicConfigError("RC needs --rc-timeout-ms > 0, --rc-retry-limit >= 1, "
-                                 "--rc-ack-every >= 1 and --rc-window >= --rc-ack-every")
-        if self.rate_pps <= 0:
-            raise NicConfigError(f"--rate-pps must be > 0, got {self.rate_pps}")
-        if self.buffer < 1:
-            raise NicConfigError(f"--buffer must be >= 1 frame, got {self.buffer}")
-        if self.mode is FlowControl.PFC and not 0 <= self.xon < self.xoff <= self.buffer:
-            raise NicConfigError(f"PFC needs 0 <= xon < xoff <= buffer, got xon={self.xon} "
-                                 f"xoff={self.xoff} buffer={self.buffer}")
-        if self.mode is FlowControl.CREDIT and not 1 <= self.buffer <= CREDIT_WINDOW:
-            raise NicConfigError(f"CREDIT buffer must be 1..{CREDIT_WINDOW} blocks, "
-                                 f"got {self.buffer}")
-        if self.credit_coalesce < 1:
-            raise NicConfigError(f"--credit-coalesce must be >= 1, got {self.credit_coalesce}")
-
-    @property
-    def effective_drain_pps(self) -> float:
-        return self.rate_pps if self.drain_pps is None else self.drain_pps
+from traffic.nic_config import (
+    CREDIT_MOD,
+    CREDIT_WINDOW,
+    NUM_CLASSES,
+    RX_BURST,
+    SLIP_LIMIT_NS,
+    TIMER_BURST,
+    TRANSPORTS,
+    TX_BURST,
+    FlowSpec,
+    NicConfig,
+    NicConfigError,
+    Workload,
+    load_flows_file,
+)
+from traffic.nic_control import ControlChannel
+from traffic.nic_fc import FlowControlStats, LinkFlowControl
+from traffic.nic_jobs import (
+    CHUNK_I,
+    PSN_I,
+    TS_I,
+    TxJob,
+)
+from traffic.nic_rc import RcTransport
+from traffic.nic_socket import iface_mac, open_nic_socket, socket_drops  # noqa: F401 (API)
+from traffic.nic_summary import NicSummary, RecvRecord, read_recv_log  # noqa: F401 (API)
+from traffic.nic_timer import TimerFd
 
 
-@dataclass(frozen=True)
-class FlowSpec:
-    """One stream of DATA frames from this port (a plain flow or one collective send)."""
-
-    flow: int
-    dst_mac: str
-    dlid: int
-    count: int
-    sl: int = 0
-    payload: int = 64
-    dest_qp: int = 0
-    coll_id: int = 0
-    step: int = 0
-    chunks: tuple[int, ...] | None = None  # collective chunk of each block of frames
-    frames_per_chunk: int = 1
-    start_s: float = 0.0
-    after: tuple[tuple[int, int, int], ...] = ()  # receives (coll_id, step, slid) to wait for
-
-    @classmethod
-    def from_json(cls, d: dict) -> FlowSpec:
-        d = dict(d)
-        if "chunks" in d:
-            d["chunks"] = tuple(d["chunks"])
-            d.setdefault("count", len(d["chunks"]) * d.get("frames_per_chunk", 1))
-        d["after"] = tuple(tuple(k) for k in d.get("after", ()))
-        try:
-            return cls(**d)
-        except TypeError as exc:
-            raise NicConfigError(f"flow entry {d}: {exc}") from None
-
-
-@dataclass(frozen=True)
-class RecvSpec:
-    """Frames this port expects of one collective transfer, keyed (coll_id, step, slid)."""
-
-    coll_id: int
-    step: int
-    slid: int
-    frames: int
-
-
-@dataclass(frozen=True)
-class Workload:
-    flows: tuple[FlowSpec, ...] = ()
-    recvs: tuple[RecvSpec, ...] = ()
-    actions: tuple[tuple[float, str], ...] = ()
-
-
-def load_flows_file(path: Path | str) -> tuple[dict, Workload]:
-    """(port settings from the file: name, lid, mac, vls, sl_to_vl; the workload)."""
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
-        raise NicConfigError(f"{path}: {exc}") from None
-    port = {k: data[k] for k in ("name", "lid", "mac", "vls", "sl_to_vl", "transport")
-            if k in data}
-    try:
-        port["sl_of_lid"] = tuple((int(lid), int(sl))
-                                  for lid, sl in data.get("sl_of_lid", {}).items())
-    except (AttributeError, TypeError, ValueError):
-        raise NicConfigError(f"{path}: sl_of_lid must map LIDs to SLs, got "
-                             f"{data.get('sl_of_lid')!r}") from None
-    for key in ("vls", "sl_to_vl"):
-        if key in port:
-            port[key] = tuple(port[key])
-    try:
-        recvs = tuple(RecvSpec(**r) for r in data.get("recvs", ()))
-    except TypeError as exc:
-        raise NicConfigError(f"{path}: bad recvs entry: {exc}") from None
-    workload = Workload(flows=tuple(FlowSpec.from_json(f) for f in data.get("flows", ())),
-                        recvs=recvs,
-                        actions=tuple((float(t), str(c)) for t, c in data.get("actions", ())))
-    return port, workload
-
-
-# --------------------------------------------------------------------------- timerfd
-
-_libc = ctypes.CDLL(None, use_errno=True)
-_CLOCK_MONOTONIC = 1
-_TFD_NONBLOCK_CLOEXEC = os.O_NONBLOCK | os.O_CLOEXEC
-_TFD_TIMER_ABSTIME = 1
-
-
-class _Timespec(ctypes.Structure):
-    _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
-
-
-class _Itimerspec(ctypes.Structure):
-    _fields_ = [("it_interval", _Timespec), ("it_value", _Timespec)]
-
-
-class TimerFd:
-    """A CLOCK_MONOTONIC timerfd armed at absolute ns deadlines (epoll's own timeout is ms)."""
-
-    def __init__(self) -> None:
-        fd = _libc.timerfd_create(_CLOCK_MONOTONIC, _TFD_NONBLOCK_CLOEXEC)
-        if fd < 0:
-            raise OSError(ctypes.get_errno(), "timerfd_create failed")
-        self.fd = fd
-        self._spec = _Itimerspec()
-        self._settime = _libc.timerfd_settime
-        self._ref = ctypes.byref(self._spec)
-
-    def arm(self, due_ns: int) -> None:
-        due_ns = max(due_ns, 1)  # 0 would disarm
-        self._spec.it_value.tv_sec, self._spec.it_value.tv_nsec = divmod(due_ns, 1_000_000_000)
-        if self._settime(self.fd, _TFD_TIMER_ABSTIME, self._ref, None) < 0:
-            raise OSError(ctypes.get_errno(), "timerfd_settime failed")
-
-    def clear(self) -> None:
-        try:
-            os.read(self.fd, 8)
-        except BlockingIOError:
-            pass
-
-    def close(self) -> None:
-        os.close(self.fd)
-
-
-# --------------------------------------------------------------------------- transmit jobs
-
-
-class _TxJob:
-    """A flow being transmitted: the frame template and how far it got."""
-
-    __slots__ = ("spec", "vl", "values", "payload", "sent", "chunks", "fpc", "first_ns",
-                 "done_ns", "acked", "acked_ns")
-
-    def __init__(self, spec: FlowSpec, vl: int, src_mac: int, slid: int,
-                 opcode: int = OPCODE_UD, sl: int | None = None) -> None:
-        self.spec = spec
-        self.vl = vl
-        values = {
-            "dst_addr": mac_to_int(spec.dst_mac), "src_addr": src_mac,
-            "ether_type": ETHERTYPE_FABRIC, "vl": vl, "sl": spec.sl if sl is None else sl, "kind": Kind.DATA,
-            "dlid": spec.dlid, "slid": slid, "pkt_len": BTH_LEN + APP_LEN + spec.payload,
-            "opcode": opcode, "dest_qp": spec.dest_qp, "psn": 0, "flow_id": spec.flow,
-            "coll_id": spec.coll_id, "step": spec.step, "chunk": 0, "send_ts": 0,
-        }
-        self.values = [int(values[name]) for name in DATA_CODEC.fields]
-        self.payload = bytes(spec.payload)
-        self.sent = 0
-        self.chunks = spec.chunks
-        self.fpc = max(1, spec.frames_per_chunk)
-        self.first_ns: int | None = None
-        self.done_ns: int | None = None  # every frame sent once
-        self.acked = 0  # RC: frames acknowledged
-        self.acked_ns: int | None = None  # RC: every frame acknowledged
-
-    def chunk_of(self, i: int) -> int:
-        return i if self.chunks is None else self.chunks[i // self.fpc]
-
-
-class _Retransmission:
-    """RC go-back-N: the flow's unacknowledged frames, sent again in PSN order.
-
-    While it runs it stands in the class queue in place of the flow's jobs
-    (parked), so that no new PSN overtakes a retransmitted one."""
-
-    __slots__ = ("flow", "vl", "entries", "pos", "parked")
-
-    def __init__(self, flow: int, vl: int, entries: list) -> None:
-        self.flow = flow
-        self.vl = vl
-        self.entries = entries  # [(psn, job, frame index)]
-        self.pos = 0
-        self.parked: list[_TxJob] = []
-
-
-_PSN_I = DATA_CODEC.fields.index("psn")
-_CHUNK_I = DATA_CODEC.fields.index("chunk")
-_TS_I = DATA_CODEC.fields.index("send_ts")
-_ACK_FIELDS = {name: DATA_CODEC.fields.index(name)
-               for name in ("dst_addr", "vl", "sl", "dlid", "flow_id", "psn", "chunk", "send_ts")}
-
-
-@dataclass
-class RcStats:
-    """The RC transport's counters (all zero with transport "ud")."""
-
-    acks_sent: int = 0
-    naks_sent: int = 0
-    acks_received: int = 0
-    naks_received: int = 0
-    retransmitted: int = 0  # frames sent again
-    go_backs: int = 0  # retransmissions started (by a NAK or a timeout)
-    timeouts: int = 0
-    out_of_sequence: int = 0  # received past a gap: discarded, NAKed once
-    duplicates: int = 0  # received again: discarded, acknowledged
-    flows_failed: int = 0  # gave up after rc_retry_limit timeouts
-
-
-@dataclass
-class FlowControlStats:
-    pauses_sent: int = 0
-    resumes_sent: int = 0
-    storm_pauses_sent: int = 0
-    pauses_received: int = 0
-    resumes_received: int = 0
-    pfc_frames_ignored: int = 0  # pauses received outside PFC mode
-    credit_frames_sent: int = 0
-    credit_requests_sent: int = 0
-    credit_frames_dropped: int = 0  # by `drop_credits`
-    credit_frames_received: int = 0
-    credit_requests_received: int = 0
-    blocked_ns: list[int] = field(default_factory=lambda: [0] * NUM_CLASSES)
-
-
-class Nic:
+class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
     """The emulator's state and event loop (see the module doc)."""
 
     def __init__(self, config: NicConfig, workload: Workload, sock: socket.socket | None = None,
@@ -465,7 +195,7 @@ class Nic:
         self.start_real = 0
 
         # transmit side
-        self._queues: list[deque[_TxJob]] = [deque() for _ in range(NUM_CLASSES)]
+        self._queues: list[deque[TxJob]] = [deque() for _ in range(NUM_CLASSES)]
         self._active_classes = 0  # bit i: class i has jobs
         self._rr_class = 0
         self._next_tx = 0.0
@@ -512,43 +242,12 @@ class Nic:
         self.fc = FlowControlStats()
 
         # RC transport (see the module doc)
-        self.rc = config.transport == "rc"
-        self.rc_stats = RcStats()
-        self.rc_errors: list[str] = []
-        self._inflight: dict[int, deque] = {}  # flow -> (psn, job, i) sent, unacknowledged
-        self._progress_ns: dict[int, int] = {}  # flow -> last acknowledgement progress
-        self._rto_entry: dict[int, list] = {}  # flow -> its retransmission timer
-        self._retries: dict[int, int] = {}  # flow -> timeouts in a row without progress
-        self._retx: dict[int, _Retransmission] = {}
-        self._failed_flows: set[int] = set()
-        self._window_waits = 0
-        self._sl_of_lid = dict(config.sl_of_lid)
-        self._sl_changed: set[int] = set()  # DLIDs whose SL an SA REPORT changed
-        self._sa_seen: set[int] = set()
-        self.sa_changes: list[dict] = []
-        self.sa_bad_frames = 0
-        self.rto_ns = int(config.rc_timeout_ms * 1e6)
-        self._rx_expected: dict[tuple[int, int], int] = {}  # (slid, flow) -> next PSN
-        self._rx_nak_sent: set[tuple[int, int]] = set()  # until the expected PSN arrives
-        self._rx_unacked: dict[tuple[int, int], int] = {}  # accepted since the last ACK
-        self._rx_unacked_since: dict[tuple[int, int], int] = {}  # ... the first of them
-        self._ack_to: dict[tuple[int, int], tuple[int, int, int]] = {}  # -> (mac, sl, vl)
-        self._ackq: list[deque] = [deque() for _ in range(NUM_CLASSES)]
-        self._ack_queued: dict[tuple[int, int], int] = {}  # key -> syndrome, while queued
-        self._ack_delay_entry: list | None = None
-        ack = {
-            "dst_addr": 0, "src_addr": self.src_mac, "ether_type": ETHERTYPE_FABRIC, "vl": 0,
-            "sl": 0, "kind": Kind.DATA, "dlid": 0, "slid": self.slid,
-            "pkt_len": BTH_LEN + APP_LEN, "opcode": OPCODE_RC_ACK, "dest_qp": 0, "psn": 0,
-            "flow_id": 0, "coll_id": 0, "step": 0, "chunk": 0, "send_ts": 0,
-        }
-        self._ack_values = [int(ack[name]) for name in DATA_CODEC.fields]
-
+        self._init_rc(config)
         # the workload: flows waiting for a time or for receives
         self._waiting: dict[tuple[int, int, int], list[list]] = {}
         self._recv_left: dict[tuple[int, int, int], int] = {}
         self._recv_done_ns: dict[tuple[int, int, int], int] = {}
-        self._jobs: list[_TxJob] = []
+        self._jobs: list[TxJob] = []
         self._jobs_left = len(workload.flows)
         for r in workload.recvs:
             self._recv_left[(r.coll_id, r.step, r.slid)] = r.frames
@@ -683,7 +382,7 @@ class Nic:
         sl = self._sl_of_lid.get(spec.dlid, spec.sl) if spec.dlid in self._sl_changed \
             else spec.sl
         vl = self._vl_of_sl(sl)
-        job = _TxJob(spec, vl, self.src_mac, self.slid,
+        job = TxJob(spec, vl, self.src_mac, self.slid,
                      OPCODE_RC_SEND if self.rc else OPCODE_UD, sl)
         self._jobs.append(job)
         if spec.count <= 0:
@@ -783,7 +482,7 @@ class Nic:
                 if self.rc and not self._window_open(vl):
                     return  # every flow of the class waits for ACKs: an ACK kicks
                 job = self._queues[vl][0]
-                sent = self._transmit(job) if type(job) is _TxJob else self._retransmit(job)
+                sent = self._transmit(job) if type(job) is TxJob else self._retransmit(job)
             if not sent:
                 self.tx_retries += 1
                 self._tx_entry = self._at(now + 50_000, self._tx_slot)
@@ -795,16 +494,16 @@ class Nic:
         if self._active_classes:
             self._tx_entry = self._at(max(self._next_tx, now), self._tx_slot)
 
-    def _transmit(self, job: _TxJob) -> bool:
+    def _transmit(self, job: TxJob) -> bool:
         """Send the job's next frame; False when the device queue is full (try again)."""
         values = job.values
         flow = job.spec.flow
         psn = self._psn.get(flow, 0)
         i = job.sent
-        values[_PSN_I] = psn
-        values[_CHUNK_I] = i if job.chunks is None else job.chunks[i // job.fpc]
+        values[PSN_I] = psn
+        values[CHUNK_I] = i if job.chunks is None else job.chunks[i // job.fpc]
         ts = time.time_ns()
-        values[_TS_I] = ts
+        values[TS_I] = ts
         try:
             self._send(DATA_CODEC.pack_values(*values) + job.payload)
         except OSError as exc:
@@ -838,7 +537,7 @@ class Nic:
         if not self._queues[vl] and not self._ackq[vl]:
             self._active_classes &= ~(1 << vl)
 
-    def _job_done(self, job: _TxJob, ts: int) -> None:
+    def _job_done(self, job: TxJob, ts: int) -> None:
         """Every frame of the job sent once; with RC it counts as done once acknowledged."""
         job.done_ns = ts
         if not self.rc or job.acked_ns is not None:
@@ -847,337 +546,34 @@ class Nic:
 
     # ------------------------------------------------------------------ RC transport
 
-    def _sent_reliably(self, flow: int, psn: int, job: _TxJob, i: int, ts: int) -> None:
-        inflight = self._inflight.get(flow)
-        if inflight is None:
-            inflight = self._inflight[flow] = deque()
-        if not inflight:
-            self._progress_ns[flow] = time.monotonic_ns()
-            if flow not in self._rto_entry:
-                self._arm_rto(flow)
-        inflight.append((psn, job, i))
 
     def _vl_of_sl(self, sl: int) -> int:
         return self.cfg.sl_to_vl[sl] & 7 if sl < len(self.cfg.sl_to_vl) else 0
 
-    def _window_open(self, vl: int) -> bool:
-        """Rotate the class queue to a job whose flow has fewer than rc_window unacknowledged
-        frames (a retransmission always may go); False if there is none."""
-        queue, window, inflight = self._queues[vl], self.cfg.rc_window, self._inflight
-        for _ in range(len(queue)):
-            job = queue[0]
-            if type(job) is not _TxJob or len(inflight.get(job.spec.flow, ())) < window:
-                return True
-            queue.rotate(-1)
-        self._window_waits += 1
-        return False
 
-    def _arm_rto(self, flow: int) -> None:
-        due = self._progress_ns[flow] + self._rto(flow)
-        self._rto_entry[flow] = self._at(due, lambda f=flow: self._rto_fired(f))
 
-    def _rto_fired(self, flow: int) -> None:
-        del self._rto_entry[flow]
-        inflight = self._inflight.get(flow)
-        if not inflight or flow in self._failed_flows:
-            return
-        now = time.monotonic_ns()
-        if now - self._progress_ns[flow] < self._rto(flow):  # progress since it was armed
-            self._arm_rto(flow)
-            return
-        self.rc_stats.timeouts += 1
-        retries = self._retries.get(flow, 0) + 1
-        self._retries[flow] = retries
-        if retries > self.cfg.rc_retry_limit:
-            self._fail_flow(flow, f"flow {flow}: {retries - 1} retransmission timeouts in a "
-                                  f"row, PSN {inflight[0][0]} never acknowledged")
-            return
-        self._go_back(flow)
-        self._progress_ns[flow] = now
-        self._arm_rto(flow)
 
-    def _rto(self, flow: int) -> int:
-        """The retransmission timeout, doubled for every timeout in a row up to 8 x (a
-        receiver that stalls for a second or two is waited for, rather than given up on
-        after 7 x rc_timeout; the cap keeps a resumed receiver's wait short)."""
-        return self.rto_ns << min(self._retries.get(flow, 0), RC_BACKOFF_MAX_SHIFT)
 
-    def _go_back(self, flow: int) -> None:
-        """Send every unacknowledged frame of the flow again, in PSN order, before new ones."""
-        inflight = self._inflight.get(flow)
-        if not inflight:
-            return
-        self.rc_stats.go_backs += 1
-        entries = list(inflight)
-        retx = self._retx.get(flow)
-        if retx is not None:  # already going back: start over from the oldest
-            retx.entries, retx.pos = entries, 0
-            return
-        vl = entries[0][1].vl
-        retx = self._retx[flow] = _Retransmission(flow, vl, entries)
-        queue = self._queues[vl]
-        keep = deque()
-        for job in queue:
-            if type(job) is _TxJob and job.spec.flow == flow:
-                retx.parked.append(job)
-            else:
-                keep.append(job)
-        keep.appendleft(retx)
-        self._queues[vl] = keep
-        self._active_classes |= 1 << vl
-        self._kick_tx()
 
-    def _retransmit(self, retx: _Retransmission) -> bool:
-        entries, flow = retx.entries, retx.flow
-        inflight = self._inflight.get(flow)
-        oldest = inflight[0][0] if inflight else None
-        while retx.pos < len(entries) and (oldest is None or entries[retx.pos][0] < oldest):
-            retx.pos += 1  # acknowledged meanwhile
-        if retx.pos < len(entries):
-            psn, job, i = entries[retx.pos]
-            values = job.values
-            values[_PSN_I] = psn
-            values[_CHUNK_I] = job.chunk_of(i)
-            ts = time.time_ns()
-            values[_TS_I] = ts
-            try:
-                self._send(DATA_CODEC.pack_values(*values) + job.payload)
-            except OSError as exc:
-                if exc.errno in (errno.ENOBUFS, errno.EAGAIN):
-                    return False
-                raise
-            self.sent_flow.append(flow)
-            self.sent_psn.append(psn)
-            self.sent_ns.append(ts)
-            self.last_tx_ns = ts
-            self.fctbs[retx.vl] = (self.fctbs[retx.vl] + 1) % CREDIT_MOD
-            self.rc_stats.retransmitted += 1
-            retx.pos += 1
-        queue = self._queues[retx.vl]
-        if retx.pos >= len(entries):
-            queue.popleft()
-            del self._retx[flow]
-            queue.extend(retx.parked)
-            self._class_idle(retx.vl)
-        elif len(queue) > 1:
-            queue.rotate(-1)
-        return True
 
-    def _fail_flow(self, flow: int, why: str) -> None:
-        self.rc_stats.flows_failed += 1
-        self.rc_errors.append(why)
-        self._failed_flows.add(flow)
-        self._inflight.pop(flow, None)
-        retx = self._retx.pop(flow, None)
-        for vl in range(NUM_CLASSES):
-            queue = self._queues[vl]
-            if any((j is retx) or (type(j) is _TxJob and j.spec.flow == flow) for j in queue):
-                self._queues[vl] = deque(j for j in queue if j is not retx and not (
-                    type(j) is _TxJob and j.spec.flow == flow))
-                self._class_idle(vl)
 
-    def _on_ack(self, f) -> None:
-        """An ACK/NAK for one of our flows: psn = the next PSN the receiver expects."""
-        flow, psn = f.flow_id, f.psn
-        nak = f.chunk == SYNDROME_NAK_SEQ
-        if nak:
-            self.rc_stats.naks_received += 1
-        else:
-            self.rc_stats.acks_received += 1
-        inflight = self._inflight.get(flow)
-        if not inflight:
-            return
-        progress = False
-        while inflight and inflight[0][0] < psn:
-            _psn, job, _i = inflight.popleft()
-            job.acked += 1
-            progress = True
-            if job.acked >= job.spec.count:
-                job.acked_ns = time.time_ns()
-                if job.done_ns is not None:
-                    self._jobs_left -= 1
-                    self._check_done()
-        if progress:
-            self._progress_ns[flow] = time.monotonic_ns()
-            self._retries[flow] = 0
-            self._kick_tx()  # the flow's window may have opened
-        if nak and inflight and flow not in self._retx:
-            self._go_back(flow)
 
-    def _rc_receive(self, f, key: tuple[int, int], vl: int) -> bool:
-        """Transport check of an admitted RC frame: True if it is the next in sequence."""
-        expected = self._rx_expected.get(key, 0)
-        if key not in self._ack_to:  # ACKs travel on the SL of paths to the sender
-            sl = self._sl_of_lid.get(f.slid, f.sl)
-            self._ack_to[key] = (f.src_addr, sl, self._vl_of_sl(sl))
-        if f.psn == expected:
-            self._rx_expected[key] = expected + 1
-            self._rx_nak_sent.discard(key)
-            unacked = self._rx_unacked.get(key, 0) + 1
-            self._rx_unacked[key] = unacked
-            if unacked >= self.cfg.rc_ack_every:
-                self._queue_ack(key, SYNDROME_ACK)
-            elif unacked == 1:
-                now = time.monotonic_ns()
-                self._rx_unacked_since[key] = now
-                if self._ack_delay_entry is None:
-                    self._ack_delay_entry = self._at(now + self.cfg.rc_ack_delay_ms * 1e6,
-                                                     self._ack_delayed)
-            return True
-        if f.psn > expected:
-            self.rc_stats.out_of_sequence += 1
-            if key not in self._rx_nak_sent:
-                self._rx_nak_sent.add(key)
-                self._queue_ack(key, SYNDROME_NAK_SEQ)
-        else:
-            self.rc_stats.duplicates += 1
-            self._queue_ack(key, SYNDROME_ACK)
-        return False
 
-    def _ack_delayed(self) -> None:
-        """ACK every flow whose oldest unacknowledged frame waited rc_ack_delay_ms (each
-        flow its own delay: a slow flow is not ACKed frame by frame because of a fast one)."""
-        self._ack_delay_entry = None
-        now = time.monotonic_ns()
-        delay = self.cfg.rc_ack_delay_ms * 1e6
-        next_due = None
-        for key, unacked in list(self._rx_unacked.items()):
-            if not unacked:
-                continue
-            due = self._rx_unacked_since.get(key, now) + delay
-            if due <= now:
-                self._queue_ack(key, SYNDROME_ACK)
-            elif next_due is None or due < next_due:
-                next_due = due
-        if next_due is not None:
-            self._ack_delay_entry = self._at(next_due, self._ack_delayed)
 
-    def _queue_ack(self, key: tuple[int, int], syndrome: int) -> None:
-        self._rx_unacked[key] = 0
-        queued = self._ack_queued.get(key)
-        if queued is not None:  # one ACK in the queue says it all (a NAK stays a NAK)
-            self._ack_queued[key] = queued or syndrome
-            return
-        self._ack_queued[key] = syndrome
-        vl = self._ack_to[key][2]
-        self._ackq[vl].append(key)
-        self._active_classes |= 1 << vl
-        self._kick_tx()
 
-    def _transmit_ack(self, vl: int) -> bool:
-        key = self._ackq[vl][0]
-        syndrome = self._ack_queued[key]
-        mac, sl, _vl = self._ack_to[key]
-        values, at = self._ack_values, _ACK_FIELDS
-        values[at["dst_addr"]], values[at["vl"]], values[at["sl"]] = mac, vl, sl
-        values[at["dlid"]], values[at["flow_id"]] = key
-        values[at["psn"]] = self._rx_expected.get(key, 0)
-        values[at["chunk"]] = syndrome
-        values[at["send_ts"]] = time.time_ns()
-        try:
-            self._send(DATA_CODEC.pack_values(*values))
-        except OSError as exc:
-            if exc.errno in (errno.ENOBUFS, errno.EAGAIN):
-                return False
-            raise
-        self._ackq[vl].popleft()
-        del self._ack_queued[key]
-        self.fctbs[vl] = (self.fctbs[vl] + 1) % CREDIT_MOD
-        if syndrome == SYNDROME_NAK_SEQ:
-            self.rc_stats.naks_sent += 1
-        else:
-            self.rc_stats.acks_sent += 1
-        self._class_idle(vl)
-        return True
 
-    def _pause_expired(self, vl: int) -> None:
-        self._pause_wake[vl] = None
-        self._kick_tx()
 
-    def _credit_request(self) -> None:
-        """While a class waits for credit, ask the peer for its FCCL every credit_request_ms."""
-        self._request_entry = None
-        now = time.monotonic_ns()
-        interval = self.cfg.credit_request_ms * 1e6
-        waiting = [vl for vl in range(NUM_CLASSES)
-                   if self._active_classes >> vl & 1 and not self._allowed_quiet(vl)]
-        for vl in waiting:
-            if not self.fccl_known[vl] or now - self._credit_rx_ns[vl] >= interval:
-                self._send_credit(vl, CreditOp.REQUEST)
-        if waiting and self.running:
-            self._request_entry = self._at(now + interval, self._credit_request)
 
-    def _allowed_quiet(self, vl: int) -> bool:
-        return self.fccl_known[vl] and \
-            (self.fccl[vl] - self.fctbs[vl] - 1) % CREDIT_MOD <= CREDIT_WINDOW
 
     # ------------------------------------------------------------------ flow-control frames
 
-    def _send_fc(self, frame: bytes) -> bool:
-        for _ in range(100):
-            try:
-                self._send(frame)
-                return True
-            except OSError as exc:
-                if exc.errno not in (errno.ENOBUFS, errno.EAGAIN):
-                    raise
-                time.sleep(20e-6)
-        return False
 
-    def _pfc(self, class_enable: int, quanta: int) -> bytes:
-        q = [quanta if class_enable >> i & 1 else 0 for i in range(NUM_CLASSES)]
-        frame = PFC_CODEC.pack_values(self._pfc_dst, self.src_mac,
-                                      ETHERTYPE_MAC_CONTROL, PFC_OPCODE, class_enable, *q)
-        return frame + bytes(FC_FRAME_BYTES - len(frame))
 
-    def _send_pause(self, vl: int) -> None:
-        if self._send_fc(self._pfc(1 << vl, PFC_PAUSE_QUANTA)):
-            self.fc.pauses_sent += 1
-        self._cancel(self._pause_refresh[vl])
-        refresh = PFC_PAUSE_QUANTA * self.quantum_ns / 2  # re-sent before it would expire
-        self._pause_refresh[vl] = self._at(time.monotonic_ns() + refresh,
-                                           lambda v=vl: self._refresh_pause(v))
 
-    def _refresh_pause(self, vl: int) -> None:
-        self._pause_refresh[vl] = None
-        if self._pause_active[vl]:
-            self._send_pause(vl)
 
-    def _send_resume(self, vl: int) -> None:
-        self._cancel(self._pause_refresh[vl])
-        self._pause_refresh[vl] = None
-        if self._send_fc(self._pfc(1 << vl, 0)):
-            self.fc.resumes_sent += 1
 
-    def _send_credit(self, vl: int, op: CreditOp = CreditOp.NORMAL) -> None:
-        """A CREDIT frame for class vl: our FCCL (ABR + free slots) and our FCTBS."""
-        if self.drop_credits > 0:
-            self.drop_credits -= 1
-            self.fc.credit_frames_dropped += 1
-            return
-        free = self.cfg.buffer - len(self._rxq[vl])
-        fccl = (self.abr[vl] + free) % CREDIT_MOD
-        frame = CREDIT_CODEC.pack_values(
-            self._credit_dst, self.src_mac, ETHERTYPE_FABRIC, vl, 0, Kind.CREDIT, 0, self.slid,
-            4, int(op), self.fctbs[vl], vl, fccl)
-        if self._send_fc(frame + bytes(FC_FRAME_BYTES - len(frame))):
-            if op is CreditOp.REQUEST:
-                self.fc.credit_requests_sent += 1
-            else:
-                self.fc.credit_frames_sent += 1
-        self._credit_pending[vl] = 0
 
-    def _credit_refresh(self) -> None:
-        if not self.stalled:
-            for vl in sorted(self._credit_vls):
-                self._send_credit(vl)
-        self._at(time.monotonic_ns() + self.cfg.credit_refresh_ms * 1e6, self._credit_refresh)
 
-    def _storm(self) -> None:
-        if self._send_fc(self._pfc(self.cfg.storm_classes, PFC_PAUSE_QUANTA)):
-            self.fc.storm_pauses_sent += 1
-        self._storm_entry = self._at(time.monotonic_ns() + self.cfg.storm_interval_ms * 1e6,
-                                     self._storm)
 
     # ------------------------------------------------------------------ receive
 
@@ -1306,24 +702,6 @@ class Nic:
                     self._activate(entry[0])
             self._check_done()
 
-    def _on_credit(self, frame: bytes) -> None:
-        c = CREDIT_CODEC.unpack(frame, 0)
-        vl = c.credit_vl & 7
-        if c.op == CreditOp.REQUEST:
-            self.fc.credit_requests_received += 1
-        else:
-            self.fc.credit_frames_received += 1
-        if self.mode is not FlowControl.CREDIT:
-            return
-        self.fccl[vl] = c.fccl
-        self.fccl_known[vl] = True
-        self._credit_rx_ns[vl] = time.monotonic_ns()
-        # The link is FIFO: the peer's FCTBS counts every DATA frame it sent before this one.
-        self.abr[vl] = c.fctbs
-        self._credit_vls.add(vl)
-        if c.op == CreditOp.REQUEST and not self.stalled:
-            self._send_credit(vl)
-        self._kick_tx()
 
     def _on_sa(self, frame: bytes) -> None:
         """The SM's REPORT of changed paths (controller/sa.py): acknowledged; sends that
@@ -1350,122 +728,13 @@ class Nic:
             self.sa_changes.append({"dlid": record.dlid, "sl": record.sl,
                                     "t_ns": time.time_ns()})
 
-    def _on_pfc(self, frame: bytes) -> None:
-        p = PFC_CODEC.unpack(frame, 0)
-        if p.opcode != PFC_OPCODE:
-            return
-        if self.mode is not FlowControl.PFC:
-            self.fc.pfc_frames_ignored += 1
-            return
-        now = time.monotonic_ns()
-        quanta = p[-NUM_CLASSES:]
-        resumed = paused = False
-        for vl in range(NUM_CLASSES):
-            if p.class_enable >> vl & 1:
-                q = quanta[vl]
-                self.paused_until[vl] = now + int(q * self.quantum_ns)
-                if q:
-                    paused = True
-                else:
-                    resumed = True
-                    self._cancel(self._pause_wake[vl])
-                    self._pause_wake[vl] = None
-        # counted per frame: one frame may pause some classes and resume others
-        self.fc.pauses_received += paused
-        self.fc.resumes_received += resumed
-        if resumed:
-            self._kick_tx()
 
     # ------------------------------------------------------------------ control
 
-    def command(self, line: str) -> dict:
-        """Apply one control command; returns the reply (see the module doc)."""
-        words = line.split()
-        if not words:
-            return {"ok": False, "error": "empty command"}
-        cmd, args = words[0], words[1:]
-        if cmd == "stall":
-            self.stalled = True
-            self._cancel(self._drain_entry)
-            self._drain_entry = None
-        elif cmd == "resume":
-            self.stalled = False
-            if self._buffered and self._drain_entry is None:
-                self._next_drain = max(self._next_drain, time.monotonic_ns())
-                self._drain_entry = self._at(self._next_drain, self._drain_slot)
-        elif cmd == "pause_storm" and args in (["on"], ["off"]):
-            self._cancel(self._storm_entry)
-            self._storm_entry = None
-            if args[0] == "on":
-                self._storm()
-            else:
-                self._send_fc(self._pfc(self.cfg.storm_classes, 0))
-        elif cmd == "drop_credits" and len(args) == 1 and args[0].isdigit():
-            self.drop_credits += int(args[0])
-        elif cmd == "stats":
-            return {"ok": True, "stats": self.summary()}
-        elif cmd == "stop":
-            self.stop()
-        else:
-            return {"ok": False, "error": f"unknown command {line.strip()!r}; expected stall, "
-                                          "resume, pause_storm on|off, drop_credits N, stats, stop"}
-        return {"ok": True, "command": line.strip(), "t_ns": time.time_ns()}
 
-    def _open_control(self, path: str) -> None:
-        if os.path.exists(path):
-            os.unlink(path)
-        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        server.bind(path)
-        server.listen(8)
-        server.setblocking(False)
-        self._control_server = server
-        self._epoll.register(server.fileno(), select.EPOLLIN)
 
-    def _accept_control(self) -> None:
-        assert self._control_server is not None
-        try:
-            conn, _ = self._control_server.accept()
-        except BlockingIOError:
-            return
-        conn.setblocking(False)
-        self._control_conns[conn.fileno()] = (conn, bytearray())
-        self._epoll.register(conn.fileno(), select.EPOLLIN)
 
-    def _read_control(self, fd: int) -> None:
-        conn, buf = self._control_conns[fd]
-        try:
-            data = conn.recv(4096)
-        except BlockingIOError:
-            return
-        if not data:
-            self._epoll.unregister(fd)
-            del self._control_conns[fd]
-            conn.close()
-            return
-        buf += data
-        while b"\n" in buf:
-            line, _, rest = bytes(buf).partition(b"\n")
-            buf[:] = rest
-            reply = self.command(line.decode(errors="replace"))
-            try:
-                conn.sendall(json.dumps(reply).encode() + b"\n")
-            except OSError:
-                pass
 
-    def _read_stdin(self) -> None:
-        try:
-            data = os.read(sys.stdin.fileno(), 4096)
-        except BlockingIOError:
-            return
-        if not data:
-            self._epoll.unregister(sys.stdin.fileno())
-            self._stdin = False
-            return
-        self._stdin_buf += data
-        while b"\n" in self._stdin_buf:
-            line, _, rest = bytes(self._stdin_buf).partition(b"\n")
-            self._stdin_buf[:] = rest
-            print(json.dumps(self.command(line.decode(errors="replace"))), flush=True)
 
     # ------------------------------------------------------------------ results
 
@@ -1476,182 +745,10 @@ class Nic:
                 # Linger so that the last credits and resumes reach the peers.
                 self._at(time.monotonic_ns() + 200e6, self.stop)
 
-    def _socket_drops(self) -> int | None:
-        drops = socket_drops(self.sock)  # the kernel resets the count on every read
-        if drops is not None:
-            self.socket_drops_total += drops
-        return None if drops is None and not self.socket_drops_total else self.socket_drops_total
-
-    def rate_check(self) -> tuple[bool, str, float]:
-        """(rate kept, reason, shortfall): time lost to late sends over time spent sending."""
-        sent = len(self.sent_ns) + self.rc_stats.acks_sent + self.rc_stats.naks_sent
-        active_ns = sent * self.period_ns + self.slipped_ns
-        shortfall = self.slipped_ns / active_ns if active_ns else 0.0
-        if shortfall <= RATE_SHORTFALL_LIMIT:
-            return True, "", shortfall
-        return False, (f"fell behind its {self.cfg.rate_pps:g} pps schedule {self.slips} times, "
-                       f"losing {self.slipped_ns / 1e6:.1f} ms of {active_ns / 1e6:.1f} ms "
-                       f"sending ({shortfall:.1%} > {RATE_SHORTFALL_LIMIT:.0%}); worst send "
-                       f"{self.max_late_ns / 1e3:.0f} us late, {self.tx_retries} ENOBUFS "
-                       "retries"), shortfall
-
-    def collectives(self) -> dict[str, dict]:
-        """Per collective id: when this port sent its first frame and completed its part."""
-        out: dict[int, dict] = {}
-
-        def entry(coll_id: int) -> dict:
-            return out.setdefault(coll_id, {"sends": 0, "sends_done": 0, "recvs": 0,
-                                            "recvs_done": 0, "start_ns": None, "end_ns": 0})
-        for job in self._jobs:
-            s = job.spec
-            if s.coll_id == 0 and s.chunks is None:
-                continue
-            d = entry(s.coll_id)
-            d["sends"] += 1
-            if job.first_ns is not None:
-                d["start_ns"] = min(d["start_ns"] or job.first_ns, job.first_ns)
-            if job.done_ns is not None and (not self.rc or job.acked_ns is not None):
-                d["sends_done"] += 1
-                d["end_ns"] = max(d["end_ns"], job.done_ns)
-        for r in self.work.recvs:
-            d = entry(r.coll_id)
-            d["recvs"] += 1
-            done = self._recv_done_ns.get((r.coll_id, r.step, r.slid))
-            if done is not None:
-                d["recvs_done"] += 1
-                d["end_ns"] = max(d["end_ns"], done)
-        pending = {s.coll_id for s in self.work.flows} - {j.spec.coll_id for j in self._jobs}
-        for coll_id in pending:
-            entry(coll_id)["sends"] += sum(1 for s in self.work.flows if s.coll_id == coll_id)
-        for d in out.values():
-            d["complete"] = d["sends_done"] == d["sends"] and d["recvs_done"] == d["recvs"]
-            if not d["complete"]:
-                d["end_ns"] = None
-        return {str(k): v for k, v in sorted(out.items())}
-
-    def summary(self) -> dict:
-        kept, reason, shortfall = self.rate_check()
-        sent = len(self.sent_ns)
-        achieved = None
-        if sent > 1 and self.last_tx_ns != self.first_tx_ns:
-            achieved = (sent - 1) * 1e9 / (self.last_tx_ns - self.first_tx_ns)
-        blocked = list(self.fc.blocked_ns)
-        now = time.monotonic_ns()
-        for vl, since in enumerate(self._blocked_since):
-            if since is not None:
-                blocked[vl] += now - since
-        per_flow: dict[str, dict] = {}
-        for job in self._jobs:
-            d = per_flow.setdefault(str(job.spec.flow), {"sent": 0, "jobs": 0, "jobs_done": 0})
-            d["sent"] += job.sent
-            d["jobs"] += 1
-            d["jobs_done"] += job.done_ns is not None
-        fc = asdict(self.fc)
-        fc["blocked_ns"] = blocked
-        fc["blocked_ms_total"] = sum(blocked) / 1e6
-        # classes with frames to send that the link did not let go when the run ended
-        fc["blocked_at_end"] = [vl for vl, since in enumerate(self._blocked_since)
-                                if since is not None]
-        return {
-            "schema": SUMMARY_SCHEMA, "name": self.cfg.name, "iface": self.cfg.iface,
-            "mode": self.mode.value, "lid": self.cfg.lid, "mac": self.cfg.mac,
-            "rate_pps": self.cfg.rate_pps, "frame_bytes": self.cfg.frame_bytes,
-            "link_bps": self.cfg.rate_pps * 8 * self.cfg.frame_bytes,
-            "pause_quantum_ns": self.quantum_ns,
-            "buffer": self.cfg.buffer, "xoff": self.cfg.xoff, "xon": self.cfg.xon,
-            "drain_pps": self.cfg.effective_drain_pps,
-            "credit_coalesce": self.cfg.credit_coalesce,
-            "start_ns": self.start_real, "clock": "CLOCK_REALTIME",
-            "sent": sent, "achieved_pps": achieved, "rate_kept": kept, "rate_reason": reason,
-            "rate_shortfall": shortfall, "max_lateness_us": self.max_late_ns / 1e3,
-            "tx_retries": self.tx_retries, "flows": per_flow,
-            "received": self.rx_data, "delivered": self.rx_delivered,
-            "buffered": self._buffered, "not_for_me": self.rx_not_for_me,
-            "rx_drops": dict(self.rx_drops), "rx_dropped": sum(self.rx_drops.values()),
-            "socket_drops": self._socket_drops(),
-            "late_start_ms": self.late_start_ns / 1e6,
-            "peak_occupancy": max(self.peak_occupancy),
-            "flow_control": fc, "stalled": self.stalled,
-            "done": self.done_ns is not None, "done_ns": self.done_ns,
-            "collectives": self.collectives(),
-            "transport": self.cfg.transport, "rc": asdict(self.rc_stats),
-            "rc_errors": list(self.rc_errors),
-            "unacknowledged": sum(len(q) for q in self._inflight.values()),
-            "rc_flows": {str(flow): {
-                "oldest_psn": q[0][0], "unacknowledged": len(q),
-                "since_progress_ms": round((now - self._progress_ns.get(flow, now)) / 1e6, 1),
-                "timer_armed": flow in self._rto_entry,
-                "retransmitting": flow in self._retx} for flow, q in self._inflight.items() if q},
-            "window_waits": self._window_waits,
-            "sa_changes": list(self.sa_changes), "sa_bad_frames": self.sa_bad_frames,
-        }
-
-    def write_logs(self, log_dir: Path | str) -> dict[str, Path]:
-        log_dir = Path(log_dir)
-        log_dir.mkdir(parents=True, exist_ok=True)
-        name = self.cfg.name
-        paths = {"sent": log_dir / f"{name}.sent.csv", "recv": log_dir / f"{name}.recv.csv",
-                 "summary": log_dir / f"{name}.summary.json"}
-        write_log_rows(paths["sent"], zip(self.sent_flow, self.sent_psn, self.sent_ns))
-        tmp = paths["recv"].with_name(paths["recv"].name + ".tmp")
-        with open(tmp, "w") as f:
-            f.write(RECV_LOG_HEADER)
-            f.writelines(",".join(map(str, row)) + "\n" for row in self.rx_log)
-        os.replace(tmp, paths["recv"])
-        summary = self.summary() | {"logs": {k: str(v) for k, v in paths.items()}}
-        tmp = paths["summary"].with_name(paths["summary"].name + ".tmp")
-        tmp.write_text(json.dumps(summary, indent=2) + "\n")
-        os.replace(tmp, paths["summary"])
-        return paths
 
 
-RecvRecord = namedtuple("RecvRecord", "flow psn send_ns recv_ns slid coll_id step chunk admitted")
 
 
-def read_recv_log(path: Path | str) -> Iterator[RecvRecord]:
-    """The rows of a NIC's receive log (NAME.recv.csv), as ints."""
-    with open(path) as f:
-        for lineno, line in enumerate(f, 1):
-            if line.startswith("#") or line.startswith("flow,"):
-                continue
-            try:
-                yield RecvRecord(*map(int, line.split(",")))
-            except (TypeError, ValueError):
-                raise NicConfigError(f"{path}:{lineno}: expected {RECV_LOG_HEADER.split()[-1]!r}, "
-                                     f"found {line.strip()!r}") from None
-
-
-def open_nic_socket(iface: str, bufsize: int = 8 << 20) -> socket.socket:
-    """AF_PACKET socket on iface that does not see its own transmissions (needs CAP_NET_RAW)."""
-    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))  # ETH_P_ALL
-    try:
-        sock.setsockopt(SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)
-        for opt, force in ((socket.SO_SNDBUF, 32), (socket.SO_RCVBUF, 33)):  # *BUFFORCE
-            try:
-                sock.setsockopt(socket.SOL_SOCKET, force, bufsize)
-            except PermissionError:
-                sock.setsockopt(socket.SOL_SOCKET, opt, bufsize)
-        sock.bind((iface, 0))
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
-def socket_drops(sock: socket.socket) -> int | None:
-    """Frames the kernel dropped for this packet socket (receive buffer full) since last read."""
-    try:
-        _packets, drops = struct.unpack("II", sock.getsockopt(SOL_PACKET, PACKET_STATISTICS, 8))
-    except OSError:
-        return None
-    return drops
-
-
-def iface_mac(iface: str) -> str:
-    try:
-        return Path(f"/sys/class/net/{iface}/address").read_text().strip()
-    except OSError as exc:
-        raise NicConfigError(f"no interface {iface!r} here ({exc.strerror})") from None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,168 @@
+"""The NIC emulator's configuration: port options, the workload (FLOWS.json) and constants."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from traffic.flow_control import (
+    DEFAULT_FRAME_BYTES,
+    PFC_XOFF,
+    PFC_XON,
+    FlowControl,
+)
+
+SUMMARY_SCHEMA = "fabriclab.nic/1"
+RECV_LOG_HEADER = ("# fabriclab receiver log v1 clock=CLOCK_REALTIME\n"
+                   "flow,psn,send_ns,recv_ns,slid,coll_id,step,chunk,admitted\n")
+NUM_CLASSES = 8
+CREDIT_MOD = 4096
+CREDIT_WINDOW = 2048  # IB: may send iff (FCCL - (FCTBS + blocks)) mod 4096 <= 2048
+RATE_SHORTFALL_LIMIT = 0.05
+SOL_PACKET = 263
+PACKET_STATISTICS = 6
+PACKET_IGNORE_OUTGOING = 23  # we must not receive our own transmissions
+RX_BURST = 64  # frames read per wake-up before timers get a turn
+TX_BURST = 16  # late slots sent back to back before the loop looks at the socket again
+SLIP_LIMIT_NS = 5e6  # a send later than this (or 4 slots) restarts the schedule: not caught up
+TIMER_BURST = 64  # due timers run per wake-up, likewise
+TRANSPORTS = ("ud", "rc")
+RC_BACKOFF_MAX_SHIFT = 3  # the retransmission timeout grows to 8 x rc_timeout_ms at most
+
+
+class NicConfigError(Exception):
+    """A NIC option or FLOWS.json entry that cannot work: says which and why."""
+
+
+@dataclass(frozen=True)
+class NicConfig:
+    """One NIC port: link protocol, rates, receive buffer (sizes in frames)."""
+
+    iface: str
+    mode: FlowControl
+    rate_pps: float
+    mac: str
+    name: str = "nic"
+    lid: int | None = None  # DATA frames to another DLID are ignored (None: accept all)
+    buffer: int = 64
+    xoff: int = PFC_XOFF
+    xon: int = PFC_XON
+    drain_pps: float | None = None  # None: rate_pps; 0: no buffering
+    credit_coalesce: int = 4
+    credit_refresh_ms: float = 5.0
+    credit_request_ms: float = 20.0
+    frame_bytes: int = DEFAULT_FRAME_BYTES
+    vls: tuple[int, ...] = (0,)  # the classes this port advertises credits for at init
+    sl_to_vl: tuple[int, ...] = tuple(range(16))
+    storm_interval_ms: float = 1.0
+    storm_classes: int = 0xFF
+    transport: str = "ud"  # "rc": acknowledged, go-back-N retransmission (InfiniBand RC)
+    rc_timeout_ms: float = 100.0  # no acknowledgement progress for this long: go back
+    rc_retry_limit: int = 7  # timeouts in a row without progress: the flow fails (IB retry_cnt)
+    rc_ack_every: int = 16  # frames received in order per ACK ...
+    rc_ack_delay_ms: float = 20.0  # ... or this long after the flow's first unacked one
+    rc_window: int = 128  # unacknowledged frames per flow at most (bounds a go-back)
+    sl_of_lid: tuple[tuple[int, int], ...] = ()  # the SL of paths to a LID (ACKs use it)
+
+    def __post_init__(self) -> None:
+        if self.transport not in TRANSPORTS:
+            raise NicConfigError(f"--transport must be one of {', '.join(TRANSPORTS)}, "
+                                 f"got {self.transport!r}")
+        if self.rc_timeout_ms <= 0 or self.rc_retry_limit < 1 or self.rc_ack_every < 1 \
+                or self.rc_window < self.rc_ack_every:
+            raise NicConfigError("RC needs --rc-timeout-ms > 0, --rc-retry-limit >= 1, "
+                                 "--rc-ack-every >= 1 and --rc-window >= --rc-ack-every")
+        if self.rate_pps <= 0:
+            raise NicConfigError(f"--rate-pps must be > 0, got {self.rate_pps}")
+        if self.buffer < 1:
+            raise NicConfigError(f"--buffer must be >= 1 frame, got {self.buffer}")
+        if self.mode is FlowControl.PFC and not 0 <= self.xon < self.xoff <= self.buffer:
+            raise NicConfigError(f"PFC needs 0 <= xon < xoff <= buffer, got xon={self.xon} "
+                                 f"xoff={self.xoff} buffer={self.buffer}")
+        if self.mode is FlowControl.CREDIT and not 1 <= self.buffer <= CREDIT_WINDOW:
+            raise NicConfigError(f"CREDIT buffer must be 1..{CREDIT_WINDOW} blocks, "
+                                 f"got {self.buffer}")
+        if self.credit_coalesce < 1:
+            raise NicConfigError(f"--credit-coalesce must be >= 1, got {self.credit_coalesce}")
+
+    @property
+    def effective_drain_pps(self) -> float:
+        return self.rate_pps if self.drain_pps is None else self.drain_pps
+
+
+@dataclass(frozen=True)
+class FlowSpec:
+    """One stream of DATA frames from this port (a plain flow or one collective send)."""
+
+    flow: int
+    dst_mac: str
+    dlid: int
+    count: int
+    sl: int = 0
+    payload: int = 64
+    dest_qp: int = 0
+    coll_id: int = 0
+    step: int = 0
+    chunks: tuple[int, ...] | None = None  # collective chunk of each block of frames
+    frames_per_chunk: int = 1
+    start_s: float = 0.0
+    after: tuple[tuple[int, int, int], ...] = ()  # receives (coll_id, step, slid) to wait for
+
+    @classmethod
+    def from_json(cls, d: dict) -> FlowSpec:
+        d = dict(d)
+        if "chunks" in d:
+            d["chunks"] = tuple(d["chunks"])
+            d.setdefault("count", len(d["chunks"]) * d.get("frames_per_chunk", 1))
+        d["after"] = tuple(tuple(k) for k in d.get("after", ()))
+        try:
+            return cls(**d)
+        except TypeError as exc:
+            raise NicConfigError(f"flow entry {d}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class RecvSpec:
+    """Frames this port expects of one collective transfer, keyed (coll_id, step, slid)."""
+
+    coll_id: int
+    step: int
+    slid: int
+    frames: int
+
+
+@dataclass(frozen=True)
+class Workload:
+    flows: tuple[FlowSpec, ...] = ()
+    recvs: tuple[RecvSpec, ...] = ()
+    actions: tuple[tuple[float, str], ...] = ()
+
+
+def load_flows_file(path: Path | str) -> tuple[dict, Workload]:
+    """(port settings from the file: name, lid, mac, vls, sl_to_vl; the workload)."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise NicConfigError(f"{path}: {exc}") from None
+    port = {k: data[k] for k in ("name", "lid", "mac", "vls", "sl_to_vl", "transport")
+            if k in data}
+    try:
+        port["sl_of_lid"] = tuple((int(lid), int(sl))
+                                  for lid, sl in data.get("sl_of_lid", {}).items())
+    except (AttributeError, TypeError, ValueError):
+        raise NicConfigError(f"{path}: sl_of_lid must map LIDs to SLs, got "
+                             f"{data.get('sl_of_lid')!r}") from None
+    for key in ("vls", "sl_to_vl"):
+        if key in port:
+            port[key] = tuple(port[key])
+    try:
+        recvs = tuple(RecvSpec(**r) for r in data.get("recvs", ()))
+    except TypeError as exc:
+        raise NicConfigError(f"{path}: bad recvs entry: {exc}") from None
+    workload = Workload(flows=tuple(FlowSpec.from_json(f) for f in data.get("flows", ())),
+                        recvs=recvs,
+                        actions=tuple((float(t), str(c)) for t, c in data.get("actions", ())))
+    return port, workload
+
+

@@ -1,0 +1,331 @@
+"""The NIC's RC transport (InfiniBand reliable connection): PSNs, ACK/NAK, go-back-N, timeouts.
+
+See traffic/nic.py's module doc for the protocol; this mixin holds its state and handlers."""
+
+from __future__ import annotations
+
+import errno
+import time
+from collections import deque
+from dataclasses import dataclass
+
+from traffic.frames import (
+    DATA_CODEC,
+    ETHERTYPE_FABRIC,
+    OPCODE_RC_ACK,
+    SYNDROME_ACK,
+    SYNDROME_NAK_SEQ,
+    Kind,
+)
+from traffic.nic_config import (
+    CREDIT_MOD,
+    NUM_CLASSES,
+    RC_BACKOFF_MAX_SHIFT,
+    NicConfig,
+)
+from traffic.nic_jobs import (
+    ACK_FIELDS,
+    CHUNK_I,
+    PSN_I,
+    TS_I,
+    Retransmission,
+    TxJob,
+)
+from traffic.sender import APP_LEN, BTH_LEN
+
+
+@dataclass
+class RcStats:
+    """The RC transport's counters (all zero with transport "ud")."""
+
+    acks_sent: int = 0
+    naks_sent: int = 0
+    acks_received: int = 0
+    naks_received: int = 0
+    retransmitted: int = 0  # frames sent again
+    go_backs: int = 0  # retransmissions started (by a NAK or a timeout)
+    timeouts: int = 0
+    out_of_sequence: int = 0  # received past a gap: discarded, NAKed once
+    duplicates: int = 0  # received again: discarded, acknowledged
+    flows_failed: int = 0  # gave up after rc_retry_limit timeouts
+
+
+
+
+class RcTransport:
+    """Mixin of Nic: the RC transport's state (_init_rc) and handlers."""
+
+    def _init_rc(self, config: NicConfig) -> None:
+        self.rc = config.transport == "rc"
+        self.rc_stats = RcStats()
+        self.rc_errors: list[str] = []
+        self._inflight: dict[int, deque] = {}  # flow -> (psn, job, i) sent, unacknowledged
+        self._progress_ns: dict[int, int] = {}  # flow -> last acknowledgement progress
+        self._rto_entry: dict[int, list] = {}  # flow -> its retransmission timer
+        self._retries: dict[int, int] = {}  # flow -> timeouts in a row without progress
+        self._retx: dict[int, Retransmission] = {}
+        self._failed_flows: set[int] = set()
+        self._window_waits = 0
+        self._sl_of_lid = dict(config.sl_of_lid)
+        self._sl_changed: set[int] = set()  # DLIDs whose SL an SA REPORT changed
+        self._sa_seen: set[int] = set()
+        self.sa_changes: list[dict] = []
+        self.sa_bad_frames = 0
+        self.rto_ns = int(config.rc_timeout_ms * 1e6)
+        self._rx_expected: dict[tuple[int, int], int] = {}  # (slid, flow) -> next PSN
+        self._rx_nak_sent: set[tuple[int, int]] = set()  # until the expected PSN arrives
+        self._rx_unacked: dict[tuple[int, int], int] = {}  # accepted since the last ACK
+        self._rx_unacked_since: dict[tuple[int, int], int] = {}  # ... the first of them
+        self._ack_to: dict[tuple[int, int], tuple[int, int, int]] = {}  # -> (mac, sl, vl)
+        self._ackq: list[deque] = [deque() for _ in range(NUM_CLASSES)]
+        self._ack_queued: dict[tuple[int, int], int] = {}  # key -> syndrome, while queued
+        self._ack_delay_entry: list | None = None
+        ack = {
+            "dst_addr": 0, "src_addr": self.src_mac, "ether_type": ETHERTYPE_FABRIC, "vl": 0,
+            "sl": 0, "kind": Kind.DATA, "dlid": 0, "slid": self.slid,
+            "pkt_len": BTH_LEN + APP_LEN, "opcode": OPCODE_RC_ACK, "dest_qp": 0, "psn": 0,
+            "flow_id": 0, "coll_id": 0, "step": 0, "chunk": 0, "send_ts": 0,
+        }
+        self._ack_values = [int(ack[name]) for name in DATA_CODEC.fields]
+
+
+    def _sent_reliably(self, flow: int, psn: int, job: TxJob, i: int, ts: int) -> None:
+        inflight = self._inflight.get(flow)
+        if inflight is None:
+            inflight = self._inflight[flow] = deque()
+        if not inflight:
+            self._progress_ns[flow] = time.monotonic_ns()
+            if flow not in self._rto_entry:
+                self._arm_rto(flow)
+        inflight.append((psn, job, i))
+
+    def _window_open(self, vl: int) -> bool:
+        """Rotate the class queue to a job whose flow has fewer than rc_window unacknowledged
+        frames (a retransmission always may go); False if there is none."""
+        queue, window, inflight = self._queues[vl], self.cfg.rc_window, self._inflight
+        for _ in range(len(queue)):
+            job = queue[0]
+            if type(job) is not TxJob or len(inflight.get(job.spec.flow, ())) < window:
+                return True
+            queue.rotate(-1)
+        self._window_waits += 1
+        return False
+
+    def _arm_rto(self, flow: int) -> None:
+        due = self._progress_ns[flow] + self._rto(flow)
+        self._rto_entry[flow] = self._at(due, lambda f=flow: self._rto_fired(f))
+
+    def _rto_fired(self, flow: int) -> None:
+        del self._rto_entry[flow]
+        inflight = self._inflight.get(flow)
+        if not inflight or flow in self._failed_flows:
+            return
+        now = time.monotonic_ns()
+        if now - self._progress_ns[flow] < self._rto(flow):  # progress since it was armed
+            self._arm_rto(flow)
+            return
+        self.rc_stats.timeouts += 1
+        retries = self._retries.get(flow, 0) + 1
+        self._retries[flow] = retries
+        if retries > self.cfg.rc_retry_limit:
+            self._fail_flow(flow, f"flow {flow}: {retries - 1} retransmission timeouts in a "
+                                  f"row, PSN {inflight[0][0]} never acknowledged")
+            return
+        self._go_back(flow)
+        self._progress_ns[flow] = now
+        self._arm_rto(flow)
+
+    def _rto(self, flow: int) -> int:
+        """The retransmission timeout, doubled for every timeout in a row up to 8 x (a
+        receiver that stalls for a second or two is waited for, rather than given up on
+        after 7 x rc_timeout; the cap keeps a resumed receiver's wait short)."""
+        return self.rto_ns << min(self._retries.get(flow, 0), RC_BACKOFF_MAX_SHIFT)
+
+    def _go_back(self, flow: int) -> None:
+        """Send every unacknowledged frame of the flow again, in PSN order, before new ones."""
+        inflight = self._inflight.get(flow)
+        if not inflight:
+            return
+        self.rc_stats.go_backs += 1
+        entries = list(inflight)
+        retx = self._retx.get(flow)
+        if retx is not None:  # already going back: start over from the oldest
+            retx.entries, retx.pos = entries, 0
+            return
+        vl = entries[0][1].vl
+        retx = self._retx[flow] = Retransmission(flow, vl, entries)
+        queue = self._queues[vl]
+        keep = deque()
+        for job in queue:
+            if type(job) is TxJob and job.spec.flow == flow:
+                retx.parked.append(job)
+            else:
+                keep.append(job)
+        keep.appendleft(retx)
+        self._queues[vl] = keep
+        self._active_classes |= 1 << vl
+        self._kick_tx()
+
+    def _retransmit(self, retx: Retransmission) -> bool:
+        entries, flow = retx.entries, retx.flow
+        inflight = self._inflight.get(flow)
+        oldest = inflight[0][0] if inflight else None
+        while retx.pos < len(entries) and (oldest is None or entries[retx.pos][0] < oldest):
+            retx.pos += 1  # acknowledged meanwhile
+        if retx.pos < len(entries):
+            psn, job, i = entries[retx.pos]
+            values = job.values
+            values[PSN_I] = psn
+            values[CHUNK_I] = job.chunk_of(i)
+            ts = time.time_ns()
+            values[TS_I] = ts
+            try:
+                self._send(DATA_CODEC.pack_values(*values) + job.payload)
+            except OSError as exc:
+                if exc.errno in (errno.ENOBUFS, errno.EAGAIN):
+                    return False
+                raise
+            self.sent_flow.append(flow)
+            self.sent_psn.append(psn)
+            self.sent_ns.append(ts)
+            self.last_tx_ns = ts
+            self.fctbs[retx.vl] = (self.fctbs[retx.vl] + 1) % CREDIT_MOD
+            self.rc_stats.retransmitted += 1
+            retx.pos += 1
+        queue = self._queues[retx.vl]
+        if retx.pos >= len(entries):
+            queue.popleft()
+            del self._retx[flow]
+            queue.extend(retx.parked)
+            self._class_idle(retx.vl)
+        elif len(queue) > 1:
+            queue.rotate(-1)
+        return True
+
+    def _fail_flow(self, flow: int, why: str) -> None:
+        self.rc_stats.flows_failed += 1
+        self.rc_errors.append(why)
+        self._failed_flows.add(flow)
+        self._inflight.pop(flow, None)
+        retx = self._retx.pop(flow, None)
+        for vl in range(NUM_CLASSES):
+            queue = self._queues[vl]
+            if any((j is retx) or (type(j) is TxJob and j.spec.flow == flow) for j in queue):
+                self._queues[vl] = deque(j for j in queue if j is not retx and not (
+                    type(j) is TxJob and j.spec.flow == flow))
+                self._class_idle(vl)
+
+    def _on_ack(self, f) -> None:
+        """An ACK/NAK for one of our flows: psn = the next PSN the receiver expects."""
+        flow, psn = f.flow_id, f.psn
+        nak = f.chunk == SYNDROME_NAK_SEQ
+        if nak:
+            self.rc_stats.naks_received += 1
+        else:
+            self.rc_stats.acks_received += 1
+        inflight = self._inflight.get(flow)
+        if not inflight:
+            return
+        progress = False
+        while inflight and inflight[0][0] < psn:
+            _psn, job, _i = inflight.popleft()
+            job.acked += 1
+            progress = True
+            if job.acked >= job.spec.count:
+                job.acked_ns = time.time_ns()
+                if job.done_ns is not None:
+                    self._jobs_left -= 1
+                    self._check_done()
+        if progress:
+            self._progress_ns[flow] = time.monotonic_ns()
+            self._retries[flow] = 0
+            self._kick_tx()  # the flow's window may have opened
+        if nak and inflight and flow not in self._retx:
+            self._go_back(flow)
+
+    def _rc_receive(self, f, key: tuple[int, int], vl: int) -> bool:
+        """Transport check of an admitted RC frame: True if it is the next in sequence."""
+        expected = self._rx_expected.get(key, 0)
+        if key not in self._ack_to:  # ACKs travel on the SL of paths to the sender
+            sl = self._sl_of_lid.get(f.slid, f.sl)
+            self._ack_to[key] = (f.src_addr, sl, self._vl_of_sl(sl))
+        if f.psn == expected:
+            self._rx_expected[key] = expected + 1
+            self._rx_nak_sent.discard(key)
+            unacked = self._rx_unacked.get(key, 0) + 1
+            self._rx_unacked[key] = unacked
+            if unacked >= self.cfg.rc_ack_every:
+                self._queue_ack(key, SYNDROME_ACK)
+            elif unacked == 1:
+                now = time.monotonic_ns()
+                self._rx_unacked_since[key] = now
+                if self._ack_delay_entry is None:
+                    self._ack_delay_entry = self._at(now + self.cfg.rc_ack_delay_ms * 1e6,
+                                                     self._ack_delayed)
+            return True
+        if f.psn > expected:
+            self.rc_stats.out_of_sequence += 1
+            if key not in self._rx_nak_sent:
+                self._rx_nak_sent.add(key)
+                self._queue_ack(key, SYNDROME_NAK_SEQ)
+        else:
+            self.rc_stats.duplicates += 1
+            self._queue_ack(key, SYNDROME_ACK)
+        return False
+
+    def _ack_delayed(self) -> None:
+        """ACK every flow whose oldest unacknowledged frame waited rc_ack_delay_ms (each
+        flow its own delay: a slow flow is not ACKed frame by frame because of a fast one)."""
+        self._ack_delay_entry = None
+        now = time.monotonic_ns()
+        delay = self.cfg.rc_ack_delay_ms * 1e6
+        next_due = None
+        for key, unacked in list(self._rx_unacked.items()):
+            if not unacked:
+                continue
+            due = self._rx_unacked_since.get(key, now) + delay
+            if due <= now:
+                self._queue_ack(key, SYNDROME_ACK)
+            elif next_due is None or due < next_due:
+                next_due = due
+        if next_due is not None:
+            self._ack_delay_entry = self._at(next_due, self._ack_delayed)
+
+    def _queue_ack(self, key: tuple[int, int], syndrome: int) -> None:
+        self._rx_unacked[key] = 0
+        queued = self._ack_queued.get(key)
+        if queued is not None:  # one ACK in the queue says it all (a NAK stays a NAK)
+            self._ack_queued[key] = queued or syndrome
+            return
+        self._ack_queued[key] = syndrome
+        vl = self._ack_to[key][2]
+        self._ackq[vl].append(key)
+        self._active_classes |= 1 << vl
+        self._kick_tx()
+
+    def _transmit_ack(self, vl: int) -> bool:
+        key = self._ackq[vl][0]
+        syndrome = self._ack_queued[key]
+        mac, sl, _vl = self._ack_to[key]
+        values, at = self._ack_values, ACK_FIELDS
+        values[at["dst_addr"]], values[at["vl"]], values[at["sl"]] = mac, vl, sl
+        values[at["dlid"]], values[at["flow_id"]] = key
+        values[at["psn"]] = self._rx_expected.get(key, 0)
+        values[at["chunk"]] = syndrome
+        values[at["send_ts"]] = time.time_ns()
+        try:
+            self._send(DATA_CODEC.pack_values(*values))
+        except OSError as exc:
+            if exc.errno in (errno.ENOBUFS, errno.EAGAIN):
+                return False
+            raise
+        self._ackq[vl].popleft()
+        del self._ack_queued[key]
+        self.fctbs[vl] = (self.fctbs[vl] + 1) % CREDIT_MOD
+        if syndrome == SYNDROME_NAK_SEQ:
+            self.rc_stats.naks_sent += 1
+        else:
+            self.rc_stats.acks_sent += 1
+        self._class_idle(vl)
+        return True
+
