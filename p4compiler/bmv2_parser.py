@@ -70,7 +70,7 @@ class ParserConverter:
                     self.lvalue_param(s.lhs, env),
                     {"type": "lookahead", "value": list(look)}]})
                 return
-            if isinstance(ir.unwrap(s.lhs.type), ir.StructLike):  # type: ignore[arg-type]
+            if isinstance(ir.unwrap(s.lhs.type), (ir.StructLike, ir.Stack)):  # type: ignore[arg-type]
                 prims: list[dict[str, Any]] = []
                 self.assign(s, env, prims)
                 ops.extend({"op": "primitive", "parameters": [p]} for p in prims)
