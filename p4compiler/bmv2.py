@@ -65,6 +65,8 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
         self.register_arrays: list[dict[str, Any]] = []
         self.meter_arrays: list[dict[str, Any]] = []
         self.parse_vsets: list[dict[str, Any]] = []
+        # per enclosing run-time loop: where its break / continue jumps are
+        self._loop_jumps: list[tuple[list[int], list[int]]] = []
         self.used_names: set[str] = set()
         self.errors = {name: i for i, name in enumerate(program.errors)}
         self.direct_meter_targets: dict[str, Any] = {}
@@ -416,9 +418,38 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
             prims.append(self.prim("_jump", [], s.loc))
         elif isinstance(s, ir.Switch):
             self.action_stmt(_switch_to_ifs(s), env, prims, end_jumps)
+        elif isinstance(s, ir.Loop):
+            self.action_loop(s, env, prims, end_jumps)
+        elif isinstance(s, (ir.Break, ir.Continue)):
+            breaks, continues = self._loop_jumps[-1]
+            (breaks if isinstance(s, ir.Break) else continues).append(len(prims))
+            prims.append(self.prim("_jump", [], s.loc))
         else:
             raise Unsupported(getattr(s, "loc", None), f"{type(s).__name__} is not supported "
                               "inside actions on bmv2")
+
+    def action_loop(self, s: ir.Loop, env: _Env, prims: list[dict[str, Any]],
+                    end_jumps: list[int]) -> None:
+        """A run-time loop as p4c lays it out for bmv2: init; L: _jump_if_zero(cond, E);
+        body; C: updates; _jump(L); E: (break jumps to E, continue to C)."""
+        for x in s.init:
+            self.action_stmt(x, env, prims, end_jumps)
+        top = len(prims)
+        prims.append(self.prim("_jump_if_zero", [
+            expr_param({"op": "b2d", "left": None, "right": self.bool_tree(s.cond, env)})],
+            s.loc))
+        self._loop_jumps.append(([], []))
+        try:
+            self.action_stmt(s.body, env, prims, end_jumps)
+        finally:
+            breaks, continues = self._loop_jumps.pop()
+        for at in continues:
+            prims[at]["parameters"].append({"type": "hexstr", "value": hexstr(len(prims))})
+        for x in s.updates:
+            self.action_stmt(x, env, prims, end_jumps)
+        prims.append(self.prim("_jump", [{"type": "hexstr", "value": hexstr(top)}], s.loc))
+        for at in (top, *breaks):
+            prims[at]["parameters"].append({"type": "hexstr", "value": hexstr(len(prims))})
 
     def _var_by_unique(self, unique: str, t: ir.Type | None) -> VarEntity:
         return VarEntity(unique, t or ir.Bits(32), unique)  # type: ignore[arg-type]

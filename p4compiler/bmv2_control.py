@@ -113,6 +113,9 @@ class ControlConverter:
             return not (isinstance(s, ir.Assign) and _has_apply(s.rhs))
         if isinstance(s, ir.CallStmt):
             return s.call.target[0] not in ("action", "apply", "control_apply")
+        if isinstance(s, ir.Loop):  # runs inside a synthesized action, as in p4c
+            return not any(isinstance(c, ir.Call) and c.target and c.target[0] in (
+                "action", "apply", "control_apply") for c in _calls(s))
         return False
 
     def lower_stmt(self, s: ir.Stmt, nxt: str | None, ret: str | None) -> str | None:

@@ -496,6 +496,20 @@ class If(Stmt):
 
 
 @dataclass(frozen=True)
+class Loop(Stmt):
+    """A `for` loop whose iteration count is known only at run time (loops.unroll_for
+    unrolls the others): `init`, then while `cond`: `body`, `updates`. `Break` and
+    `Continue` inside `body` (not inside a nested Loop) are its own. bmv2 runs it as
+    `_jump` / `_jump_if_zero` primitives inside an action."""
+
+    init: tuple[Stmt, ...]
+    cond: Expr
+    updates: tuple[Stmt, ...]
+    body: Stmt
+    loc: Location = UNKNOWN
+
+
+@dataclass(frozen=True)
 class Block(Stmt):
     stmts: tuple[Stmt, ...]
     loc: Location = UNKNOWN
@@ -842,7 +856,7 @@ def _ref_name(ref: Any) -> Any:
 
 # ---------------------------------------------------------------- frontend (syntax) nodes
 # Statements that exist only between parsing and loop unrolling (loops.py): no later
-# stage ever sees them.
+# stage sees them, except Break and Continue inside a Loop (a run-time loop).
 
 
 @dataclass(frozen=True)

@@ -875,7 +875,7 @@ class Checker:
 
     def stmt(self, s: ir.Stmt, scope: Scope, ctx: str) -> ir.Stmt:
         typed = self._stmt(s, scope, ctx)
-        if isinstance(typed, (ir.Block, ir.Empty, ir.Exit)):
+        if isinstance(typed, (ir.Block, ir.Empty, ir.Exit, ir.Loop, ir.Break, ir.Continue)):
             return typed
         return self.finish(typed, ctx)
 
@@ -891,6 +891,10 @@ class Checker:
             stmts = tuple(self.stmt(x, inner, ctx) for x in s.stmts)
             self.warn_unreachable(stmts)
             return ir.Block(stmts, s.loc)
+        if isinstance(s, ir.Loop):
+            return self.run_time_loop(s, scope, ctx)
+        if isinstance(s, (ir.Break, ir.Continue)):
+            return s  # a run-time loop's own (loops.find_stray_jump found the others)
         if isinstance(s, ir.Assign):
             self.check_alias_write(s.lhs, scope, s.loc)
             lhs = self.expr(s.lhs, scope)
@@ -935,6 +939,27 @@ class Checker:
         if isinstance(s, ir.Switch):
             return self.switch(s, scope, ctx)
         raise CompileError(getattr(s, "loc", None), f"unsupported statement {type(s).__name__}")
+
+    def run_time_loop(self, s: ir.Loop, scope: Scope, ctx: str) -> ir.Loop:
+        """A `for` loop the front end could not unroll: bmv2 runs it in an action."""
+        if ctx == "parser":
+            raise CompileError(s.loc, "this for loop's iterations are known only at run "
+                               "time, and bmv2 cannot loop inside a parser state")
+        inner = Scope(scope, scope.kind, scope.prefix)
+        init = tuple(self.stmt(x, inner, ctx) for x in s.init)
+        cond = self.expr(s.cond, inner, ir.Bool())
+        if not isinstance(cond.type, ir.Bool):
+            raise CompileError(s.loc, f"for loop condition must be bool, not {cond.type}")
+        if _inline_calls(cond):
+            raise CompileError(s.loc, "a call in the condition of a for loop whose "
+                               "iterations are known only at run time is not supported")
+        body = self.stmt(s.body, Scope(inner, inner.kind, inner.prefix), ctx)
+        updates = tuple(self.stmt(x, inner, ctx) for x in s.updates)
+        for node in (body, *updates):
+            if any(isinstance(x, ir.Return) for x in _walk(node)):
+                raise CompileError(s.loc, "return inside a for loop whose iterations are "
+                                   "known only at run time is not supported")
+        return ir.Loop(init, cond, updates, body, s.loc)
 
     def switch(self, s: ir.Switch, scope: Scope, ctx: str) -> ir.Switch:
         e = self.expr(s.expr, scope)
@@ -2080,6 +2105,13 @@ class _Uninit:
             return None
         if isinstance(s, ir.Exit):
             return None
+        if isinstance(s, ir.Loop):  # the body may run no time at all
+            a = self.block(list(s.init), a)
+            if a is None:
+                return None
+            self.read(s.cond, a)
+            self.block([s.body, *s.updates], set(a))
+            return a
         return a
 
 
