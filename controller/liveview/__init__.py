@@ -53,7 +53,8 @@ class LiveView:
         for sw in fabric.switches:
             conn = sm.connections[sw.name]
             readers[sw.name] = SwitchReader(sw.name, conn.address, sw.device_id, conn.p4info,
-                                            [p for p, _peer, _pp in fabric.neighbours(sw.name)])
+                                            [p for p, _peer, _pp in fabric.neighbours(sw.name)],
+                                            getattr(sm, "drop_reasons", None))
         state.add_events([model.event("sm", "info", _bringup_summary(sm), time.time_ns())])
         sampler = Sampler(fabric, readers, state, sm, interval).start()
         return cls(state, sampler, web)

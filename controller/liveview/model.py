@@ -38,7 +38,7 @@ class SwitchReading:
     rx: Mapping[int, int] = field(default_factory=dict)  # port -> frames received
     pause_rx: Mapping[int, int] = field(default_factory=dict)  # 802.1Qbb frames received
     pause_tx: Mapping[int, int] = field(default_factory=dict)
-    drops: Mapping[int, int] | None = None  # port -> dropped frames, every reason
+    drops: Mapping[int, Mapping[str, int]] | None = None  # port -> reason -> frames dropped
     blocked_ns: Mapping[int, int] | None = None  # port -> head-of-queue blocked time
     blocked_now: Mapping[int, bool] | None = None  # port -> a class's head waits now
     buffer: Mapping[int, int] | None = None  # port -> frames held for this input (fc_buffer)
@@ -79,6 +79,17 @@ def _share(value: float | None, whole: float) -> float | None:
     return None if value is None or whole <= 0 else round(min(1.0, value / whole), 3)
 
 
+def _drops(cur: Mapping | None, prev: Mapping | None, port: int) -> dict:
+    """Drops at a port: the total so far, by reason, and how many since `prev`."""
+    if cur is None or port not in cur:
+        return {"drops": None, "drop_reasons": None, "drops_new": None}
+    reasons = dict(cur[port])
+    total = sum(reasons.values())
+    before = None if prev is None or port not in prev else sum(prev[port].values())
+    return {"drops": total, "drop_reasons": reasons,
+            "drops_new": None if before is None else max(0, total - before)}
+
+
 def port_state(cur: SwitchReading, prev: SwitchReading | None, port: int, rate_pps: int
                ) -> dict:
     """One switch port over the interval since `prev` (rates need both readings)."""
@@ -100,7 +111,7 @@ def port_state(cur: SwitchReading, prev: SwitchReading | None, port: int, rate_p
         "pause_rx": pause_rx, "pause_tx": _delta(cur.pause_tx, last and last.pause_tx, port),
         "buffer": None if cur.buffer is None else cur.buffer.get(port),
         "queued": None if cur.queued is None else cur.queued.get(port),
-        "drops": _delta(cur.drops, last and last.drops, port),
+        **_drops(cur.drops, last and last.drops, port),
         "down": None if cur.down is None else port in cur.down,
     }
 
@@ -227,6 +238,11 @@ def changes(before: dict | None, after: dict) -> list[dict]:
             if now and port["blocked_share"] is not None:
                 text += f", {port['blocked_share']:.0%} of the interval"
             events.append(event("flow_control", "warn" if now else "info", text, t, port=key))
+        old_total = (was_port or {}).get("drops") or 0
+        if port["drops"] and port["drops"] > old_total:
+            reasons = ", ".join(f"{r} {n}" for r, n in sorted(port["drop_reasons"].items()))
+            events.append(event("drops", "warn", f"port {key} dropped {port['drops'] - old_total}"
+                                f" frames ({port['drops']} so far: {reasons})", t, port=key))
     return events
 
 

@@ -6,8 +6,10 @@ never takes part in mastership and cannot disturb the SM) and asks, per sample:
 * one Read of counters and table defaults, which every P4Runtime server answers
   (bmv2's too): frames sent and received per port (`FabricEgress.tx_port_counter`,
   `FabricIngress.rx_port_counter`), 802.1Qbb frames per port and class
-  (`pause_rx`, `pause_tx`), drops per port and reason (`drop_counter`), the ports
-  `port_liveness` marks down, and the flow-control mode (`fc_config`);
+  (`pause_rx`, `pause_tx`), the ports `port_liveness` marks down, the
+  flow-control mode (`fc_config`), and every `DROPS_EVERY` samples the drops per
+  port and reason (`drop_counter`: eight cells a port, half of the Read's cost
+  when read every time; a reading carries the totals last read);
 * one Read of registers: blocked time and the blocked-now flag per (egress port,
   class) (`blocked_ns`, `blocked_seen_ns`), frames held per (ingress port, class)
   (`fc_buffer`) and queued per egress port in LOSSY mode (`egress_queued`). bmv2's
@@ -27,6 +29,7 @@ from collections.abc import Iterable
 
 from p4.v1 import p4runtime_pb2
 
+from controller import drop_reasons
 from controller.flow_control import FC_CONFIG_TABLE, Mode
 from controller.liveness import LIVENESS_TABLE, ports_of
 from controller.liveview.model import SwitchReading
@@ -42,6 +45,7 @@ PER_CLASS_COUNTERS = ("pause_rx", "pause_tx")
 PER_CLASS_REGISTERS = ("blocked_ns", "blocked_seen_ns", "fc_buffer")
 PER_PORT_REGISTERS = ("egress_queued",)
 CLASS_SCAN_EVERY = 10  # samples between looks for classes that began to carry data
+DROPS_EVERY = 5  # samples between reads of the drop counter
 
 
 def _counter(info: P4Info, name: str) -> int | None:
@@ -98,7 +102,8 @@ class SwitchReader:
     """The live view's reads of one switch (see the module doc)."""
 
     def __init__(self, name: str, address: str, device_id: int, p4info: P4Info,
-                 ports: list[int], timeout: float = 2.0) -> None:
+                 ports: list[int], reasons: drop_reasons.DropReasons | None = None,
+                 timeout: float = 2.0) -> None:
         self.name = name
         self.address = address
         self.device_id = device_id
@@ -110,7 +115,9 @@ class SwitchReader:
             self.num_classes, self.reasons = shape.num_classes, shape.drop_reasons
         except (LayoutError, P4InfoError):
             self.num_classes, self.reasons = 1, 0
+        self.reason_names = reasons or drop_reasons.load()
         self.classes: set[int] = {0}
+        self.drops: dict[int, dict[str, int]] | None = None  # the totals last read
         self.registers_unread: str | None = None
         self._conn: SwitchConnection | None = None
         self._samples = 0
@@ -126,13 +133,13 @@ class SwitchReader:
     def _class_cells(self, classes: Iterable[int]) -> list[int]:
         return [p * self.num_classes + c for p in self.ports for c in sorted(classes)]
 
-    def counter_request(self, scan_classes: bool) -> list:
+    def counter_request(self, scan_classes: bool, drops: bool = True) -> list:
         ids = self._ids
         entities = _counter_entities(ids[TX_COUNTER], self.ports)
         entities += _counter_entities(ids[RX_COUNTER], self.ports)
         for name in PER_CLASS_COUNTERS:
             entities += _counter_entities(ids[name], self._class_cells(self.classes))
-        if self.reasons:
+        if drops and self.reasons:
             entities += _counter_entities(ids[DROP_COUNTER], [
                 p * self.reasons + r for p in self.ports for r in range(self.reasons)])
         if scan_classes:
@@ -160,10 +167,11 @@ class SwitchReader:
     def read(self) -> SwitchReading:
         """This switch now; a switch that does not answer gives a reading with `error`."""
         scan = self._samples % CLASS_SCAN_EVERY == 0
+        drops = self._samples % DROPS_EVERY == 0 or self.drops is None
         self._samples += 1
         try:
             conn = self._connection()
-            counters = conn.read(self.counter_request(scan))
+            counters = conn.read(self.counter_request(scan, drops))
             t_ns = time.time_ns()
             registers = self._read_registers(conn)
         except Exception as exc:  # noqa: BLE001 -- a dead switch is a state to show
@@ -202,14 +210,15 @@ class SwitchReader:
             cells.setdefault(self._names.get(e.register_id, ""), {})[e.index.index] = \
                 decode(e.data.bitstring)
         self._note_classes(cells.get(CLASS_TX, {}))
+        if DROP_COUNTER in cells:
+            self.drops = self._drops_by_reason(cells[DROP_COUNTER])
         has_regs = registers is not None
         return SwitchReading(
             self.name, t_ns,
             tx=self._per_port(cells, TX_COUNTER), rx=self._per_port(cells, RX_COUNTER),
             pause_rx=self._by_port(cells.get("pause_rx", {}), self.num_classes, sum),
             pause_tx=self._by_port(cells.get("pause_tx", {}), self.num_classes, sum),
-            drops=self._by_port(cells[DROP_COUNTER], self.reasons, sum)
-            if DROP_COUNTER in cells else None,
+            drops=self.drops,
             blocked_ns=self._by_port(cells["blocked_ns"], self.num_classes, sum)
             if has_regs and "blocked_ns" in cells else None,
             blocked_now=self._by_port(cells["blocked_seen_ns"], self.num_classes,
@@ -251,6 +260,14 @@ class SwitchReader:
         for index, value in values.items():
             grouped.setdefault(index // block, []).append(value)
         return {p: combine(vs) for p, vs in grouped.items() if p in self.ports}
+
+    def _drops_by_reason(self, cells: dict[int, int]) -> dict[int, dict[str, int]]:
+        out: dict[int, dict[str, int]] = {p: {} for p in self.ports}
+        for index, packets in cells.items():
+            port, reason = divmod(index, self.reasons)
+            if packets and port in out:
+                out[port][self.reason_names.names.get(reason, f"reason{reason}")] = packets
+        return out
 
     def _note_classes(self, class_tx: dict[int, int]) -> None:
         for index, packets in class_tx.items():

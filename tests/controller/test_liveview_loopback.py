@@ -105,3 +105,57 @@ def test_a_switch_that_does_not_answer_is_a_reading_with_the_reason(compiled_fab
     reading = reader.read()
     assert time.monotonic() - start < 3
     assert reading.error and "no P4Runtime server" in reading.error and reading.tx == {}
+
+
+def test_reads_are_planned_per_wired_port_and_class_in_use(compiled_fabric):
+    """What one sample asks for, and how the answers are laid out (no switch needed)."""
+    from p4.v1 import p4runtime_pb2
+
+    from controller.liveview import reader as rd
+    from controller.p4info import encode
+
+    info = P4Info.from_file(compiled_fabric[0])
+    r = SwitchReader("s1", "127.0.0.1:1", 1, info, [3, 1, 2])
+    per_class = r.num_classes
+    first = r.counter_request(scan_classes=True)
+    kinds = [e.WhichOneof("entity") for e in first]
+    # tx, rx: 3 ports; pause_rx/tx: 3 ports x class 0; drops: 3 x 8; class_tx: 3 x classes
+    assert kinds.count("counter_entry") == 3 + 3 + 2 * 3 + 3 * r.reasons + 3 * per_class
+    assert kinds.count("table_entry") == 2  # port_liveness and fc_config defaults
+    assert len(r.counter_request(False, drops=False)) == 3 + 3 + 2 * 3 + 2
+    assert len(r.register_request()) == 3 * 3 + 3  # 3 per-class registers + egress_queued
+
+    def counter(name, index, packets):
+        e = p4runtime_pb2.CounterEntry(counter_id=info.counter(name).id)
+        e.index.index, e.data.packet_count = index, packets
+        return p4runtime_pb2.Entity(counter_entry=e)
+
+    def register(name, index, value):
+        e = p4runtime_pb2.RegisterEntry(register_id=info.register(name).id)
+        e.index.index = index
+        e.data.bitstring = encode(value, 64)
+        return p4runtime_pb2.Entity(register_entry=e)
+
+    liveness = p4runtime_pb2.Entity(table_entry=info.table_entry(
+        "FabricIngress.port_liveness", {}, "FabricIngress.set_ports_down", {"down": 1 << 2}))
+    counters = [counter(rd.TX_COUNTER, 2, 40), counter(rd.RX_COUNTER, 1, 7),
+                counter("pause_rx", 3 * per_class, 2), counter("class_tx", 2 * per_class + 1, 9),
+                counter(rd.DROP_COUNTER, 1 * r.reasons + 2, 5), liveness]
+    mode_action = info.action("FabricIngress.set_fc_mode")
+    fc = p4runtime_pb2.Entity(table_entry=info.table_entry(
+        "FabricIngress.fc_config", {}, mode_action.name,
+        {p.name: 2 if p.name == "mode" else 0 for p in mode_action.params}))
+    counters.append(fc)
+    registers = [register("blocked_ns", 2 * per_class, 123),
+                 register("fc_buffer", 1 * per_class, 4),
+                 register("blocked_seen_ns", 2 * per_class + 1, 77)]
+    got = r.decode(1000, counters, registers)
+    assert got.tx == {2: 40} and got.rx == {1: 7} and got.pause_rx == {3: 2}
+    assert got.drops == {1: {"tail": 5}, 2: {}, 3: {}}
+    assert got.blocked_ns == {2: 123} and got.blocked_now == {2: True}
+    assert got.buffer == {1: 4} and got.queued is None  # egress_queued not in the answer
+    assert got.down == frozenset({2}) and got.mode == "CREDIT" and got.error is None
+    assert r.classes == {0, 1}  # class 1 carried data on port 2: read from now on
+    unread = r.decode(2000, counters[:2], None)
+    assert unread.blocked_ns is None and unread.buffer is None and unread.queued is None
+    assert unread.drops == got.drops  # the totals last read, until the next drop read

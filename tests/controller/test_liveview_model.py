@@ -18,7 +18,7 @@ def reading(switch: str, t_s: float, **fields) -> SwitchReading:
     ports = [p for p, _peer, _pp in FABRIC.neighbours(switch)]
     base = {"tx": dict.fromkeys(ports, 0), "rx": dict.fromkeys(ports, 0),
             "pause_rx": dict.fromkeys(ports, 0), "pause_tx": dict.fromkeys(ports, 0),
-            "drops": dict.fromkeys(ports, 0), "blocked_ns": dict.fromkeys(ports, 0),
+            "drops": {p: {} for p in ports}, "blocked_ns": dict.fromkeys(ports, 0),
             "blocked_now": dict.fromkeys(ports, False), "buffer": dict.fromkeys(ports, 0),
             "queued": dict.fromkeys(ports, 0), "down": frozenset(), "mode": "CREDIT"}
     for key, value in fields.items():
@@ -66,7 +66,8 @@ def test_rates_and_utilisation_come_from_counter_deltas_over_the_interval():
 def test_first_snapshot_has_state_but_no_rates():
     snap = model.snapshot(FABRIC, 1, quiet(1.0), {})
     port = snap["ports"]["s1:2"]
-    assert port["tx_pps"] is None and port["util"] is None and port["drops"] is None
+    assert port["tx_pps"] is None and port["util"] is None and port["drops_new"] is None
+    assert port["drops"] == 0  # a total: known from the first reading
     assert port["down"] is False and port["buffer"] == 0
     assert snap["switches"]["s1"]["mode"] == "CREDIT"
 
@@ -88,14 +89,17 @@ def test_blocked_paused_and_buffered_ports():
     after = quiet(2.0)
     after["s1"] = reading("s1", 2.0, blocked_ns={2: SECOND // 4}, buffer={1: 7},
                           blocked_now={2: True})
-    after["s2"] = reading("s2", 2.0, pause_rx={3: 5}, drops={1: 3}, queued={1: 2})
+    after["s2"] = reading("s2", 2.0, pause_rx={3: 5}, drops={1: {"tail": 2, "no_route": 1}},
+                          queued={1: 2})
     snap = model.snapshot(FABRIC, 2, after, before)
     blocked = snap["ports"]["s1:2"]
     assert blocked["blocked"] is True and blocked["blocked_share"] == 0.25
     assert snap["ports"]["s1:1"]["buffer"] == 7 and snap["switches"]["s1"]["buffer"] == 7
     paused = snap["ports"]["s2:3"]
     assert paused["paused"] is True and paused["pause_rx"] == 5 and paused["blocked"] is False
-    assert snap["ports"]["s2:1"]["drops"] == 3 and snap["ports"]["s2:1"]["queued"] == 2
+    drops = snap["ports"]["s2:1"]
+    assert drops["drops"] == 3 and drops["drops_new"] == 3 and drops["queued"] == 2
+    assert drops["drop_reasons"] == {"tail": 2, "no_route": 1}
     assert snap["switches"]["s1"]["blocked_ports"] == [2]
     assert snap["switches"]["s2"]["blocked_ports"] == [3]
     assert snap["links"]["s1:2-s3:1"]["blocked"] == [True, False]
@@ -136,21 +140,26 @@ def test_changes_name_links_down_and_up_switches_lost_and_ports_blocked():
     first = model.snapshot(FABRIC, 1, quiet(1.0), {})
     assert model.changes(None, first) == []
     after = quiet(2.0)
-    after["s1"] = reading("s1", 2.0, down=frozenset({2}), blocked_now={3: True})
+    after["s1"] = reading("s1", 2.0, down=frozenset({2}), blocked_now={3: True},
+                          drops={1: {"no_route": 4}})
     after["s4"] = SwitchReading("s4", 2 * SECOND, error="UNAVAILABLE")
     second = model.snapshot(FABRIC, 2, after, quiet(1.0))
     events = model.changes(first, second)
     kinds = {(e["kind"], e["severity"]) for e in events}
     assert ("link", "error") in kinds and ("switch", "error") in kinds
-    assert ("flow_control", "warn") in kinds
+    assert ("flow_control", "warn") in kinds and ("drops", "warn") in kinds
+    dropped = next(e for e in events if e["kind"] == "drops")
+    assert dropped["text"] == "port s1:1 dropped 4 frames (4 so far: no_route 4)"
     down = next(e for e in events if e["kind"] == "link")
     assert down["link"] == "s1:2-s3:1" and "port 2 down" in down["text"]
     assert down["t_ns"] == second["t_ns"]
-    third = model.snapshot(FABRIC, 3, quiet(3.0), after)
+    third = model.snapshot(FABRIC, 3, quiet(3.0) | {"s1": reading(
+        "s1", 3.0, drops={1: {"no_route": 4}})}, after)
     back = model.changes(second, third)
     assert {e["text"] for e in back} >= {"link s1:2-s3:1 up again", "s4 answers again",
                                          "port s1:3 moving again"}
-    assert model.changes(third, model.snapshot(FABRIC, 4, quiet(4.0), quiet(3.0))) == []
+    assert model.changes(third, model.snapshot(FABRIC, 4, quiet(4.0) | {"s1": reading(
+        "s1", 4.0, drops={1: {"no_route": 4}})}, quiet(3.0))) == []  # no new drops
 
 
 def test_an_sm_timeline_record_becomes_one_event():

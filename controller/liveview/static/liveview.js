@@ -156,9 +156,14 @@
       var p = snap.ports[key];
       if (p.paused) items.push(["warn", key + " paused (" + p.pause_rx + " pause frames)"]);
       else if (p.blocked) items.push(["warn", key + " blocked " + pct(p.blocked_share)]);
-      if (p.drops) items.push(["warn", key + " dropped " + p.drops + " frames"]);
+      if (p.drops) {
+        var why = Object.keys(p.drop_reasons || {}).sort().map(function (r) {
+          return r + " " + p.drop_reasons[r];
+        }).join(", ");
+        items.push(["warn", key + " dropped " + p.drops + " frames so far (" + why + ")"]);
+      }
     });
-    if (!items.length) items.push(["", "every link up, nothing blocked, no drops"]);
+    if (!items.length) items.push(["", "every link up, nothing blocked, nothing dropped"]);
     items.forEach(function (it) {
       var li = el("li", it[1], it[0]);
       if (it[0] === "error" && it[1].indexOf("failed link ") === 0) li.dataset.failedLink = it[1].split(" ")[2].replace(/:$/, "");
