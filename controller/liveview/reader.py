@@ -1,16 +1,18 @@
-"""Reading one switch for the live view: a few P4Runtime Reads per sample.
+"""Reading one switch for the live view: one P4Runtime Read per sample.
 
 A `SwitchReader` has its own read-only connection (no StreamChannel, so it
-never takes part in mastership and cannot disturb the SM) and asks, per sample:
+never takes part in mastership and cannot disturb the SM) and asks, in one
+Read per sample (a P4Runtime call costs more than its cells, with the pure-Python
+protobuf the SM runs on):
 
-* one Read of counters and table defaults, which every P4Runtime server answers
+* counters and table defaults, which every P4Runtime server answers
   (bmv2's too): frames sent and received per port (`FabricEgress.tx_port_counter`,
   `FabricIngress.rx_port_counter`), 802.1Qbb frames per port and class
   (`pause_rx`, `pause_tx`), the ports `port_liveness` marks down, the
   flow-control mode (`fc_config`), and every `DROPS_EVERY` samples the drops per
   port and reason (`drop_counter`: eight cells a port, half of the Read's cost
   when read every time; a reading carries the totals last read);
-* one Read of registers: blocked time and the blocked-now flag per (egress port,
+* registers: blocked time and the blocked-now flag per (egress port,
   class) (`blocked_ns`, `blocked_seen_ns`), frames held per (ingress port, class)
   (`fc_buffer`) and queued per egress port in LOSSY mode (`egress_queued`). bmv2's
   P4Runtime server answers register reads UNIMPLEMENTED: the reader then stops
@@ -165,54 +167,53 @@ class SwitchReader:
         return self._conn
 
     def read(self) -> SwitchReading:
-        """This switch now; a switch that does not answer gives a reading with `error`."""
+        """This switch now; a switch that does not answer gives a reading with `error`.
+        Counters and registers go in one Read; a switch that answers it UNIMPLEMENTED
+        (bmv2: registers) is asked for the counters alone from then on."""
         scan = self._samples % CLASS_SCAN_EVERY == 0
         drops = self._samples % DROPS_EVERY == 0 or self.drops is None
         self._samples += 1
+        counters = self.counter_request(scan, drops)
+        registers = self.register_request() if self.registers_unread is None else []
         try:
             conn = self._connection()
-            counters = conn.read(self.counter_request(scan, drops))
+            try:
+                answer = conn.read(counters + registers)
+            except Exception as exc:  # noqa: BLE001 -- told apart just below
+                text = str(exc)
+                if not registers or "UNIMPLEMENTED" not in text:
+                    raise
+                self.registers_unread = text.removeprefix(f"switch {self.name}-view: ")
+                registers = []
+                answer = conn.read(counters)
             t_ns = time.time_ns()
-            registers = self._read_registers(conn)
         except Exception as exc:  # noqa: BLE001 -- a dead switch is a state to show
             self.close()
             return SwitchReading(self.name, time.time_ns(),
                                  error=str(exc).removeprefix(f"switch {self.name}-view: "))
-        return self.decode(t_ns, counters, registers)
+        return self.decode(t_ns, answer, registers_read=bool(registers))
 
-    def _read_registers(self, conn: SwitchConnection) -> list | None:
-        entities = self.register_request()
-        if self.registers_unread is not None or not entities:
-            return None
-        try:
-            return conn.read(entities)
-        except Exception as exc:  # noqa: BLE001 -- bmv2: UNIMPLEMENTED; the counters stand
-            text = str(exc)
-            if "UNIMPLEMENTED" in text or "not supported" in text.lower():
-                self.registers_unread = text.removeprefix(f"switch {self.name}-view: ")
-                return None
-            raise
-
-    def decode(self, t_ns: int, counters: list, registers: list | None) -> SwitchReading:
-        """A SwitchReading from the answers to `counter_request` and `register_request`."""
+    def decode(self, t_ns: int, entities: list, registers_read: bool) -> SwitchReading:
+        """A SwitchReading from the answer to `counter_request` (+ `register_request`
+        when `registers_read`)."""
         cells: dict[str, dict[int, int]] = {}
         down, mode = None, None
-        for entity in counters:
+        for entity in entities:
             which = entity.WhichOneof("entity")
             if which == "counter_entry":
                 e = entity.counter_entry
                 cells.setdefault(self._names.get(e.counter_id, ""), {})[e.index.index] = \
                     e.data.packet_count
+            elif which == "register_entry":
+                e = entity.register_entry
+                cells.setdefault(self._names.get(e.register_id, ""), {})[e.index.index] = \
+                    decode(e.data.bitstring)
             elif which == "table_entry":
                 down, mode = self._table_default(entity.table_entry, down, mode)
-        for entity in registers or ():
-            e = entity.register_entry
-            cells.setdefault(self._names.get(e.register_id, ""), {})[e.index.index] = \
-                decode(e.data.bitstring)
         self._note_classes(cells.get(CLASS_TX, {}))
         if DROP_COUNTER in cells:
             self.drops = self._drops_by_reason(cells[DROP_COUNTER])
-        has_regs = registers is not None
+        has_regs = registers_read
         return SwitchReading(
             self.name, t_ns,
             tx=self._per_port(cells, TX_COUNTER), rx=self._per_port(cells, RX_COUNTER),

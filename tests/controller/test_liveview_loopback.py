@@ -149,13 +149,53 @@ def test_reads_are_planned_per_wired_port_and_class_in_use(compiled_fabric):
     registers = [register("blocked_ns", 2 * per_class, 123),
                  register("fc_buffer", 1 * per_class, 4),
                  register("blocked_seen_ns", 2 * per_class + 1, 77)]
-    got = r.decode(1000, counters, registers)
+    got = r.decode(1000, counters + registers, registers_read=True)
     assert got.tx == {2: 40} and got.rx == {1: 7} and got.pause_rx == {3: 2}
     assert got.drops == {1: {"tail": 5}, 2: {}, 3: {}}
     assert got.blocked_ns == {2: 123} and got.blocked_now == {2: True}
     assert got.buffer == {1: 4} and got.queued is None  # egress_queued not in the answer
     assert got.down == frozenset({2}) and got.mode == "CREDIT" and got.error is None
     assert r.classes == {0, 1}  # class 1 carried data on port 2: read from now on
-    unread = r.decode(2000, counters[:2], None)
+    unread = r.decode(2000, counters[:2], registers_read=False)
     assert unread.blocked_ns is None and unread.buffer is None and unread.queued is None
     assert unread.drops == got.drops  # the totals last read, until the next drop read
+
+
+def test_a_switch_that_cannot_read_registers_keeps_its_counters(compiled_fabric):
+    """As bmv2's P4Runtime server: register reads are UNIMPLEMENTED. The reader asks once,
+    says why, and from then on reads the counters alone."""
+    import grpc
+    from p4runtime_fake import FakeP4RuntimeServer
+
+    from controller.liveview import model
+
+    class NoRegisters(FakeP4RuntimeServer):
+        reads: list[int] = []
+
+        def Read(self, request, context):  # noqa: N802 -- the servicer's name
+            kinds = [e.WhichOneof("entity") for e in request.entities]
+            self.reads.append(kinds.count("register_entry"))
+            if "register_entry" in kinds:
+                context.abort(grpc.StatusCode.UNIMPLEMENTED, "register reads")
+            yield from super().Read(request, context)
+
+    info = P4Info.from_file(compiled_fabric[0])
+    server = NoRegisters()
+    address = server.start()
+    server.counters[(info.counter("FabricEgress.tx_port_counter").id, 2)] = (50, 5000)
+    try:
+        reader = SwitchReader("s1", address, 1, info, [1, 2], timeout=2)
+        first, second = reader.read(), reader.read()
+    finally:
+        reader.close()
+        server.stop()
+    assert first.error is None and first.tx == {2: 50}
+    assert "UNIMPLEMENTED: register reads" in first.registers_unread
+    assert first.blocked_ns is None and first.buffer is None and first.queued is None
+    assert server.reads[0] > 0 and server.reads[1:] == [0, 0]  # asked once, then not again
+    assert second.registers_unread == first.registers_unread and second.tx == {2: 50}
+    fabric = build("line:2")
+    snap = model.snapshot(fabric, 2, {"s1": second, "s2": model.SwitchReading("s2", 1)},
+                          {"s1": first})
+    assert snap["ports"]["s1:2"]["blocked"] is None and snap["ports"]["s1:2"]["tx_pps"] == 0.0
+    assert "registers not readable" in snap["unavailable"][0]
