@@ -81,10 +81,10 @@ def write_bundle(run_dir: Path) -> Path | None:
     source = run_dir / RECORDING
     if not source.exists():
         return None
-    recording = read_recording(source)
     out = run_dir / BUNDLE
-    if out.exists():
+    if out.exists():  # an earlier replay: gone, whether or not this one can be written
         shutil.rmtree(out)
+    recording = read_recording(source)
     shutil.copytree(STATIC, out)
     data = json.dumps(recording.as_view(run_dir.name), separators=(",", ":"))
     (out / "data.js").write_text(f"window.FABRICLAB_VIEW = {data};\n")

@@ -199,3 +199,46 @@ def test_a_switch_that_cannot_read_registers_keeps_its_counters(compiled_fabric)
                           {"s1": first})
     assert snap["ports"]["s1:2"]["blocked"] is None and snap["ports"]["s1:2"]["tx_pps"] == 0.0
     assert "registers not readable" in snap["unavailable"][0]
+
+
+def test_sm_serve_with_web_prints_the_url_and_serves_the_view(switch_processes,
+                                                              compiled_fabric, tmp_path):
+    """`fabriclab-sm serve --web 0` as a process: the URL it prints serves every switch;
+    SIGTERM stops it and leaves the recording."""
+    import signal
+    import subprocess
+    import sys
+
+    fabric = build("leafspine:2,2,1")
+    switches = switch_processes({s.name: s.device_id for s in fabric.switches})
+    args = [a for name, (address, _dev) in sorted(switches.items())
+            for a in ("--switch", f"{name}={address}")]
+    recording = tmp_path / RECORDING
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "serve", "leafspine:2,2,1", *args,
+         "--p4info", str(compiled_fabric[0]), "--bmv2-json", str(compiled_fabric[1]),
+         "--engine", "ftree", "--web", "0", "--view-recording", str(recording)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = None
+        deadline = time.monotonic() + 60
+        while url is None and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            if line.startswith("live view: "):
+                url = line.split(": ", 1)[1].strip()
+        assert url and url.startswith("http://127.0.0.1:"), proc.stderr.read()[-500:]
+        snap, _ = _wait(url + "api/snapshot", lambda s: s["seq"] >= 1, 10)
+        assert sorted(snap["switches"]) == ["s1", "s2", "s3", "s4"]
+        assert all(s["reachable"] for s in snap["switches"].values())
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, proc.stderr.read()[-500:]
+    rec = read_recording(recording)
+    assert rec.snapshots and rec.events[-1]["text"] == "live view stopped"

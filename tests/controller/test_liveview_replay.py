@@ -142,3 +142,22 @@ def test_a_port_in_use_is_a_clear_error():
             WebServer(LiveState(model.fabric_json(FABRIC)), first.port)
     finally:
         first.stop()
+
+
+def test_a_run_report_links_the_replay_of_its_recording(tmp_path):
+    from fabriclab.results import write_report
+
+    run_dir = tmp_path / "20261204-080000-stream"
+    run_dir.mkdir()
+    write_report(run_dir)  # no recording: no link, no bundle
+    assert "liveview" not in (run_dir / "report.html").read_text()
+    assert not (run_dir / "liveview").exists()
+    _record(run_dir / RECORDING)
+    write_report(run_dir)
+    page = (run_dir / "report.html").read_text()
+    assert "<a href='liveview/index.html'>liveview/index.html</a>" in page
+    assert "(liveview/index.html)" in (run_dir / "report.md").read_text()
+    assert (run_dir / "liveview" / "data.js").exists()
+    (run_dir / RECORDING).write_text('{"kind": "snapshot"}\n')  # not replayable
+    write_report(run_dir)
+    assert "not replayable here" in (run_dir / "report.md").read_text()
