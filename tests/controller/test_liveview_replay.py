@@ -161,3 +161,27 @@ def test_a_run_report_links_the_replay_of_its_recording(tmp_path):
     (run_dir / RECORDING).write_text('{"kind": "snapshot"}\n')  # not replayable
     write_report(run_dir)
     assert "not replayable here" in (run_dir / "report.md").read_text()
+
+
+def test_fabriclab_run_refuses_a_web_port_it_cannot_serve_before_anything_starts(capsys):
+    from fabriclab.cli import main
+
+    with socket_listening() as busy:
+        assert main(["run", "--scenario", "stream", "--web", str(busy)]) == 2
+    err = capsys.readouterr().err
+    assert f"fabriclab: error: --web {busy}: 127.0.0.1:{busy} cannot be served" in err
+    assert main(["run", "--web", "70000"]) == 2
+    assert "expected a TCP port, 0..65535" in capsys.readouterr().err
+
+
+class socket_listening:  # noqa: N801 -- reads as a with-statement's phrase
+    def __enter__(self) -> int:
+        import socket
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(1)
+        return self.sock.getsockname()[1]
+
+    def __exit__(self, *exc) -> None:
+        self.sock.close()
