@@ -127,7 +127,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
             print(f"verdict: {metrics.verdict}")
     from fabriclab.view import write_replay
 
-    write_replay(run_dir)
+    replay = write_replay(run_dir)
+    if replay is not None:
+        print(f"written: {replay}")
     for path in write(run_dir):
         print(f"written: {path}")
     return 0

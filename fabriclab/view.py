@@ -65,12 +65,13 @@ def stop_view(view, problems: list[str]) -> None:
         problems.append(f"live view did not stop cleanly: {type(exc).__name__}: {exc}")
 
 
-def write_replay(run_dir: Path) -> None:
-    """liveview/index.html from the run's recording (nothing without one); one line on
+def write_replay(run_dir: Path) -> Path | None:
+    """liveview/index.html from the run's recording (None without one); one line on
     stderr when the recording cannot be replayed."""
     from controller.liveview.replay import RecordingError, write_bundle
 
     try:
-        write_bundle(run_dir)
+        return write_bundle(run_dir)
     except (RecordingError, OSError) as exc:
         print(f"fabriclab: the live view's replay was not written: {exc}", file=sys.stderr)
+        return None
