@@ -73,13 +73,21 @@
     return out;
   }
 
+  function byName(a, b) {
+    var ka = a.match(/^(\D*)(\d*)$/) || [a, a, ""], kb = b.match(/^(\D*)(\d*)$/) || [b, b, ""];
+    if (ka[1] !== kb[1]) return ka[1] < kb[1] ? -1 : 1;
+    return (Number(ka[2]) || 0) - (Number(kb[2]) || 0);
+  }
+
   function layoutFor(doc) {
     var top = Math.max.apply(null, doc.nodes.filter(function (n) { return n.kind === "switch"; })
       .map(function (n) { return n.tier; }).concat([0]));
     if (top > 0) {
       var roots = doc.nodes.filter(function (n) { return n.kind === "switch" && n.tier === top; })
         .map(function (n) { return "#" + CSS.escape(n.id); }).join(",");
-      return { name: "breadthfirst", roots: roots, spacingFactor: 1.1, animate: false };
+      // within a tier, by name (s2 before s10): a fat tree's pods stay side by side
+      return { name: "breadthfirst", roots: roots, spacingFactor: 1.1, animate: false,
+        depthSort: function (a, b) { return byName(a.id(), b.id()); } };
     }
     return { name: "cose", randomize: false, animate: false, nodeRepulsion: 8000 };
   }
@@ -115,9 +123,10 @@
         var load = util.length ? Math.min(1, Math.max.apply(null, util)) : 0;
         var ends = [snap.ports[l.a + ":" + l.a_port], snap.ports[l.b + ":" + l.b_port]];
         var blocked = ends.some(function (p) { return p && (p.blocked || p.paused); });
+        // a cable's figures only where it carries something: an idle fat tree stays legible
         edge.data({ load: load, aEnd: endMark(ends[0]), bEnd: endMark(ends[1]),
           label: s.state === "down" ? "FAILED" :
-            util.length ? pct(s.util[0]) + " / " + pct(s.util[1]) : "" });
+            load >= 0.005 ? pct(s.util[0]) + " / " + pct(s.util[1]) : "" });
         edge.toggleClass("failed", s.state === "down");
         edge.toggleClass("unknown", s.state === "unknown");
         edge.toggleClass("blocked", s.state !== "down" && blocked);
