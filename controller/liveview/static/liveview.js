@@ -164,7 +164,8 @@
     Object.keys(snap.ports).sort().forEach(function (key) {
       var p = snap.ports[key];
       if (p.paused) items.push(["warn", key + " paused (" + p.pause_rx + " pause frames)"]);
-      else if (p.blocked) items.push(["warn", key + " blocked " + pct(p.blocked_share)]);
+      else if (p.blocked) items.push(["warn", key + " " + blockedWord(snap, key) + " " +
+        pct(p.blocked_share) + " of the last sample"]);
       if (p.drops) {
         var why = Object.keys(p.drop_reasons || {}).sort().map(function (r) {
           return r + " " + p.drop_reasons[r];
@@ -180,6 +181,12 @@
     });
   }
 
+  // what holds a queue's head depends on the switch's mode: credit (CREDIT), a pause (PFC)
+  function blockedWord(snap, key) {
+    var sw = snap.switches[key.split(":")[0]] || {};
+    return sw.mode === "CREDIT" ? "credit-blocked" : sw.mode === "PFC" ? "pause-blocked" : "blocked";
+  }
+
   function showUnavailable(lines) {
     var list = $("unavailable");
     list.textContent = "";
@@ -188,7 +195,7 @@
 
   function portRow(table, key, peer) {
     var p = (current && current.ports[key]) || {};
-    var state = p.down ? "down" : p.paused ? "paused" : p.blocked ? "blocked" : "";
+    var state = p.down ? "down" : p.paused ? "paused" : p.blocked ? blockedWord(current, key) : "";
     var tr = el("tr");
     [key.split(":")[1], peer, num(p.tx_pps), pct(p.util), num(p.rx_pps), state,
       num(p.buffer), num(p.queued), num(p.drops)].forEach(function (v) { tr.appendChild(el("td", v)); });
