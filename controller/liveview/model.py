@@ -259,6 +259,9 @@ def sm_event(record: dict) -> dict:
     elif record.get("global_reroute_ms") is not None:
         text += (f"; SM global reroute done {record['global_reroute_ms']:.0f} ms after "
                  f"detection, {record.get('entries_written', 0)} entries written")
+    if record.get("sa_changed_paths"):
+        text += (f"; hosts told of {record['sa_changed_paths']} changed paths "
+                 f"({record.get('sa_reports_sent', 0)} SA REPORT frames)")
     problem = record.get("error") or record.get("switchover_error")
     if problem:
         text += f"; ERROR: {problem}"

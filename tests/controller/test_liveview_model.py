@@ -171,6 +171,8 @@ def test_an_sm_timeline_record_becomes_one_event():
     assert event["t_ns"] == 2_000_000 and event["record"] == record
     assert "fast reroute switchover 0.9 ms" in event["text"]
     assert "global reroute done 42 ms" in event["text"] and "6 entries" in event["text"]
+    told = model.sm_event({**record, "sa_changed_paths": 2, "sa_reports_sent": 3})
+    assert told["text"].endswith("; hosts told of 2 changed paths (3 SA REPORT frames)")
     failed = model.sm_event({**record, "error": "route install failed on s3"})
     assert failed["severity"] == "error" and "route install failed on s3" in failed["text"]
     known = model.sm_event({"event": "port_down", "switch": "s3", "port": 1,
