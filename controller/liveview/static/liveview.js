@@ -330,7 +330,9 @@
       }, POLL_MS);
     });
     window.fabriclabView.show = show;
-    show(0);
+    // index.html#sample=N opens the replay at its Nth sample (a link to a moment)
+    var asked = /sample=(\d+)/.exec(window.location.hash);
+    show(asked ? Number(asked[1]) - 1 : 0);
   }
 
   window.fabriclabView = {
