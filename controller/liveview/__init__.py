@@ -47,14 +47,14 @@ class LiveView:
         (0: any free port; None: no page, only the recording). Raises WebError when the
         port cannot be bound."""
         fabric = fabric or sm.fabric
-        state = LiveState(model.fabric_json(fabric), recording)
-        web = WebServer(state, web_port).start() if web_port is not None else None
-        readers = {}
+        readers = {}  # first: they connect only when they read, and nothing is left to stop
         for sw in fabric.switches:
             conn = sm.connections[sw.name]
             readers[sw.name] = SwitchReader(sw.name, conn.address, sw.device_id, conn.p4info,
                                             [p for p, _peer, _pp in fabric.neighbours(sw.name)],
                                             getattr(sm, "drop_reasons", None))
+        state = LiveState(model.fabric_json(fabric), recording)
+        web = WebServer(state, web_port).start() if web_port is not None else None
         state.add_events([model.event("sm", "info", _bringup_summary(sm), time.time_ns())])
         sampler = Sampler(fabric, readers, state, sm, interval).start()
         return cls(state, sampler, web)

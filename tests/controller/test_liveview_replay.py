@@ -185,3 +185,51 @@ class socket_listening:  # noqa: N801 -- reads as a with-statement's phrase
 
     def __exit__(self, *exc) -> None:
         self.sock.close()
+
+
+def test_a_view_that_cannot_start_costs_the_run_one_problem_line(tmp_path):
+    import io
+
+    from fabriclab.status import StatusLine
+    from fabriclab.view import ViewOptions, start_view, stop_view
+
+    class NoSwitches:  # an SM whose connections are gone
+        fabric = FABRIC
+        connections: dict = {}
+
+    problems: list[str] = []
+    status = StatusLine(io.StringIO())
+    assert start_view(NoSwitches(), tmp_path, None, status, problems) is None
+    assert problems == []  # not asked for
+    assert start_view(NoSwitches(), tmp_path, ViewOptions(web_port=0), status, problems) is None
+    assert len(problems) == 1 and problems[0].startswith("live view not started: KeyError")
+    stop_view(None, problems)
+    assert len(problems) == 1
+
+
+def test_the_status_line_keeps_a_note_on_its_own_line():
+    import io
+
+    from fabriclab.status import StatusLine
+
+    out = io.StringIO()
+    status = StatusLine(out)
+    status.set_phase("traffic")
+    status.note("live view: http://127.0.0.1:8080/")
+    assert out.getvalue().splitlines()[-1] == "live view: http://127.0.0.1:8080/"
+
+
+def test_a_view_that_cannot_start_leaves_no_server_and_no_recording(tmp_path):
+    import threading
+
+    from controller.liveview import LiveView
+
+    class NoSwitches:
+        fabric = FABRIC
+        connections: dict = {}
+
+    before = {t.name for t in threading.enumerate()}
+    with pytest.raises(KeyError):
+        LiveView.start(NoSwitches(), tmp_path / RECORDING, web_port=0)
+    assert "liveview-web" not in {t.name for t in threading.enumerate()} - before
+    assert not (tmp_path / RECORDING).exists()
