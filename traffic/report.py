@@ -770,7 +770,22 @@ def _run_intro(run: RunFiles) -> list[str]:
     if facts:
         lines.append(", ".join(facts))
     lines.append(f"run directory: `{run.run_dir.name}`")
+    lines.extend(_live_view_line(run.run_dir))
     return lines
+
+
+def _live_view_line(run_dir: Path) -> list[str]:
+    """The link to the run's live view, replayed from its recording (docs/liveview.md)."""
+    if (run_dir / "liveview" / "index.html").exists():
+        line = "live view, replayed from the run's recording: " \
+               "[liveview/index.html](liveview/index.html)"
+        if (run_dir / "liveview.png").exists():
+            line += " (a browser's screenshot during the run: [liveview.png](liveview.png))"
+        return [line]
+    if (run_dir / "liveview.jsonl").exists():
+        return ["live view recorded (`liveview.jsonl`) but not replayable here: "
+                f"`fabriclab report {run_dir}` says why"]
+    return []
 
 
 def write_report(run_dir: Path) -> tuple[Path, Path]:
