@@ -127,6 +127,8 @@ from traffic.nic_config import (
     CREDIT_MOD,
     CREDIT_WINDOW,
     NUM_CLASSES,
+    RC_PAUSED_TIMEOUTS,
+    RC_RTO_MODES,
     RX_BURST,
     SLIP_LIMIT_NS,
     TIMER_BURST,
@@ -772,7 +774,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--transport", choices=TRANSPORTS, default=None,
                     help="ud: nobody acknowledges (default); rc: ACK/NAK and go-back-N "
                          "retransmission, as InfiniBand RC (default: FLOWS.json, else ud)")
-    ap.add_argument("--rc-timeout-ms", type=float, default=100.0)
+    ap.add_argument("--rc-timeout-ms", type=float, default=100.0,
+                    help="the retransmission timeout before a round trip was measured "
+                         "(with --rc-rto fixed: always)")
+    ap.add_argument("--rc-rto", choices=RC_RTO_MODES, default="adaptive",
+                    help="adaptive: SRTT + 4 RTTVAR from ACKs, within --rc-rto-min-ms.."
+                         "--rc-rto-max-ms (traffic/rc_rto.py); fixed: --rc-timeout-ms")
+    ap.add_argument("--rc-rto-min-ms", type=float, default=10.0)
+    ap.add_argument("--rc-rto-max-ms", type=float, default=800.0)
+    ap.add_argument("--rc-paused-timeouts", choices=RC_PAUSED_TIMEOUTS, default="defer",
+                    help="a timeout while our class is paused or out of credit: defer "
+                         "(wait for the link) or retransmit (as RNICs do)")
     ap.add_argument("--rc-retry-limit", type=int, default=7)
     ap.add_argument("--rc-ack-every", type=int, default=16)
     ap.add_argument("--rc-window", type=int, default=128)
@@ -806,6 +818,8 @@ def main(argv: list[str] | None = None) -> int:
             storm_interval_ms=args.storm_interval_ms,
             transport=args.transport or port.get("transport", "ud"),
             rc_timeout_ms=args.rc_timeout_ms, rc_retry_limit=args.rc_retry_limit,
+            rc_rto=args.rc_rto, rc_rto_min_ms=args.rc_rto_min_ms,
+            rc_rto_max_ms=args.rc_rto_max_ms, rc_paused_timeouts=args.rc_paused_timeouts,
             rc_ack_every=args.rc_ack_every, rc_window=args.rc_window,
             sl_of_lid=port.get("sl_of_lid", ()))
         nic = Nic(config, workload, control_path=None if args.control in (None, "-")
