@@ -73,7 +73,9 @@ FLOWS.json (see docs/traffic.md): {"name", "lid", "mac"?, "vls"?, "sl_to_vl"?,
 "payload", "coll_id", "step", "start_s", "after": [[coll_id, step, slid], ...]}],
 "recvs": [{"coll_id", "step", "slid", "frames"}], "actions": [...]}. A flow
 with "after" starts once every listed receive is complete (delivered from the
-receive buffer): that is how collectives.py expresses NCCL-style dependencies.
+receive buffer): that is how collectives.py expresses NCCL-style dependencies. With
+"compute_s" it starts that much later still (a training job's compute before the
+AllReduce of its gradients, traffic/training.py).
 
 Output in --log-dir: NAME.sent.csv (sender.py's log format), NAME.recv.csv
 (`flow,psn,send_ns,recv_ns,slid,coll_id,step,chunk,admitted`) and
@@ -335,7 +337,16 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
     def _time_reached(self, entry: list) -> None:
         entry[2] = True
         if entry[1] == 0:
-            self._activate(entry[0])
+            self._ready(entry[0])
+
+    def _ready(self, spec: FlowSpec) -> None:
+        """The flow's time came and its receives arrived: send, after its compute time
+        (a training job's iteration computes before its gradients' AllReduce)."""
+        if spec.compute_s > 0:
+            self._at(time.monotonic_ns() + spec.compute_s * 1e9,
+                     lambda: self._activate(spec))
+        else:
+            self._activate(spec)
 
     def _loop(self) -> None:
         sock_fd = self.sock.fileno()
@@ -701,7 +712,7 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
             for entry in self._waiting.pop(key, ()):
                 entry[1] -= 1
                 if entry[1] == 0 and entry[2]:
-                    self._activate(entry[0])
+                    self._ready(entry[0])
             self._check_done()
 
 

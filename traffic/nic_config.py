@@ -128,6 +128,7 @@ class FlowSpec:
     frames_per_chunk: int = 1
     start_s: float = 0.0
     after: tuple[tuple[int, int, int], ...] = ()  # receives (coll_id, step, slid) to wait for
+    compute_s: float = 0.0  # then wait this long more: the rank's compute before sending
 
     @classmethod
     def from_json(cls, d: dict) -> FlowSpec:
