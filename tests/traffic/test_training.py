@@ -17,14 +17,14 @@ MS = 1_000_000
 START = 1_000_000_000_000
 
 
-def summaries(ends_ms: dict[str, list[float | None]], failures: dict[str, list[dict]] = {}):
+def summaries(ends_ms: dict[str, list[float | None]], failures: dict[str, list[dict]] | None = None):
     """NIC summaries whose rank completed iteration k (coll_id k+1) at ends_ms[rank][k]."""
     out = {}
     for host, ends in ends_ms.items():
         colls = {str(k + 1): {"complete": e is not None,
                               "end_ns": None if e is None else START + int(e * MS)}
                  for k, e in enumerate(ends)}
-        recs = failures.get(host, [])
+        recs = (failures or {}).get(host, [])
         out[host] = {"collectives": colls, "rc": {"flows_failed": len(recs)},
                      "rc_failures": recs,
                      "rc_errors": [f"flow {r['flow']}: 7 retransmission timeouts in a row"
