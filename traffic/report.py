@@ -49,6 +49,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 from matplotlib.lines import Line2D  # noqa: E402
 
+from traffic import report_sections  # noqa: E402
 from traffic.analysis import goodput_timeline  # noqa: E402
 from traffic.arrivals import NoArrivalsError, read_arrivals  # noqa: E402
 from traffic.metrics import MetricsSchemaError, RunMetrics  # noqa: E402
@@ -660,8 +661,31 @@ def _fabric(run: RunFiles) -> Section:
     return section
 
 
+def _rc_transport(run: RunFiles) -> Section:
+    m: RunMetrics = run.need("metrics")
+    line = report_sections.transport_line(m)
+    if line is None:
+        return Section("RC transport", [Note("No RC transport in this run.")])
+    rows = report_sections.transport_rows(m)
+    blocks: list = [Note(line)]
+    if rows:
+        blocks.append(Table(report_sections.TRANSPORT_COLUMNS, tuple(rows)))
+    return Section("RC transport", blocks)
+
+
+def _training(run: RunFiles) -> Section:
+    m: RunMetrics = run.need("metrics")
+    if not m.training:
+        return Section("Training job", [Note("No training job in this run.")])
+    return Section("Training job", [
+        Table(report_sections.TRAINING_COLUMNS,
+              tuple(report_sections.training_rows(m.training))),
+        *(Note(n) for n in report_sections.training_notes(m.training))])
+
+
 RUN_SECTIONS: tuple[tuple[str, Callable[[RunFiles], Section]], ...] = (
-    ("Headline", _headline), ("Goodput per flow", _goodput),
+    ("Headline", _headline), ("Training job", _training), ("RC transport", _rc_transport),
+    ("Goodput per flow", _goodput),
     ("Pause and credit stall spread", _stall_spread), ("Buffer peak per port", _buffer_peak),
     ("Collective completion time", _cct), ("SM reroute timeline", _sm_timeline),
     ("The fabric", _fabric))
