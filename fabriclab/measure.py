@@ -93,7 +93,8 @@ def measure(plan: RunPlan, bringup: Bringup, traffic: TrafficRun, readout: Reado
         **_collectives(traffic, plan.scenario.traffic.message_bytes))
     if failures and plan.scenario.training.iterations:  # every flap, for the job's report
         m["failure_gaps"] = tuple(training.failure_gaps(
-            traffic.recv_logs, [(f.link, f.down_ns) for f in failures], paths))
+            traffic.sent_logs, traffic.recv_logs, [(f.link, f.down_ns) for f in failures],
+            paths))
     if failures:
         first = failures[0]
         figures = recovery.recovery(first.link, first.down_ns, paths, flows, bringup.backups,

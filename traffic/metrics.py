@@ -166,8 +166,10 @@ class FailureGap:
 
     link: str
     down_ns: int
-    gap_ms: float | None  # None: no flow crossing the link was moving when it failed
-    flows: tuple[int, ...] = ()  # the flows crossing it that were moving
+    gap_ms: float | None  # None: no flow crossing the link had frames in flight
+    flows: tuple[int, ...] = ()  # the flows crossing it that had frames in flight
+    recovered: bool = True  # false: a frame in flight at the failure was never delivered
+    usual_wait_ms: float | None = None  # the same flows' median frame wait over the run
 
 
 @dataclass(frozen=True)
@@ -203,6 +205,7 @@ class TrainingMetrics:
     failures_per_day: float = 0.0
     compute_lost_per_failure_s: float | None = None
     compute_lost_per_day_s: float | None = None
+    compute_lost_day_share: float | None = None  # of a day's compute; > 1: no progress
     problems: tuple[str, ...] = ()
 
 

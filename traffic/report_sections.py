@@ -17,7 +17,7 @@ from traffic.metrics import RunMetrics, TrainingMetrics
 TRANSPORT_COLUMNS = ("host", "flow", "retransmitted", "while paused", "timeouts", "deferred",
                      "NAK go-backs", "srtt ms", "rto ms", "rtt samples")
 TRAINING_COLUMNS = ("fabric", "iterations", "fault-free ms", "comm share", "efficiency",
-                    "slowed", "failures", "gap per failure ms", "interruptions",
+                    "slowed", "failures", "gap per failure ms (usual)", "interruptions",
                     "compute lost s", "lost per day s")
 
 
@@ -74,14 +74,23 @@ def transport_line(m: RunMetrics) -> str | None:
 def training_rows(training: dict[str, TrainingMetrics]) -> list[tuple[str, ...]]:
     rows = []
     for name, t in training.items():
-        gaps = [g.gap_ms for g in t.failure_gaps]
-        gap_text = ", ".join("-" if g is None else f"{g:.0f}" for g in gaps) or "-"
+        gap_text = ", ".join(_gap(g) for g in t.failure_gaps) or "-"
         rows.append((name, f"{t.iterations_done}/{t.iterations_planned}",
                      _fmt(t.baseline_iteration_ms), _fmt(t.comm_share),
                      _fmt(t.parallel_efficiency), str(t.iterations_slowed), str(t.failures),
                      gap_text, str(t.interruptions), _fmt(t.compute_lost_s),
                      _fmt(t.compute_lost_per_day_s)))
     return rows
+
+
+def _gap(g) -> str:
+    """A failure's gap: ms, `never` (a frame in flight was never delivered: the job
+    stopped), `idle` (nothing crossing the link was in flight)."""
+    if not g.recovered:
+        return "never"
+    if g.gap_ms is None:
+        return "idle"
+    return f"{g.gap_ms:.0f}" + (f" ({g.usual_wait_ms:.0f})" if g.usual_wait_ms else "")
 
 
 def training_notes(training: dict[str, TrainingMetrics]) -> list[str]:
@@ -97,6 +106,9 @@ def training_notes(training: dict[str, TrainingMetrics]) -> list[str]:
         if t.compute_lost_per_day_s is not None:
             notes.append(f"{name}: at {t.failures_per_day:g} failures a day, "
                          f"{_fmt(t.compute_lost_per_failure_s)} s lost per failure, "
-                         f"{t.compute_lost_per_day_s / 3600:.3g} h of compute a day")
+                         f"{t.compute_lost_per_day_s / 3600:.3g} h of compute a day"
+                         + (" (more than the day: the job makes no progress)"
+                            if (t.compute_lost_day_share or 0) > 1 else
+                            f" ({t.compute_lost_day_share:.1%} of it)"))
         notes += [f"{name}: {p}" for p in t.problems]
     return notes

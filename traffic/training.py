@@ -23,11 +23,12 @@ Definitions (all times from the NICs' CLOCK_REALTIME stamps):
   the wall time they took (interrupted: the iterations up to the last
   checkpoint, over the time to the failure plus the restart); 1.0 = the faults
   cost nothing;
-* per failure (link_down during the job): the receivers' delivery gap of the
-  flows crossing the failed link that were moving when it failed
-  (`failure_gaps`);
-* per day at `failures_per_day`: the mean slowdown per failure (excess of the
-  slowed iterations over the fault-free mean) plus, with the measured share of
+* per failure (link_down during the job): the longest a frame of a flow crossing
+  the failed link, sent around the failure, waited for its delivery
+  (`failure_gaps`, see `failure_gaps`);
+* per day at `failures_per_day`: the mean slowdown per failure (the iterations'
+  excess over the fault-free mean, all of them: a fabric with a link down is slower
+  until it is back) plus, with the measured share of
   failures that interrupted the job, the expected rollback (half a checkpoint
   interval) and the restart, times the failures a day.
 """
@@ -35,17 +36,20 @@ Definitions (all times from the NICs' CLOCK_REALTIME stamps):
 from __future__ import annotations
 
 import statistics
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from topologies.link_names import same_link
-from traffic.analysis import arrivals_from_recv_logs, recovery_gaps
 from traffic.metrics import FailureGap, TrainingIteration, TrainingMetrics
+from traffic.nic_summary import read_recv_log
+from traffic.sender import read_log
 
 SLOWED_FACTOR = 1.1  # slower than the fault-free run's slowest iteration by more than 10 %
-ACTIVE_BEFORE_NS = 20_000_000  # a flow "moving" at a failure delivered within this before it
 DAY_S = 86400.0
+IN_FLIGHT_NS = 50_000_000  # frames sent this long before a failure may still be on its link
+HIT_WINDOW_NS = 500_000_000  # ... and frames sent this long after it may meet the broken path
 
 
 class TrainingInputError(ValueError):
@@ -124,22 +128,49 @@ def interruptions(summaries: Mapping[str, Mapping]) -> list[Interruption]:
     return sorted(out, key=lambda r: r.t_ns)
 
 
-def failure_gaps(recv_logs: Iterable[Path | str], downs: Sequence[tuple[str, int]],
-                 paths: Mapping[int, list[str]]) -> list[FailureGap]:
-    """Per link failure (link, down_ns): the largest delivery gap of the flows crossing
-    the link that delivered within ACTIVE_BEFORE_NS before it (None: nothing crossing it
-    was moving, e.g. it failed during compute)."""
-    arrivals = arrivals_from_recv_logs(list(recv_logs), True)
+def failure_gaps(sent_logs: Iterable[Path | str], recv_logs: Iterable[Path | str],
+                 downs: Sequence[tuple[str, int]], paths: Mapping[int, list[str]]
+                 ) -> list[FailureGap]:
+    """Per link failure (link, down_ns): how long the frames the failure could hit waited
+    for their delivery. Those are the frames of flows crossing the link (on the routes
+    installed at the start) first sent from IN_FLIGHT_NS before the failure (on the wire
+    or queued when it went) to HIT_WINDOW_NS after it (sent into the broken path); the
+    wait of each is its in-order delivery minus its first send, and the failure's gap the
+    longest; `usual_wait_ms` is the median wait of the same flows' frames over the whole
+    run, what a frame the failure did not touch waits (transit and queues). `flows`
+    are the flows with such frames (none: the failure hit nothing, e.g. every rank was
+    computing); `recovered` is false when one of the frames was never delivered."""
+    crossing = {int(f) for f, links in paths.items()
+                if any(same_link(hop, link) for hop in links for link, _ in downs)}
+    first_send: dict[int, dict[int, int]] = defaultdict(dict)
+    for path in sent_logs:
+        for flow, psn, ts in read_log(path):
+            if flow in crossing and psn not in first_send[flow]:
+                first_send[flow][psn] = ts
+    delivered: dict[int, dict[int, int]] = defaultdict(dict)
+    for path in recv_logs:
+        for r in read_recv_log(path):
+            if r.flow in crossing and r.admitted == 1:
+                delivered[r.flow].setdefault(r.psn, r.recv_ns)
     out = []
     for link, down_ns in downs:
-        crossing = {f: ts for f, ts in arrivals.items()
-                    if any(same_link(hop, link) for hop in paths.get(int(f), ()))}
-        moving = {f: ts for f, ts in crossing.items()
-                  if any(down_ns - ACTIVE_BEFORE_NS <= t < down_ns for t in ts)}
-        gaps = recovery_gaps(moving, down_ns)
-        values = [g["gap_ms"] for g in gaps.values() if g["gap_ms"] is not None]
-        out.append(FailureGap(link, down_ns, max(values) if values else None,
-                              tuple(sorted(int(f) for f in moving))))
+        waits: dict[int, list[int | None]] = {}
+        for flow in sorted(crossing):
+            if not any(same_link(hop, link) for hop in paths.get(flow, ())):
+                continue
+            got = delivered.get(flow, {})
+            hit = [(psn, ts) for psn, ts in first_send.get(flow, {}).items()
+                   if down_ns - IN_FLIGHT_NS <= ts <= down_ns + HIT_WINDOW_NS]
+            if hit:
+                waits[flow] = [got[psn] - ts if psn in got else None for psn, ts in hit]
+        values = [w for ws in waits.values() for w in ws if w is not None]
+        usual = [got - first_send[f][psn] for f in waits
+                 for psn, got in delivered.get(f, {}).items() if psn in first_send[f]]
+        out.append(FailureGap(link, down_ns, round(max(values) / 1e6, 3) if values else None,
+                              tuple(waits), recovered=all(
+                                  w is not None for ws in waits.values() for w in ws),
+                              usual_wait_ms=round(statistics.median(usual) / 1e6, 3)
+                              if usual else None))
     return out
 
 
@@ -183,7 +214,7 @@ def job_metrics(fabric: str, job: JobModel, start_ns: int, summaries: Mapping[st
         wall_s = (first.t_ns - start_ns) / 1e9 + job.restart_s
     efficiency = (useful * base_mean / 1e3 / wall_s) if base_mean and wall_s > 0 else None
 
-    slowdown_s = sum(i.time_ms - base_mean for i in done if i.slowed) / 1e3 if base_mean \
+    slowdown_s = max(0.0, sum(i.time_ms - base_mean for i in done) / 1e3) if base_mean \
         else None
     per_failure = None
     if seen and slowdown_s is not None:
@@ -207,4 +238,5 @@ def job_metrics(fabric: str, job: JobModel, start_ns: int, summaries: Mapping[st
         failures_per_day=job.failures_per_day,
         compute_lost_per_failure_s=None if per_failure is None else round(per_failure, 3),
         compute_lost_per_day_s=None if per_day is None else round(per_day, 1),
+        compute_lost_day_share=None if per_day is None else round(per_day / DAY_S, 4),
         problems=tuple(problems))

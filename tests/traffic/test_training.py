@@ -98,20 +98,36 @@ def test_summaries_of_no_collective_are_refused():
         iterations({"h1": {"collectives": {}}}, JOB, START)
 
 
-def test_failure_gap_counts_only_moving_flows_crossing_the_link(tmp_path):
-    log = tmp_path / "h2.recv.csv"
-    down = START + 500 * MS
-    rows = []
-    for t in (480, 490, 499, 530, 531):  # flow 1 crosses s1-s3: 31 ms gap
-        rows.append((1, 0, 0, START + t * MS, 1, 1, 0, 0, 1))
-    for t in (400, 700):  # flow 2 crosses it but was idle (compute): not counted
-        rows.append((2, 0, 0, START + t * MS, 1, 1, 0, 0, 1))
-    for t in (495, 800):  # flow 3 moving but elsewhere
-        rows.append((3, 0, 0, START + t * MS, 1, 1, 0, 0, 1))
-    log.write_text("# v1\nflow,psn,send_ns,recv_ns,slid,coll_id,step,chunk,admitted\n"
-                   + "".join(",".join(map(str, r)) + "\n" for r in rows))
-    paths = {1: ["h1-s1", "s1-s3", "s3-s2"], 2: ["h1-s1", "s3-s1"], 3: ["h1-s1", "s1-s4"]}
-    (gap,) = failure_gaps([log], [("s1-s3", down)], paths)
-    assert gap.flows == (1,) and gap.gap_ms == pytest.approx(31.0)
-    (idle,) = failure_gaps([log], [("s1-s3", START + 600 * MS)], paths)
-    assert idle.gap_ms is None and idle.flows == ()
+def _logs(tmp_path, sends, recvs):
+    sent = tmp_path / "h1.sent.csv"
+    sent.write_text("# v1\nflow,psn,send_ns\n" + "".join(
+        f"{flow},{psn},{START + int(t * MS)}\n" for flow, psn, t in sends))
+    recv = tmp_path / "h2.recv.csv"
+    recv.write_text("# v1\nflow,psn,send_ns,recv_ns,slid,coll_id,step,chunk,admitted\n" + "".join(
+        f"{flow},{psn},0,{START + int(t * MS)},1,1,0,0,{adm}\n" for flow, psn, t, adm in recvs))
+    return [sent], [recv]
+
+
+PATHS = {1: ["h1-s1", "s1-s3", "s3-s2"], 2: ["h1-s1", "s3-s1"], 3: ["h1-s1", "s1-s4"]}
+
+
+def test_failure_gap_is_the_longest_wait_of_a_frame_sent_around_the_failure(tmp_path):
+    sends = [(1, 0, 380), (1, 1, 490), (1, 2, 498), (1, 3, 520),  # 2 lost on the link, 3 sent
+             (1, 2, 560), (1, 3, 561),  # into the broken path; both retransmitted
+             (2, 0, 300),  # crosses the link but long before: not hit
+             (3, 0, 499)]  # around the failure but elsewhere
+    recvs = [(1, 0, 381, 1), (1, 1, 491, 1), (1, 2, 562, 1), (1, 3, 563, 1),
+             (2, 0, 301, 1), (3, 0, 800, 1)]
+    sent, recv = _logs(tmp_path, sends, recvs)
+    (gap,) = failure_gaps(sent, recv, [("s1-s3", START + 500 * MS)], PATHS)
+    assert gap.flows == (1,) and gap.recovered
+    assert gap.gap_ms == pytest.approx(562 - 498)  # PSN 2: first sent at 498, delivered 562
+    (idle,) = failure_gaps(sent, recv, [("s1-s3", START + 1200 * MS)], PATHS)
+    assert idle.gap_ms is None and idle.flows == () and idle.recovered
+
+
+def test_a_frame_sent_into_the_broken_path_and_never_delivered_is_not_recovered(tmp_path):
+    sent, recv = _logs(tmp_path, [(1, 0, 480), (1, 1, 510)],
+                       [(1, 0, 481, 1), (1, 1, 600, 2)])  # PSN 1 discarded, never accepted
+    (gap,) = failure_gaps(sent, recv, [("s3-s1", START + 500 * MS)], PATHS)
+    assert gap.flows == (1,) and not gap.recovered and gap.gap_ms == pytest.approx(1.0)
