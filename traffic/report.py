@@ -661,11 +661,12 @@ def _fabric(run: RunFiles) -> Section:
     return section
 
 
-def _rc_transport(run: RunFiles) -> Section:
-    m: RunMetrics = run.need("metrics")
-    line = report_sections.transport_line(m)
+def _rc_transport(run: RunFiles) -> Section | None:
+    """None (no section) for a run without the RC transport."""
+    m = run.metrics
+    line = report_sections.transport_line(m) if m is not None else None
     if line is None:
-        return Section("RC transport", [Note("No RC transport in this run.")])
+        return None
     rows = report_sections.transport_rows(m)
     blocks: list = [Note(line)]
     if rows:
@@ -673,17 +674,18 @@ def _rc_transport(run: RunFiles) -> Section:
     return Section("RC transport", blocks)
 
 
-def _training(run: RunFiles) -> Section:
-    m: RunMetrics = run.need("metrics")
-    if not m.training:
-        return Section("Training job", [Note("No training job in this run.")])
+def _training(run: RunFiles) -> Section | None:
+    """None (no section) for a run without a training job."""
+    m = run.metrics
+    if m is None or not m.training:
+        return None
     return Section("Training job", [
         Table(report_sections.TRAINING_COLUMNS,
               tuple(report_sections.training_rows(m.training))),
         *(Note(n) for n in report_sections.training_notes(m.training))])
 
 
-RUN_SECTIONS: tuple[tuple[str, Callable[[RunFiles], Section]], ...] = (
+RUN_SECTIONS: tuple[tuple[str, Callable[[RunFiles], Section | None]], ...] = (
     ("Headline", _headline), ("Training job", _training), ("RC transport", _rc_transport),
     ("Goodput per flow", _goodput),
     ("Pause and credit stall spread", _stall_spread), ("Buffer peak per port", _buffer_peak),
@@ -691,7 +693,7 @@ RUN_SECTIONS: tuple[tuple[str, Callable[[RunFiles], Section]], ...] = (
     ("The fabric", _fabric))
 
 
-def _guarded(title: str, build: Callable[[], Section]) -> Section:
+def _guarded(title: str, build: Callable[[], Section | None]) -> Section | None:
     """A section, or the section's title with one line saying why it is left out."""
     try:
         return build()
@@ -704,7 +706,8 @@ def _guarded(title: str, build: Callable[[], Section]) -> Section:
 
 
 def run_sections(run: RunFiles) -> list[Section]:
-    return [_guarded(title, lambda b=build: b(run)) for title, build in RUN_SECTIONS]
+    sections = [_guarded(title, lambda b=build: b(run)) for title, build in RUN_SECTIONS]
+    return [s for s in sections if s is not None]  # None: not applicable to this run
 
 
 # --------------------------------------------------------------------------- rendering
