@@ -16,6 +16,7 @@ from traffic.metrics import RunMetrics, TrainingMetrics
 
 TRANSPORT_COLUMNS = ("host", "flow", "retransmitted", "while paused", "timeouts", "deferred",
                      "NAK go-backs", "srtt ms", "rto ms", "rtt samples")
+LINE_FLOWS = 5  # flows named in the transport line, most retransmissions while paused first
 TRAINING_COLUMNS = ("fabric", "iterations", "fault-free ms", "comm share", "efficiency",
                     "slowed", "failures", "gap per failure ms (usual)", "interruptions",
                     "compute lost s", "lost per day s")
@@ -56,10 +57,13 @@ def transport_line(m: RunMetrics) -> str | None:
     deferred = sum(r.get("timeouts_deferred", 0) for r in rc)
     timeouts = sum(r.get("timeouts", 0) for r in rc)
     naks = sum(r.get("nak_go_backs", 0) for r in rc)
-    flows = [f"{host}/{flow}: {f['retransmitted_while_paused']}"
-             for host, s in sorted(m.nics.items())
-             for flow, f in sorted((s.get("rc_per_flow") or {}).items())
-             if f.get("retransmitted_while_paused")]
+    per_flow = sorted(((f["retransmitted_while_paused"], host, flow)
+                       for host, s in m.nics.items()
+                       for flow, f in (s.get("rc_per_flow") or {}).items()
+                       if f.get("retransmitted_while_paused")), key=lambda t: (-t[0], t[1:]))
+    flows = [f"{host}/{flow}: {n}" for n, host, flow in per_flow[:LINE_FLOWS]]
+    if len(per_flow) > LINE_FLOWS:
+        flows.append(f"{len(per_flow) - LINE_FLOWS} more flows")
     mode = next((s.get("rc_config", {}).get("paused_timeouts") for s in m.nics.values()
                  if s.get("rc_config")), None)
     line = (f"RC transport: {total} frames retransmitted, {paused} of them by timeouts while "

@@ -26,6 +26,13 @@ def test_transport_line_names_the_retransmissions_while_paused_per_flow():
     assert row[:4] == ("h1", "1001", "300", "256") and row[7:] == ("12.5", "30", "9")
 
 
+def test_transport_line_names_the_worst_flows_only():
+    nics = {f"h{i}": _nic(10 + i, 5 + i, 1, 0) for i in range(8)}
+    line = transport_line(RunMetrics(nics=nics))
+    assert "(h7/1001: 12, h6/1001: 11, h5/1001: 10, h4/1001: 9, h3/1001: 8, 3 more flows)" \
+        in line
+
+
 def test_no_transport_line_without_rc():
     assert transport_line(RunMetrics(nics={"h1": {"transport": "ud"}})) is None
 
