@@ -53,6 +53,7 @@ class TrafficSpec:
     rc_rto_min_ms: float = 10.0  # RC: the adaptive timeout's floor
     rc_retry_limit: int = 7  # RC: timeouts in a row before the QP fails (IB retry_cnt)
     rc_paused_timeouts: str = "defer"  # RC: a timeout while our class is held: defer|retransmit
+    rc_timeout_resend: str = "probe"  # RC: a timeout resends the oldest frame, or the window
 
 
 @dataclass(frozen=True)
@@ -282,6 +283,9 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
         raise ScenarioError(f"{origin}: [traffic].rc_paused_timeouts "
                             f"{scenario.traffic.rc_paused_timeouts!r} is not one of defer, "
                             "retransmit")
+    if scenario.traffic.rc_timeout_resend not in ("probe", "window"):
+        raise ScenarioError(f"{origin}: [traffic].rc_timeout_resend "
+                            f"{scenario.traffic.rc_timeout_resend!r} is not one of probe, window")
     if scenario.traffic.transport not in TRANSPORTS:
         raise ScenarioError(f"{origin}: [traffic].transport {scenario.traffic.transport!r} is "
                             f"not one of {', '.join(TRANSPORTS)}")

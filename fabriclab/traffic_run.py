@@ -73,7 +73,8 @@ def nic_settings(scenario: Scenario, transport: str | None = None) -> NicSetting
                        rc_options=("--rc-timeout-ms", str(t.rc_timeout_ms), "--rc-rto", t.rc_rto,
                                    "--rc-rto-min-ms", str(t.rc_rto_min_ms),
                                    "--rc-retry-limit", str(t.rc_retry_limit),
-                                   "--rc-paused-timeouts", t.rc_paused_timeouts))
+                                   "--rc-paused-timeouts", t.rc_paused_timeouts,
+                                   "--rc-timeout-resend", t.rc_timeout_resend))
 
 
 def _hosts(bringup: Bringup) -> dict[str, dict]:

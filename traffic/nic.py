@@ -131,6 +131,7 @@ from traffic.nic_config import (
     NUM_CLASSES,
     RC_PAUSED_TIMEOUTS,
     RC_RTO_MODES,
+    RC_TIMEOUT_RESENDS,
     RX_BURST,
     SLIP_LIMIT_NS,
     TIMER_BURST,
@@ -796,6 +797,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rc-paused-timeouts", choices=RC_PAUSED_TIMEOUTS, default="defer",
                     help="a timeout while our class is paused or out of credit: defer "
                          "(wait for the link) or retransmit (as RNICs do)")
+    ap.add_argument("--rc-timeout-resend", choices=RC_TIMEOUT_RESENDS, default="probe",
+                    help="what a timeout resends: probe (the oldest frame, then the rest "
+                         "once it is acknowledged) or window (go-back-N, as InfiniBand)")
     ap.add_argument("--rc-retry-limit", type=int, default=7)
     ap.add_argument("--rc-ack-every", type=int, default=16)
     ap.add_argument("--rc-window", type=int, default=128)
@@ -831,6 +835,7 @@ def main(argv: list[str] | None = None) -> int:
             rc_timeout_ms=args.rc_timeout_ms, rc_retry_limit=args.rc_retry_limit,
             rc_rto=args.rc_rto, rc_rto_min_ms=args.rc_rto_min_ms,
             rc_rto_max_ms=args.rc_rto_max_ms, rc_paused_timeouts=args.rc_paused_timeouts,
+            rc_timeout_resend=args.rc_timeout_resend,
             rc_ack_every=args.rc_ack_every, rc_window=args.rc_window,
             sl_of_lid=port.get("sl_of_lid", ()))
         nic = Nic(config, workload, control_path=None if args.control in (None, "-")

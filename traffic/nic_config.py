@@ -34,6 +34,9 @@ RC_RTO_MODES = ("adaptive", "fixed")  # traffic/rc_rto.py
 # the link (no go-back, no retry counted, the timer restarts); "retransmit" goes back
 # anyway, as an RNIC whose transport timer ignores link-level flow control does.
 RC_PAUSED_TIMEOUTS = ("defer", "retransmit")
+# What a timeout resends: "probe" the oldest frame only (then the rest once it is
+# acknowledged), "window" every unacknowledged frame (InfiniBand's go-back-N).
+RC_TIMEOUT_RESENDS = ("probe", "window")
 
 
 class NicConfigError(Exception):
@@ -69,6 +72,7 @@ class NicConfig:
     rc_rto_min_ms: float = 10.0  # adaptive: the floor ...
     rc_rto_max_ms: float = 800.0  # ... and the ceiling, before the backoff
     rc_paused_timeouts: str = "defer"  # see RC_PAUSED_TIMEOUTS
+    rc_timeout_resend: str = "probe"  # see RC_TIMEOUT_RESENDS
     rc_retry_limit: int = 7  # timeouts in a row without progress: the flow fails (IB retry_cnt)
     rc_ack_every: int = 16  # frames received in order per ACK ...
     rc_ack_delay_ms: float = 20.0  # ... or this long after the flow's first unacked one
@@ -89,6 +93,10 @@ class NicConfig:
         if not 0 < self.rc_rto_min_ms <= self.rc_rto_max_ms:
             raise NicConfigError(f"RC needs 0 < --rc-rto-min-ms <= --rc-rto-max-ms, got "
                                  f"{self.rc_rto_min_ms} and {self.rc_rto_max_ms}")
+        if self.rc_timeout_resend not in RC_TIMEOUT_RESENDS:
+            raise NicConfigError(f"--rc-timeout-resend must be one of "
+                                 f"{', '.join(RC_TIMEOUT_RESENDS)}, got "
+                                 f"{self.rc_timeout_resend!r}")
         if self.rc_paused_timeouts not in RC_PAUSED_TIMEOUTS:
             raise NicConfigError(f"--rc-paused-timeouts must be one of "
                                  f"{', '.join(RC_PAUSED_TIMEOUTS)}, got "

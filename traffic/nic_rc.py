@@ -16,7 +16,16 @@ is not the peer's silence but the link's: by default (`rc_paused_timeouts`
 back anyway, as RNICs do; either way the retransmissions a timeout started while
 the class had been held since the last progress are counted
 (`retransmitted_while_paused`, total and per flow): the finding behind a
-retransmission storm in a PFC storm."""
+retransmission storm in a PFC storm.
+
+What a timeout resends (`rc_timeout_resend`): "window" is InfiniBand's go-back-N
+from the oldest unacknowledged PSN; "probe" (default) resends only the oldest
+frame, like TCP after a timeout, and goes back over the rest once that frame is
+acknowledged and the receiver still lacks them. Frames held behind a pause
+further down the path, which the sender cannot see, are then not sent again
+and again: each timeout costs one frame, not a window. The receiver ACKs an
+isolated frame at once (no other frame of the flow arrived for
+`rc_ack_delay_ms`), so a probe's answer is not held by ACK coalescing."""
 
 from __future__ import annotations
 
@@ -66,6 +75,7 @@ class RcStats:
     timeouts: int = 0  # timeouts that went back (and counted towards the retry limit)
     timeouts_deferred: int = 0  # fired while the flow's class was held: waited instead
     retransmitted_while_paused: int = 0  # frames of go-backs a timeout started while held
+    timeout_probes: int = 0  # timeouts that resent only the oldest frame (rc_timeout_resend)
     rtt_samples: int = 0
     out_of_sequence: int = 0  # received past a gap: discarded, NAKed once
     duplicates: int = 0  # received again: discarded, acknowledged
@@ -105,6 +115,8 @@ class RcTransport:
         self._rx_nak_sent: set[tuple[int, int]] = set()  # until the expected PSN arrives
         self._rx_unacked: dict[tuple[int, int], int] = {}  # accepted since the last ACK
         self._rx_unacked_since: dict[tuple[int, int], int] = {}  # ... the first of them
+        self._rx_last_ns: dict[tuple[int, int], int] = {}  # last frame accepted, per flow
+        self._probing: set[int] = set()  # flows whose timeout resent only the oldest frame
         self._ack_to: dict[tuple[int, int], tuple[int, int, int]] = {}  # -> (mac, sl, vl)
         self._ackq: list[deque] = [deque() for _ in range(NUM_CLASSES)]
         self._ack_queued: dict[tuple[int, int], int] = {}  # key -> syndrome, while queued
@@ -205,7 +217,7 @@ class RcTransport:
             self._fail_flow(flow, f"flow {flow}: {retries - 1} retransmission timeouts in a "
                                   f"row, PSN {psn} never acknowledged")
             return
-        self._go_back(flow, paused=paused)
+        self._go_back(flow, paused=paused, probe=self.cfg.rc_timeout_resend == "probe")
         self._progress(flow, vl, now)
         self._arm_rto(flow)
 
@@ -231,15 +243,21 @@ class RcTransport:
             counts = self._flow_rc[flow] = dict.fromkeys(FLOW_COUNTERS, 0)
         counts[counter] += n
 
-    def _go_back(self, flow: int, paused: bool = False) -> None:
-        """Send every unacknowledged frame of the flow again, in PSN order, before new ones.
+    def _go_back(self, flow: int, paused: bool = False, probe: bool = False) -> None:
+        """Send every unacknowledged frame of the flow again, in PSN order, before new ones
+        (`probe`: only the oldest; its acknowledgement decides about the rest).
         `paused`: a timeout started it while the flow's class was held (counted)."""
         inflight = self._inflight.get(flow)
         if not inflight:
             return
         self.rc_stats.go_backs += 1
         self._count(flow, "go_backs")
-        entries = list(inflight)
+        entries = [inflight[0]] if probe else list(inflight)
+        if probe:
+            self._probing.add(flow)
+            self.rc_stats.timeout_probes += 1
+        else:
+            self._probing.discard(flow)
         self._retx_high[flow] = max(self._retx_high.get(flow, -1), entries[-1][0])
         retx = self._retx.get(flow)
         if retx is not None:  # already going back: start over from the oldest
@@ -346,6 +364,11 @@ class RcTransport:
             self._progress(flow, newest[1].vl, now)
             self._retries[flow] = 0
             self._kick_tx()  # the flow's window may have opened
+            if flow in self._probing:
+                # The probe got through: what the receiver still lacks was lost; send it.
+                self._probing.discard(flow)
+                if inflight and not nak:
+                    self._go_back(flow)
         if nak and inflight:
             retx = self._retx.get(flow)
             # A go-back under way that already resent the NAKed PSN (into a path that
@@ -366,10 +389,15 @@ class RcTransport:
             self._rx_nak_sent.discard(key)
             unacked = self._rx_unacked.get(key, 0) + 1
             self._rx_unacked[key] = unacked
-            if unacked >= self.cfg.rc_ack_every:
+            now = time.monotonic_ns()
+            last = self._rx_last_ns.get(key)
+            self._rx_last_ns[key] = now
+            # An isolated frame (a timeout's probe, a step's first frame) is ACKed at once:
+            # no other frame of the flow is coming soon to share the ACK with.
+            if unacked >= self.cfg.rc_ack_every or (
+                    last is not None and now - last >= self.cfg.rc_ack_delay_ms * 1e6):
                 self._queue_ack(key, SYNDROME_ACK)
             elif unacked == 1:
-                now = time.monotonic_ns()
                 self._rx_unacked_since[key] = now
                 if self._ack_delay_entry is None:
                     self._ack_delay_entry = self._at(now + self.cfg.rc_ack_delay_ms * 1e6,

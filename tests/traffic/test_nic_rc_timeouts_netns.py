@@ -2,8 +2,9 @@
 
 * The retransmission timeout follows the measured round trip (traffic/rc_rto.py).
 * A timeout while the sender's class is PFC-paused: "defer" waits for the link (no
-  go-back, no retry counted), "retransmit" goes back as RNICs do, counting the
-  retransmissions while paused, and exhausts the retry limit inside the pause.
+  go-back, no retry counted) and then resends one frame per timeout (a probe);
+  "retransmit" with go-back-N of the window, as RNICs do, counts the
+  retransmissions while paused and exhausts the retry limit inside the pause.
 * A flow that exhausts its retry limit is recorded (rc_failures) with its time and
   timeouts: what the training-job model charges an interruption on.
 
@@ -62,6 +63,9 @@ def rc_fixed(retry_limit: int = RETRY_LIMIT) -> tuple[str, ...]:
             "--rc-retry-limit", str(retry_limit))
 
 
+RNIC = ("--rc-paused-timeouts", "retransmit", "--rc-timeout-resend", "window")  # as IB RNICs
+
+
 def test_timeouts_while_paused_are_deferred_and_the_retry_limit_counts_after_the_pause(
         link, tmp_path):
     tx, _rx, start = _run(link, tmp_path, _unanswered(link),
@@ -73,6 +77,8 @@ def test_timeouts_while_paused_are_deferred_and_the_retry_limit_counts_after_the
     assert rc["retransmitted_while_paused"] == 0
     # after the pause, nobody answers: RETRY_LIMIT go-backs, then the flow fails
     assert rc["timeouts"] == RETRY_LIMIT + 1 and rc["flows_failed"] == 1
+    # each timeout resent one frame (the probe: rc_timeout_resend), not the 40 of the window
+    assert rc["timeout_probes"] == RETRY_LIMIT and rc["retransmitted"] == RETRY_LIMIT
     (failure,) = tx["rc_failures"]
     assert failure["flow"] == 9 and failure["timeouts"] == RETRY_LIMIT
     assert failure["t_ns"] > (start + STORM[1]) * 1e9
@@ -83,7 +89,7 @@ def test_timeouts_while_paused_are_deferred_and_the_retry_limit_counts_after_the
 def test_rnic_like_timeouts_count_while_paused_and_the_pause_exhausts_the_retry_limit(
         link, tmp_path):
     tx, _rx, start = _run(link, tmp_path, _unanswered(link),
-                          tx_extra=(*rc_fixed(), "--rc-paused-timeouts", "retransmit"))
+                          tx_extra=(*rc_fixed(), *RNIC))
     rc = tx["rc"]
     assert rc["timeouts_deferred"] == 0 and rc["flows_failed"] == 1
     (failure,) = tx["rc_failures"]
@@ -95,8 +101,7 @@ def test_rnic_like_timeouts_count_while_paused_and_the_pause_exhausts_the_retry_
 
 def test_rnic_like_go_back_queued_in_a_pause_is_counted_when_it_goes_out(link, tmp_path):
     tx, _rx, start = _run(link, tmp_path, _unanswered(link, count=40),
-                          tx_extra=(*rc_fixed(retry_limit=7), "--rc-paused-timeouts",
-                                    "retransmit"))
+                          tx_extra=(*rc_fixed(retry_limit=7), *RNIC))
     rc, flow = tx["rc"], tx["rc_per_flow"]["9"]
     # the go-back of the 750 ms timeout leaves when the pause ends: 40 frames
     assert rc["retransmitted_while_paused"] >= 40
