@@ -40,12 +40,14 @@ one; a frame past a gap is discarded and NAKed once (syndrome 0x60, PSN sequence
 error) until the gap fills; a duplicate is discarded and ACKed again. ACKs are
 DATA-kind frames routed to the sender's LID on the SL of paths to it: they take transmit
 slots, credits and pauses like data, ahead of data. The sender keeps every frame
-until it is acknowledged (at most `rc_window` per flow); a NAK, or
-`rc_timeout_ms` without acknowledgement progress (doubled for every timeout in
-a row up to 8 x, like TCP's backoff; InfiniBand keeps it fixed), sends every
+until it is acknowledged (at most `rc_window` per flow); a NAK sends every
 unacknowledged frame of the flow again in PSN order before any new one
-(go-back-N); after `rc_retry_limit` timeouts in a row (about 3.9 s at the
-default 100 ms) the flow fails (reported, never completes).
+(go-back-N); a timeout without acknowledgement progress (from the measured round
+trip, traffic/rc_rto.py; doubled for every timeout in a row up to 8 x, like TCP's
+backoff; deferred while our own class is paused or out of credit) resends the
+oldest frame, then the rest once it is acknowledged (`rc_timeout_resend`, see
+nic_rc.py); after `rc_retry_limit` timeouts in a row the flow fails (reported with
+its time in `rc_failures`, never completes).
 With RC a flow's job is done when acknowledged. The sender log has a row per
 transmission, so a retransmitted PSN appears again with its new send time; the
 receive log's `admitted` is 0 dropped by the buffer, 1 accepted, 2 taken by the
