@@ -249,11 +249,17 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     values["training"] = _section(TrainingSpec, data.get("training", {}),
                                   f"{origin}: [training]")
     values["flaps"] = _section(FlapSpec, data.get("flaps", {}), f"{origin}: [flaps]")
+    if values["flaps"].count and not values["flaps"].target:
+        raise ScenarioError(f"{origin}: [flaps] count = {values['flaps'].count} needs a "
+                            "`target`")
     faults = data.get("faults", [])
     if not isinstance(faults, list | tuple):
         raise ScenarioError(f"{origin}: faults: expected an array of tables ([[faults]])")
-    values["faults"] = tuple(_section(FaultSpec, f, f"{origin}: [[faults]] #{i + 1}")
-                             for i, f in enumerate(faults)) + values["flaps"].faults()
+    explicit = tuple(_section(FaultSpec, f, f"{origin}: [[faults]] #{i + 1}")
+                     for i, f in enumerate(faults))
+    # The scenario as run lists the flaps' faults already: they are not added twice.
+    values["faults"] = explicit + tuple(f for f in values["flaps"].faults()
+                                        if f not in explicit)
     values["compare"] = _compare(data.get("compare", []), origin)
     scenario = Scenario(**values)
     for i, fault in enumerate(scenario.faults):
@@ -317,8 +323,6 @@ def _compare(entries: Any, origin: str) -> tuple[CompareSpec, ...]:
 
 
 def _check_training(scenario: Scenario, origin: str) -> None:
-    if scenario.flaps.count and not scenario.flaps.target:
-        raise ScenarioError(f"{origin}: [flaps] count = {scenario.flaps.count} needs a `target`")
     if scenario.flaps.count and scenario.flaps.down_s >= scenario.flaps.every_s:
         raise ScenarioError(f"{origin}: [flaps] down_s ({scenario.flaps.down_s}) must be "
                             f"shorter than every_s ({scenario.flaps.every_s})")
