@@ -20,8 +20,9 @@ retransmission storm in a PFC storm.
 
 What a timeout resends (`rc_timeout_resend`): "window" is InfiniBand's go-back-N
 from the oldest unacknowledged PSN; "probe" (default) resends only the oldest
-frame, like TCP after a timeout, and goes back over the rest once that frame is
-acknowledged and the receiver still lacks them. Frames held behind a pause
+frame, like TCP after a timeout, and goes back over the rest once the receiver
+answers that it took the probe and wants the PSN after it (the frames behind it
+were lost); an ACK further on means they arrived late, and nothing is resent. Frames held behind a pause
 further down the path, which the sender cannot see, are then not sent again
 and again: each timeout costs one frame, not a window. The receiver ACKs an
 isolated frame at once (no other frame of the flow arrived for
@@ -116,7 +117,7 @@ class RcTransport:
         self._rx_unacked: dict[tuple[int, int], int] = {}  # accepted since the last ACK
         self._rx_unacked_since: dict[tuple[int, int], int] = {}  # ... the first of them
         self._rx_last_ns: dict[tuple[int, int], int] = {}  # last frame accepted, per flow
-        self._probing: set[int] = set()  # flows whose timeout resent only the oldest frame
+        self._probing: dict[int, int] = {}  # flow -> PSN a timeout resent alone (a probe)
         self._ack_to: dict[tuple[int, int], tuple[int, int, int]] = {}  # -> (mac, sl, vl)
         self._ackq: list[deque] = [deque() for _ in range(NUM_CLASSES)]
         self._ack_queued: dict[tuple[int, int], int] = {}  # key -> syndrome, while queued
@@ -254,10 +255,10 @@ class RcTransport:
         self._count(flow, "go_backs")
         entries = [inflight[0]] if probe else list(inflight)
         if probe:
-            self._probing.add(flow)
+            self._probing[flow] = inflight[0][0]
             self.rc_stats.timeout_probes += 1
         else:
-            self._probing.discard(flow)
+            self._probing.pop(flow, None)
         self._retx_high[flow] = max(self._retx_high.get(flow, -1), entries[-1][0])
         retx = self._retx.get(flow)
         if retx is not None:  # already going back: start over from the oldest
@@ -322,6 +323,7 @@ class RcTransport:
         self.rc_errors.append(why)
         self._failed_flows.add(flow)
         self._inflight.pop(flow, None)
+        self._probing.pop(flow, None)
         retx = self._retx.pop(flow, None)
         for vl in range(NUM_CLASSES):
             queue = self._queues[vl]
@@ -364,10 +366,14 @@ class RcTransport:
             self._progress(flow, newest[1].vl, now)
             self._retries[flow] = 0
             self._kick_tx()  # the flow's window may have opened
-            if flow in self._probing:
-                # The probe got through: what the receiver still lacks was lost; send it.
-                self._probing.discard(flow)
-                if inflight and not nak:
+            probe = self._probing.get(flow)
+            if probe is not None and psn > probe:
+                # Answered: the receiver took the probe and wants the PSN after it, so the
+                # frames sent after it before the timeout were lost: send them. An ACK
+                # further on came from those frames arriving late (queued behind a
+                # pause): nothing to resend.
+                del self._probing[flow]
+                if psn == probe + 1 and inflight and not nak:
                     self._go_back(flow)
         if nak and inflight:
             retx = self._retx.get(flow)
