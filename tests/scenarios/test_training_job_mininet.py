@@ -53,7 +53,8 @@ def test_metrics_carry_the_job_figures_per_fabric(compared):
     for name, t in again.training.items():
         assert t.parallel_efficiency is not None and t.comm_share is not None, name
         assert t.interruptions in (0, 1) and t.compute_lost_s >= 0, name
-        assert (run_dir / m.compared_runs[name] / "baseline" / "metrics.json").exists()
+        # each fabric's fault-free run, what efficiency is measured against
+        assert list((run_dir / m.compared_runs[name] / "baseline").glob("*/metrics.json"))
     assert "Training job" in (run_dir / "report.md").read_text()
 
 
