@@ -192,6 +192,12 @@ def _natural(name: str):
 
 def _headline(run: RunFiles) -> Section:
     m: RunMetrics = run.need("metrics")
+    if m.compared_runs:  # a comparison of fabrics: the frame figures are in each run
+        return Section("Headline", [Table(("metric", "value"), (
+            ("verdict", f"**{m.verdict}**"),
+            *((f"run on {name}", f"`{d}`") for name, d in m.compared_runs.items()))),
+            *(Note(f"verdict: {reason}") for reason in m.verdict_reasons),
+            *(Note(f"problem: {problem}") for problem in m.problems)])
     rows = []
     for key in HEADLINE:
         value = getattr(m, key)

@@ -55,3 +55,19 @@ def test_training_rows_and_notes_state_the_contrast():
     assert any("ib-like: no queue pair exhausted" in n for n in notes)
     assert any("roce-like: interrupted at 1.9 s" in n and "31.9 s of compute lost" in n
                for n in notes)
+
+
+def test_a_comparison_report_puts_the_fabrics_side_by_side(tmp_path):
+    from traffic.report import write_report
+
+    m = RunMetrics(scenario="training-job", flow_control="compare", verdict="incomplete",
+                   verdict_reasons=("roce-like: the collective could not complete",),
+                   training={"ib-like": TrainingMetrics("ib-like", 40, 40, interruptions=0),
+                             "roce-like": TrainingMetrics("roce-like", 40, 4,
+                                                          interruptions=1)},
+                   compared_runs={"ib-like": "run-ib", "roce-like": "run-roce"})
+    m.write(tmp_path / "metrics.json")
+    md, _html = write_report(tmp_path)
+    text = md.read_text()
+    assert "| run on roce-like | `run-roce` |" in text and "| sent |" not in text
+    assert "| roce-like | 4/40 |" in text
