@@ -59,8 +59,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"results: {sweep_dir}")
         return 0 if all(r["verdict"] not in ("error", None) for r in rows) else 1
     with StatusLine() as status:
-        view = None if args.no_view else ViewOptions(web_port=args.web)
-        result = run(first, target, Path(args.results), status, Path(args.program), view)
+        if first.compare:  # one run per fabric compared, one result directory
+            from fabriclab.compare import run_compared
+
+            result = run_compared(first, target, Path(args.results), status,
+                                  Path(args.program))
+        else:
+            view = None if args.no_view else ViewOptions(web_port=args.web)
+            result = run(first, target, Path(args.results), status, Path(args.program), view)
     _print_result(result.metrics)
     print(f"verdict: {result.metrics.verdict}   results: {result.run_dir}")
     return 0 if result.ok else 1
@@ -88,10 +94,26 @@ def _print_result(m: RunMetrics) -> None:
         print(f"recovery gap after the link failure: {m.recovery_gap_ms:.1f} ms "
               "(frames reaching the receivers; flows whose switch holds a backup port: "
               + ("-" if protected is None else f"{protected:.1f} ms") + ")")
+    from traffic import report_sections
+
+    line = report_sections.transport_line(m)
+    if line:
+        print(line)
+    if m.training:
+        print(_table(report_sections.TRAINING_COLUMNS,
+                     report_sections.training_rows(m.training)))
+        for note in report_sections.training_notes(m.training):
+            print(note)
     for reason in m.verdict_reasons:
         print(f"verdict {m.verdict}: {reason}")
     if m.error:
         print(f"fabriclab: run failed: {m.error}", file=sys.stderr)
+
+
+def _table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    return "\n".join("  ".join(c.rjust(w) for c, w in zip(row, widths))
+                     for row in [headers, *rows])
 
 
 def _cmd_list(_args: argparse.Namespace) -> int:

@@ -26,7 +26,7 @@ import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from fabriclab import results
+from fabriclab import results, training_job
 from fabriclab.plan import LINK_FAULTS, RunPlan, plan
 from fabriclab.scenario import Scenario
 from fabriclab.status import StatusLine
@@ -68,9 +68,9 @@ def run(scenario: Scenario, target: Target, results_root: Path,
     for line in cleanup_stale():
         print(f"cleaned up after an interrupted run: {line}", file=sys.stderr)
     baseline = None
-    if scenario.baseline and scenario.faults:
+    if (scenario.baseline or scenario.training.iterations) and scenario.faults:
         # The same run without its faults, first (one emulation at a time): what the
-        # victims' goodput is measured against.
+        # victims' goodput and a training job's efficiency are measured against.
         status.set_phase("baseline: the same run without faults")
         baseline = run(replace(scenario, faults=(), baseline=False), target,
                        run_dir / "baseline", status, program_source)
@@ -80,8 +80,11 @@ def run(scenario: Scenario, target: Target, results_root: Path,
         net, program = _build_fabric(run_plan, target, program_source, ledger, run_dir,
                                      status, metrics)
         metrics.update(_on_the_fabric(run_plan, net, program, run_dir, ledger, status, view))
-        if baseline is not None:
+        if baseline is not None and scenario.baseline:
             metrics.update(_victims(run_plan, run_dir, metrics, baseline))
+        if scenario.training.iterations:
+            metrics.update(training_job.figures(
+                run_plan, metrics, baseline.metrics if baseline is not None else None))
     except Exception as exc:  # noqa: BLE001 - a failed run still writes what it has
         metrics["error"] = f"{type(exc).__name__}: {exc}"
     finally:
@@ -184,7 +187,8 @@ def _bringup_options(scenario: Scenario):
                        watchdog_restore_us=pfc.watchdog_restore_us)
     return BringupOptions(routing=scenario.routing, fast_reroute=scenario.reroute == "fast",
                           vl_layering=scenario.vl_layering, flow_control=scenario.flow_control,
-                          fc_params=params, frame_bytes=frame_bytes(scenario))
+                          fc_params=params, frame_bytes=frame_bytes(scenario),
+                          convergence_delay_s=scenario.convergence_delay_s)
 
 
 def _victims(run_plan: RunPlan, run_dir: Path, metrics: dict, baseline: RunResult) -> dict:
