@@ -195,6 +195,27 @@ def test_const_entries_with_priorities_and_match_kinds() -> None:
     assert r.p4info.tables[0].is_const_table
 
 
+def test_optional_keys_are_ternary_keys_for_bmv2() -> None:
+    # bmv2 has no "optional" match type: value -> full mask, `_` -> zero mask.
+    r = compile_program("""
+        action a(bit<8> v) { hdr.ipv4.ttl = v; }
+        table t {
+            key = { hdr.ipv4.proto: optional; hdr.ipv4.tos: optional; }
+            actions = { a; }
+            const entries = { (6, _): a(1); (_, 3): a(2); }
+        }
+        apply { t.apply(); }
+    """)
+    t = table(r, "Ing.t")
+    assert t["match_type"] == "ternary"
+    assert [k["match_type"] for k in t["key"]] == ["ternary", "ternary"]
+    assert t["entries"][0]["match_key"] == [
+        {"match_type": "ternary", "key": "0x06", "mask": "0xff"},
+        {"match_type": "ternary", "key": "0x00", "mask": "0x00"}]
+    mf = r.p4info.tables[0].match_fields
+    assert [f.match_type for f in mf] == [mf[0].OPTIONAL, mf[0].OPTIONAL]
+
+
 def test_counters_meters_registers() -> None:
     r = compile_program("""
         counter(64, CounterType.packets) c;
