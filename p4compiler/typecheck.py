@@ -1540,6 +1540,9 @@ class Checker:
             return ir.CallStmt(call, s.loc)
         if isinstance(s, ir.Assign):
             lhs = lift(s.lhs, pre, False)
+            if _inline_calls(s.rhs):   # the target is evaluated before the value
+                from .passes.short_circuit import freeze_indices
+                lhs = freeze_indices(self, lhs, pre)
             return ir.Assign(lhs, lift(s.rhs, pre, False), s.loc)
         if isinstance(s, ir.If):
             return dataclasses.replace(s, cond=lift(s.cond, pre, False))
@@ -1610,7 +1613,8 @@ class Checker:
                 continue
             pre.append(self.temp_decl(tmp, v if direction in ("in", "inout") else None, loc))
             if direction in ("out", "inout") and v is not None:
-                post.append(ir.Assign(v, tmp, loc))
+                from .passes.short_circuit import freeze_indices  # copy-out target: now
+                post.append(ir.Assign(freeze_indices(self, v, pre), tmp, loc))
         new_body = _rewrite(body, lambda x: subst.get(id(x.ref))
                             if isinstance(x, ir.Name) and isinstance(x.ref, ParamEntity)
                             else None)

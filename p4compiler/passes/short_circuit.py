@@ -9,10 +9,11 @@ evaluates `f(x)` only when `a` is false, so the inlined body of `f` goes under a
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from .. import ir
-from ..typecheck import _walk
+from ..typecheck import _is_constant, _walk
 
 
 def has_side_effect_call(*exprs: Any) -> bool:
@@ -44,3 +45,23 @@ def lower_mux(checker: Any, e: ir.Mux, pre: list[ir.Stmt]) -> ir.Name:
         branches.append(ir.Block(tuple(stmts), loc))
     pre.append(ir.If(cond, branches[0], branches[1], loc))
     return tmp
+
+
+def freeze_indices(checker: Any, lvalue: Any, pre: list[ir.Stmt]) -> Any:
+    """`lvalue` with every run-time stack index read now into a temporary `index_N`.
+
+    The spec evaluates an assignment's target (and a call's out/inout arguments)
+    before the right-hand side (the call's body): in `h.s[h.i.x].a = f(h.i.x)` where
+    `f` writes `h.i.x`, the element is chosen by the value before the call, as p4c's
+    SideEffectOrdering does."""
+    if not isinstance(lvalue, (ir.Member, ir.Slice, ir.Index)):
+        return lvalue
+    changes: dict[str, Any] = {}
+    inner = freeze_indices(checker, lvalue.expr, pre)
+    if inner is not lvalue.expr:
+        changes["expr"] = inner
+    if isinstance(lvalue, ir.Index) and not _is_constant(lvalue.index):
+        tmp = checker.new_temp("index", lvalue.index.type, lvalue.loc)
+        pre.append(checker.temp_decl(tmp, lvalue.index, lvalue.loc))
+        changes["index"] = tmp
+    return dataclasses.replace(lvalue, **changes) if changes else lvalue
