@@ -209,6 +209,16 @@ def _hex(text: str, wildcard: bool, where: str) -> str:
     return h
 
 
+def _packet_bytes(h: str, where: str) -> bytes:
+    """Input packet bytes. As p4c's runner converts them two digits at a time, a
+    lone last digit is a whole byte (`20 0` is 0x20 0x00, `0 f` ends in 0x0f)."""
+    if "*" in h:
+        raise StfError(f"{where}: bad character '*' in packet data")
+    if len(h) % 2:
+        h = h[:-1] + "0" + h[-1]
+    return bytes.fromhex(h)
+
+
 def _literal(text: str) -> tuple[int, int, int] | None:
     """(value, mask, bits) of a 0x/0b/0o literal with optional `*` digits, else None."""
     t = text.replace("_", "").lower()
@@ -360,7 +370,8 @@ def _statement(word: str, rest: str, lineno: int, where: str) -> Command | None:
         return SetDefault(table, _action(act, where), lineno)
     if word == "packet":
         port_text, _, data = rest.partition(" ")
-        return Packet(parse_int(port_text), bytes.fromhex(_hex(data, False, where)), lineno)
+        return Packet(parse_int(port_text), _packet_bytes(_hex(data, True, where), where),
+                      lineno)
     if word == "expect":
         return _expect(rest, lineno, where)
     if word == "mcast":
