@@ -111,6 +111,9 @@ class ExpressionConverter:
             if kind == "union":
                 return ("header", f"{base}.{e.member}")
             if kind == "stack" and isinstance(bt, ir.Stack):
+                if _is_union(bt.elem) and e.member in ("last", "next"):
+                    raise Unsupported(e.loc, f"stacks of header unions: .{e.member} is not "
+                                      "supported (use a constant index)")
                 if e.member == "last":
                     return ("stack_last", base)
                 if e.member == "next":
@@ -125,6 +128,12 @@ class ExpressionConverter:
             kind, base = self.path(e.expr, env)
             if kind != "stack":
                 raise Unsupported(e.loc, "only header stacks can be indexed")
+            st = ir.unwrap(e.expr.type)  # type: ignore[arg-type]
+            if isinstance(st, ir.Stack) and _is_union(st.elem):
+                if not isinstance(e.index, ir.Lit):
+                    raise Unsupported(e.loc, "stacks of header unions: only constant indices "
+                                      "are supported")
+                return ("union", f"{base}[{e.index.value}]")
             if isinstance(e.index, ir.Lit):
                 return ("header", f"{base}[{e.index.value}]")
             return ("stack_expr", (base, e.index))
@@ -409,3 +418,8 @@ class ExpressionConverter:
                               "`return expression;` are supported")
         subst = {p.name: a.value for p, a in zip(proto.params, call.args, strict=True)}
         return _substitute(stmts[0].value, subst)
+
+
+def _is_union(t: ir.Type) -> bool:
+    u = ir.unwrap(t)
+    return isinstance(u, ir.StructLike) and u.kind == "header_union"
