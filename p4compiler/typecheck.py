@@ -707,6 +707,10 @@ class Checker:
         for a, p in zip(args, params, strict=True):
             pt = self.resolve_type(p.tref, self.globals)
             assert a.value is not None
+            if isinstance(pt, ir.BlockT) and isinstance(a.value, ir.Name) and isinstance(
+                    inst := scope.lookup(a.value.name), ControlInstance):
+                out.append((p.name, inst))  # a control instance (`C2(c1) c2;`)
+                continue
             v = self.coerce(self.expr(a.value, scope, pt), pt, a.loc)
             if not _is_constant(v):
                 raise CompileError(a.loc, f"{decl.name}: constructor argument {p.name} must be "
@@ -1751,7 +1755,8 @@ class Checker:
         assert blk is not None
         inner = Scope(self.globals, "control", inst.prefix)
         for name, value in inst.ctor_args:
-            inner.declare(name, ConstEntity(name, value), d.loc)
+            inner.declare(name, value if isinstance(value, ControlInstance)
+                          else ConstEntity(name, value), d.loc)
         typed = []
         for arg, p in zip(e.args, d.params, strict=True):
             if arg.value is None:
