@@ -247,7 +247,7 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                 ids.append(self.unions[-1]["id"])
             self.union_stacks.append({"name": name, "id": len(self.union_stacks),
                                       "union_type": elem.name, "size": t.size,
-                                      "union_ids": ids})
+                                      "header_union_ids": ids})
             return
         if not (isinstance(elem, ir.StructLike) and elem.kind == "header"):
             raise Unsupported(None, f"{name}: only stacks of headers or header unions "

@@ -111,13 +111,17 @@ class ExpressionConverter:
             if kind == "union":
                 return ("header", f"{base}.{e.member}")
             if kind == "stack" and isinstance(bt, ir.Stack):
-                if _is_union(bt.elem) and e.member in ("last", "next"):
-                    raise Unsupported(e.loc, f"stacks of header unions: .{e.member} is not "
+                if _is_union(bt.elem) and e.member == "next":
+                    return ("union_stack_next", base)
+                if _is_union(bt.elem) and e.member == "last":
+                    raise Unsupported(e.loc, "stacks of header unions: .last is not "
                                       "supported (use a constant index)")
                 if e.member == "last":
                     return ("stack_last", base)
                 if e.member == "next":
                     return ("stack_next", base)
+            if kind == "union_stack_next":   # `u.next.a`: extract's "union_stack" target
+                return ("union_stack_member", [base, e.member])
             if kind == "stack_last":
                 return ("stack_field", [base, e.member])
             if kind == "stack_expr":

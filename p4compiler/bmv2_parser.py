@@ -95,6 +95,8 @@ class ParserConverter:
                         p = {"type": "stack", "value": v}
                     elif kind == "header":
                         p = {"type": "regular", "value": v}
+                    elif kind == "union_stack_member":
+                        p = {"type": "union_stack", "value": v}
                     else:
                         raise Unsupported(call.loc, "extract needs a header or stack.next")
                     if len(call.args) == 2:

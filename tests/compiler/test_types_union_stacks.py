@@ -23,14 +23,13 @@ def test_union_stack_is_laid_out_as_unions_with_a_union_stack_entry() -> None:
     assert [names[i] for i in unions["opts[1]"]["header_ids"]] == ["opts[1].s", "opts[1].l"]
     (st,) = j["header_union_stacks"]
     assert st["name"] == "opts" and st["union_type"] == "opt_u" and st["size"] == 2
-    assert st["union_ids"] == [unions["opts[0]"]["id"], unions["opts[1]"]["id"]]
+    assert st["header_union_ids"] == [unions["opts[0]"]["id"], unions["opts[1]"]["id"]]
     assert j["deparsers"][0]["order"] == ["eth", "opts[0].s",
                                           "opts[0].l", "opts[1].s", "opts[1].l"]
 
 
 @pytest.mark.parametrize("old, new, message", [
-    ("pkt.extract(h.opts[0].s); transition accept; }",
-     "pkt.extract(h.opts.next.s); transition accept; }", ".next is not supported"),
+    ("h.opts[1].s.v = 0xee;", "h.opts.last.s.v = 0xee;", ".last is not supported"),
     ("h.opts[1].s.v = 0xee;", "h.opts.push_front(1);", "push_front"),
 ])
 def test_unsupported_union_stack_uses_are_located_errors(old: str, new: str,
@@ -40,6 +39,15 @@ def test_unsupported_union_stack_uses_are_located_errors(old: str, new: str,
     with pytest.raises(CompileError) as e:
         compile_text(src.replace(old, new), "u.p4")
     assert message in str(e.value) and "u.p4:" in str(e.value)
+
+
+def test_next_in_extract_is_a_union_stack_extract() -> None:
+    j = compile_file(str(PROGRAMS / "ty_union_stack.p4")).json
+    ops = [op for st in j["parsers"][0]["parse_states"] for op in st["parser_ops"]]
+    targets = [op["parameters"][0] for op in ops if op["op"] == "extract"]
+    assert {"type": "union_stack", "value": ["opts", "s"]} in targets
+    assert {"type": "union_stack", "value": ["opts", "l"]} in targets
+    assert {"type": "regular", "value": "opts[0].s"} in targets
 
 
 def test_run_time_index_in_an_apply_block_selects_an_element() -> None:

@@ -1,7 +1,8 @@
 /* Stacks of header unions (P4_16 8.20): `U[2] opts` has two unions `opts[0]`,
  * `opts[1]`; each element keeps at most one valid member, `isValid()` of an element
  * is true when one member is, and emitting the stack emits every valid member in
- * order. Elements are reached by constant indices (bmv2 JSON `header_union_stacks`). */
+ * order. Elements are reached by constant indices, or `.next` in extract (bmv2 JSON
+ * `header_union_stacks`, extract type `union_stack`). */
 #include <core.p4>
 #include <v1model.p4>
 
@@ -22,7 +23,7 @@ parser P(packet_in pkt, out headers h, inout metadata m, inout standard_metadata
         }
     }
     state one_short { pkt.extract(h.opts[0].s); transition accept; }
-    state short_long { pkt.extract(h.opts[0].s); pkt.extract(h.opts[1].l); transition accept; }
+    state short_long { pkt.extract(h.opts.next.s); pkt.extract(h.opts.next.l); transition accept; }
 }
 control VC(inout headers h, inout metadata m) { apply { } }
 control I(inout headers h, inout metadata m, inout standard_metadata_t sm) {
