@@ -571,7 +571,8 @@ class Checker:
 
     def check_control(self, d: ir.ControlDecl, role: str,
                       ctor_args: tuple[tuple[str, ir.Expr], ...] = ()) -> TypedBlock:
-        scope = Scope(self.globals, "control", d.name)
+        from .passes.local_initializers import move_initializers_with_calls
+        d, scope = move_initializers_with_calls(d), Scope(self.globals, "control", d.name)
         for name, value in ctor_args:
             scope.declare(name, ConstEntity(name, value), d.loc)
         params = self._params(d.params, scope, "control")
@@ -1585,18 +1586,7 @@ class Checker:
                     raise CompileError(e.loc, f"{e.target[1]} returns no value")
                 return result
             return e
-        changes = {}
-        for f in dataclasses.fields(e):
-            if f.name in ("ref", "type", "loc", "target", "tref"):
-                continue
-            v = getattr(e, f.name)
-            if isinstance(v, ir.Expr):
-                changes[f.name] = self.lift_expr(v, pre, guarded)
-            elif isinstance(v, tuple) and v and isinstance(v[0], ir.Expr):
-                changes[f.name] = tuple(self.lift_expr(x, pre, guarded) for x in v)
-            elif isinstance(v, tuple) and v and isinstance(v[0], tuple):
-                changes[f.name] = tuple((k, self.lift_expr(x, pre, guarded)) for k, x in v)
-        return dataclasses.replace(e, **changes) if changes else e
+        return short_circuit.lift_operands(self, e, pre, guarded)
 
     def expand_call(self, call: ir.Call, pre: list[ir.Stmt]) -> ir.Expr | None:
         """Inline one function call: copy-in, the body without returns, copy-out."""
