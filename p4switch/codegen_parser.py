@@ -104,6 +104,13 @@ class ParserCodegen:
                 raise ProgramError(f"{where}: set takes 2 parameters")
             pre = []
             val = self.expr(params[1], where, pre)
+            src = params[1] if isinstance(params[1], dict) else {}
+            if src.get("type") == "lookahead":
+                # bmv2 peeks for a set, and fails when the packet is too short (a
+                # select key's lookahead reads zeros instead).
+                bit_off, width = src["value"]
+                pre += [f"if off + {(bit_off + width + 7) // 8} > plen:",
+                        *_indent(fail("PacketTooShort"))]
             return pre + self._store(params[0], val, where, pre)
         if kind == "verify":
             if len(params) != 2:

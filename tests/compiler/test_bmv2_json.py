@@ -527,3 +527,13 @@ def test_hit_assigned_to_a_variable() -> None:
         {"type": "expression", "value": {"type": "expression", "value": {
             "op": "b2d", "left": None, "right": {"type": "bool", "value": True}}}}]
     assert table(r, miss)["base_default_next"] == table(r, hit)["base_default_next"]
+
+
+def test_lookahead_statement_still_peeks() -> None:
+    # bmv2 fails a too-short packet with PacketTooShort even when the value is dropped.
+    r = compile_program("apply { }", parser="""
+        state start { pkt.lookahead<bit<40>>(); transition accept; }
+    """)
+    ops = r.json["parsers"][0]["parse_states"][0]["parser_ops"]
+    assert ops[0]["op"] == "set"
+    assert ops[0]["parameters"][1] == {"type": "lookahead", "value": [0, 40]}
