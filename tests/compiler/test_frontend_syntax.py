@@ -213,3 +213,9 @@ def test_a_field_named_type_is_not_a_type_declaration() -> None:
     from p4compiler.lexer import scan_type_names
     assert "optional" not in scan_type_names("key = { h.eth.type : optional; h.x. type: exact; }")
     assert {"T", "U"} <= scan_type_names("type bit<8> T; typedef bit<4> U;")
+
+
+def test_annotated_block_statement_is_the_block() -> None:
+    body = body_of("@atomic { hdr.ipv4.ttl = 1; } @a @b { }")
+    assert isinstance(body.stmts[0], ir.Block) and len(body.stmts[0].stmts) == 1
+    assert isinstance(body.stmts[1], ir.Block) and not body.stmts[1].stmts
