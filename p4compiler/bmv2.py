@@ -277,6 +277,8 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
             self.add_header(v.unique, self.add_header_type(t), False)
         elif isinstance(t, ir.StructLike) and t.kind == "struct":
             self.layout_struct(t, v.unique, metadata=True)
+        elif isinstance(t, ir.StructLike) and t.kind == "header_union":
+            self.layout_union(t, v.unique)
         elif isinstance(t, ir.Stack):
             self.layout_stack(t, v.unique)
         else:

@@ -396,8 +396,14 @@ class ExpressionConverter:
                 out = ex("and", out, n)
             return out
 
-        (ka, a), (kb, b) = self.path(left, env), self.path(right, env)
         t = ir.unwrap(left.type)  # type: ignore[arg-type]
+        if isinstance(t, ir.StructLike) and t.kind == "struct":
+            # p4c compares structs field by field (headers in them as headers).
+            return all_of([self.tree(ir.Binary("==", _component(left, f, loc),
+                                               _component(right, f, loc), loc, ir.Bool()),
+                                     env) for f in t.fields] or [{"type": "bool",
+                                                                   "value": True}])
+        (ka, a), (kb, b) = self.path(left, env), self.path(right, env)
         if ka == kb == "header":
             return header_eq(a, b)
         if ka == kb == "stack" and isinstance(t, ir.Stack):
@@ -412,7 +418,7 @@ class ExpressionConverter:
                 out = ex("or", n, out)
             return out
         raise Unsupported(loc, "comparing these values is not supported on bmv2 (only "
-                          "headers, header unions and header stacks as a whole)")
+                          "headers, header unions, header stacks and structs)")
 
     def inline_function(self, call: ir.Call, env: _Env) -> ir.Expr:
         _, name, body, proto = call.target
@@ -427,3 +433,13 @@ class ExpressionConverter:
 def _is_union(t: ir.Type) -> bool:
     u = ir.unwrap(t)
     return isinstance(u, ir.StructLike) and u.kind == "header_union"
+
+
+def _component(e: ir.Expr, f: ir.StructField, loc: Location) -> ir.Expr:
+    """Field `f` of a struct-typed expression: the literal's own component, or a member."""
+    if isinstance(e, ir.StructExpr):
+        return dict(e.fields)[f.name]
+    if isinstance(e, ir.ListExpr):
+        names = [x.name for x in ir.unwrap(e.type).fields]  # type: ignore[union-attr]
+        return e.items[names.index(f.name)]
+    return ir.Member(e, f.name, loc, f.type)

@@ -1135,6 +1135,8 @@ class Checker:
                     raise CompileError(e.loc, f"{t.name}.{m}: no such enum member")
                 return ir.Member(base, m, e.loc, t)
             raise CompileError(e.loc, f"{t}.{m}: not a member")
+        if m in ir.SIZE_METHODS and isinstance(bt, (ir.StructLike, ir.Stack)):
+            return ir.Member(base, m, e.loc, ir.CallableT("builtin", m))
         if isinstance(bt, ir.StructLike):
             f = bt.field(m)
             if f is not None:
@@ -1802,6 +1804,9 @@ class Checker:
 
     def call_builtin(self, e: ir.Call, fn: ir.Member, scope: Scope) -> ir.Expr:
         m = fn.member
+        if m in ir.SIZE_METHODS and not e.args and (  # folded: a constant of the type
+                size := ir.size_method(fn.expr.type, m)) is not None:  # type: ignore[arg-type]
+            return ir.Lit(size, e.loc, ir.InfInt())
         if m == "isValid":
             if e.args:
                 raise CompileError(e.loc, "isValid takes no arguments")
@@ -1819,7 +1824,7 @@ class Checker:
             if not isinstance(n, ir.Lit):
                 raise CompileError(e.loc, f"{m}: the count must be a constant")
             return ir.Call(fn, (ir.Arg(n, "count", e.loc),), (), e.loc, ir.Void(), ("builtin", m))
-        raise CompileError(e.loc, f"{m}: unknown method")
+        raise CompileError(e.loc, f"{m}: unknown method, or wrong arguments")
 
     def call_method(self, e: ir.Call, fn: ir.Member, scope: Scope) -> ir.Expr:
         inst_t = ir.unwrap(fn.expr.type)  # type: ignore[arg-type]
