@@ -34,7 +34,7 @@ are a prefix of the packet (a longer packet matches) unless the data ends with
 
 Key values: `0x0a000000/8` (lpm), `0x0a**` (nibble wildcards: a ternary mask, or
 an lpm prefix of the spelled digits, as bmv2stf makes them), `0x0800&&&0xff00`
-(ternary value&&&mask), `10..20` (range), or a plain number (decimal, 0x hex,
+(ternary value&&&mask), `10..20` or `10->20` (range), or a plain number (decimal, 0x hex,
 0b binary, 0o octal). A hex literal on a ternary key is masked to the digits it
 spells (`0x0a` matches the low 8 bits), as in bmv2stf.
 
@@ -249,8 +249,8 @@ def _key(token: str, where: str) -> KeyMatch:
             v, p = value.split("/")
             lit = _literal(v)
             return KeyMatch(name, "lpm", lit[0] if lit else parse_int(v), prefix_len=parse_int(p))
-        if ".." in value:
-            lo, hi = value.split("..")
+        if ".." in value or "->" in value:   # `lo..hi`, or simple_switch_CLI's `lo->hi`
+            lo, hi = value.split(".." if ".." in value else "->")
             return KeyMatch(name, "range", parse_int(lo), high=parse_int(hi))
         lit = _literal(value)
         if lit is not None:

@@ -51,6 +51,11 @@ def test_malformed_lines_name_the_line(line: str) -> None:
     assert str(e.value).startswith("x.stf:2:")
 
 
+def test_range_keys_in_both_spellings() -> None:
+    add = stf.parse("add t k:1..5 a()\nadd t k:0x10->0x20 a()", "x.stf").setup
+    assert [(c.keys[0].value, c.keys[0].high) for c in add] == [(1, 5), (16, 32)]
+
+
 def test_a_lone_last_digit_of_an_input_packet_is_a_byte() -> None:
     # p4c's runner converts input data two digits at a time (gauntlet_index_3's STF).
     pkt = stf.parse("packet 0 00 20 0\npacket 1 ab c", "x.stf").commands
