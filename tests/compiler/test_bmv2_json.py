@@ -537,3 +537,14 @@ def test_lookahead_statement_still_peeks() -> None:
     ops = r.json["parsers"][0]["parse_states"][0]["parser_ops"]
     assert ops[0]["op"] == "set"
     assert ops[0]["parameters"][1] == {"type": "lookahead", "value": [0, 40]}
+
+
+def test_assert_and_assume_take_data() -> None:
+    # bmv2's assert/assume read data: b2d(condition), two expression levels as p4c.
+    r = compile_program("apply { assert(hdr.ipv4.ttl != 0); assume(true); }")
+    prims = {p["op"]: p for a in r.json["actions"] for p in a["primitives"]}
+    for op in ("assert", "assume"):
+        param = prims[op]["parameters"][0]
+        assert param["type"] == "expression"
+        assert param["value"]["type"] == "expression"
+        assert param["value"]["value"]["op"] == "b2d"
