@@ -5,10 +5,10 @@ ty_union_stack differential program's STF runs on the embedded switch in-process
 from __future__ import annotations
 
 import pytest
+from ty_stf_helpers import PROGRAMS, _run_stf
 
 from p4compiler.compiler import compile_file, compile_text
 from p4compiler.errors import CompileError
-from ty_stf_helpers import PROGRAMS, _run_stf
 
 
 def test_union_stack_program_stf() -> None:

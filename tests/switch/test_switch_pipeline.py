@@ -21,8 +21,8 @@ from bmv2json import (
 )
 from fastpath import both_paths  # noqa: F401 - fixture
 
-from p4switch.runtime_api import ActionCall, MatchKind, MatchParam, Replica
 from p4switch.program_common import ProgramError
+from p4switch.runtime_api import ActionCall, MatchKind, MatchParam, Replica
 from p4switch.switch import Switch
 
 pytestmark = pytest.mark.usefixtures("both_paths")
