@@ -53,6 +53,7 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
         self.header_stacks: list[dict[str, Any]] = []
         self.union_types: list[dict[str, Any]] = []
         self.unions: list[dict[str, Any]] = []
+        self.union_stacks: list[dict[str, Any]] = []
         self.scalars: list[list[Any]] = []
         self.scalar_names: set[str] = set()
         self.actions: list[dict[str, Any]] = []
@@ -100,7 +101,7 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
             "header_stacks": self.header_stacks,
             "header_union_types": self.union_types,
             "header_unions": self.unions,
-            "header_union_stacks": [],
+            "header_union_stacks": self.union_stacks,
             "field_lists": self.field_lists,
             "errors": [[name, code] for name, code in self.errors.items()],
             "enums": self.enums(),
@@ -238,8 +239,19 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
 
     def layout_stack(self, t: ir.Stack, name: str) -> None:
         elem = ir.unwrap(t.elem)
+        if isinstance(elem, ir.StructLike) and elem.kind == "header_union":
+            # Elements are unions `u[0]`, `u[1]` (members `u[0].a`), as p4c lays them out.
+            ids = []
+            for i in range(t.size):
+                self.layout_union(elem, f"{name}[{i}]")
+                ids.append(self.unions[-1]["id"])
+            self.union_stacks.append({"name": name, "id": len(self.union_stacks),
+                                      "union_type": elem.name, "size": t.size,
+                                      "header_union_ids": ids})
+            return
         if not (isinstance(elem, ir.StructLike) and elem.kind == "header"):
-            raise Unsupported(None, f"{name}: only stacks of headers are supported")
+            raise Unsupported(None, f"{name}: only stacks of headers or header unions "
+                              "are supported")
         tname = self.add_header_type(elem)
         ids = [self.add_header(f"{name}[{i}]", tname, False) for i in range(t.size)]
         self.header_stacks.append({"name": name, "id": len(self.header_stacks),
@@ -265,6 +277,8 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
             self.add_header(v.unique, self.add_header_type(t), False)
         elif isinstance(t, ir.StructLike) and t.kind == "struct":
             self.layout_struct(t, v.unique, metadata=True)
+        elif isinstance(t, ir.StructLike) and t.kind == "header_union":
+            self.layout_union(t, v.unique)
         elif isinstance(t, ir.Stack):
             self.layout_stack(t, v.unique)
         else:
@@ -327,7 +341,11 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
             order.append(v)
         elif kind == "stack":
             assert isinstance(t, ir.Stack)
-            order.extend(f"{v}[{i}]" for i in range(t.size))
+            elem = ir.unwrap(t.elem)
+            if isinstance(elem, ir.StructLike) and elem.kind == "header_union":
+                order.extend(f"{v}[{i}].{f.name}" for i in range(t.size) for f in elem.fields)
+            else:
+                order.extend(f"{v}[{i}]" for i in range(t.size))
         elif kind == "union":
             assert isinstance(t, ir.StructLike)
             order.extend(f"{v}.{f.name}" for f in t.fields)
@@ -585,6 +603,10 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
             if m in ("push_front", "pop_front"):
                 n = args[0]
                 assert isinstance(n, ir.Lit)
+                st = ir.unwrap(callee.expr.type)  # type: ignore[arg-type]
+                if isinstance(st, ir.Stack) and isinstance(ir.unwrap(st.elem), ir.StructLike) \
+                        and ir.unwrap(st.elem).kind == "header_union":  # type: ignore[union-attr]
+                    raise Unsupported(loc, f"{m} on a stack of header unions is not supported")
                 prims.append(self.prim("push" if m == "push_front" else "pop", [
                     {"type": "header_stack", "value": self.path(callee.expr, env)[1]},
                     {"type": "hexstr", "value": hexstr(n.value)}], loc))

@@ -571,7 +571,8 @@ class Checker:
 
     def check_control(self, d: ir.ControlDecl, role: str,
                       ctor_args: tuple[tuple[str, ir.Expr], ...] = ()) -> TypedBlock:
-        scope = Scope(self.globals, "control", d.name)
+        from .passes.local_initializers import move_initializers_with_calls
+        d, scope = move_initializers_with_calls(d), Scope(self.globals, "control", d.name)
         for name, value in ctor_args:
             scope.declare(name, ConstEntity(name, value), d.loc)
         params = self._params(d.params, scope, "control")
@@ -707,6 +708,10 @@ class Checker:
         for a, p in zip(args, params, strict=True):
             pt = self.resolve_type(p.tref, self.globals)
             assert a.value is not None
+            if isinstance(pt, ir.BlockT) and isinstance(a.value, ir.Name) and isinstance(
+                    inst := scope.lookup(a.value.name), ControlInstance):
+                out.append((p.name, inst))  # a control instance (`C2(c1) c2;`)
+                continue
             v = self.coerce(self.expr(a.value, scope, pt), pt, a.loc)
             if not _is_constant(v):
                 raise CompileError(a.loc, f"{decl.name}: constructor argument {p.name} must be "
@@ -1130,6 +1135,8 @@ class Checker:
                     raise CompileError(e.loc, f"{t.name}.{m}: no such enum member")
                 return ir.Member(base, m, e.loc, t)
             raise CompileError(e.loc, f"{t}.{m}: not a member")
+        if m in ir.SIZE_METHODS and isinstance(bt, (ir.StructLike, ir.Stack)):
+            return ir.Member(base, m, e.loc, ir.CallableT("builtin", m))
         if isinstance(bt, ir.StructLike):
             f = bt.field(m)
             if f is not None:
@@ -1540,6 +1547,9 @@ class Checker:
             return ir.CallStmt(call, s.loc)
         if isinstance(s, ir.Assign):
             lhs = lift(s.lhs, pre, False)
+            if _inline_calls(s.rhs):   # the target is evaluated before the value
+                from .passes.short_circuit import freeze_indices
+                lhs = freeze_indices(self, lhs, pre)
             return ir.Assign(lhs, lift(s.rhs, pre, False), s.loc)
         if isinstance(s, ir.If):
             return dataclasses.replace(s, cond=lift(s.cond, pre, False))
@@ -1578,18 +1588,7 @@ class Checker:
                     raise CompileError(e.loc, f"{e.target[1]} returns no value")
                 return result
             return e
-        changes = {}
-        for f in dataclasses.fields(e):
-            if f.name in ("ref", "type", "loc", "target", "tref"):
-                continue
-            v = getattr(e, f.name)
-            if isinstance(v, ir.Expr):
-                changes[f.name] = self.lift_expr(v, pre, guarded)
-            elif isinstance(v, tuple) and v and isinstance(v[0], ir.Expr):
-                changes[f.name] = tuple(self.lift_expr(x, pre, guarded) for x in v)
-            elif isinstance(v, tuple) and v and isinstance(v[0], tuple):
-                changes[f.name] = tuple((k, self.lift_expr(x, pre, guarded)) for k, x in v)
-        return dataclasses.replace(e, **changes) if changes else e
+        return short_circuit.lift_operands(self, e, pre, guarded)
 
     def expand_call(self, call: ir.Call, pre: list[ir.Stmt]) -> ir.Expr | None:
         """Inline one function call: copy-in, the body without returns, copy-out."""
@@ -1610,7 +1609,8 @@ class Checker:
                 continue
             pre.append(self.temp_decl(tmp, v if direction in ("in", "inout") else None, loc))
             if direction in ("out", "inout") and v is not None:
-                post.append(ir.Assign(v, tmp, loc))
+                from .passes.short_circuit import freeze_indices  # copy-out target: now
+                post.append(ir.Assign(freeze_indices(self, v, pre), tmp, loc))
         new_body = _rewrite(body, lambda x: subst.get(id(x.ref))
                             if isinstance(x, ir.Name) and isinstance(x.ref, ParamEntity)
                             else None)
@@ -1747,7 +1747,8 @@ class Checker:
         assert blk is not None
         inner = Scope(self.globals, "control", inst.prefix)
         for name, value in inst.ctor_args:
-            inner.declare(name, ConstEntity(name, value), d.loc)
+            inner.declare(name, value if isinstance(value, ControlInstance)
+                          else ConstEntity(name, value), d.loc)
         typed = []
         for arg, p in zip(e.args, d.params, strict=True):
             if arg.value is None:
@@ -1803,6 +1804,9 @@ class Checker:
 
     def call_builtin(self, e: ir.Call, fn: ir.Member, scope: Scope) -> ir.Expr:
         m = fn.member
+        if m in ir.SIZE_METHODS and not e.args and (  # folded: a constant of the type
+                size := ir.size_method(fn.expr.type, m)) is not None:  # type: ignore[arg-type]
+            return ir.Lit(size, e.loc, ir.InfInt())
         if m == "isValid":
             if e.args:
                 raise CompileError(e.loc, "isValid takes no arguments")
@@ -1820,7 +1824,7 @@ class Checker:
             if not isinstance(n, ir.Lit):
                 raise CompileError(e.loc, f"{m}: the count must be a constant")
             return ir.Call(fn, (ir.Arg(n, "count", e.loc),), (), e.loc, ir.Void(), ("builtin", m))
-        raise CompileError(e.loc, f"{m}: unknown method")
+        raise CompileError(e.loc, f"{m}: unknown method, or wrong arguments")
 
     def call_method(self, e: ir.Call, fn: ir.Member, scope: Scope) -> ir.Expr:
         inst_t = ir.unwrap(fn.expr.type)  # type: ignore[arg-type]

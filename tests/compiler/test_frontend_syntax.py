@@ -206,3 +206,16 @@ def test_nested_loops_that_would_unroll_too_far_stay_loops() -> None:
     jumps = _jumps("for (bit<16> i = 0; i < 1000; i = i + 1) { "
                    "for (bit<16> j = 0; j < 1000; j = j + 1) { hdr.h.a = hdr.h.a + 1; } }")
     assert jumps.count("_jump_if_zero") >= 1
+
+
+def test_a_field_named_type_is_not_a_type_declaration() -> None:
+    # `h.eth.type : optional;` once declared `optional` as a type name.
+    from p4compiler.lexer import scan_type_names
+    assert "optional" not in scan_type_names("key = { h.eth.type : optional; h.x. type: exact; }")
+    assert {"T", "U"} <= scan_type_names("type bit<8> T; typedef bit<4> U;")
+
+
+def test_annotated_block_statement_is_the_block() -> None:
+    body = body_of("@atomic { hdr.ipv4.ttl = 1; } @a @b { }")
+    assert isinstance(body.stmts[0], ir.Block) and len(body.stmts[0].stmts) == 1
+    assert isinstance(body.stmts[1], ir.Block) and not body.stmts[1].stmts
