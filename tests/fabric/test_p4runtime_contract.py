@@ -109,3 +109,31 @@ def test_lossy_egress_limit_is_a_table_entry_and_tail_drops_beyond_it(sm_and_swi
     sw.register_write("egress_queued", 2, 2)  # two frames waiting for port 2 (data-plane state)
     assert sw.process(1, bytes(data_frame(5, psn=2))) == []
     assert conn.read_counter("FabricIngress.drop_counter", 2 * 8 + 2)[0] == 1  # DROP_TAIL at 2
+
+
+def test_vl_arbitration_is_written_as_an_extern_entry_per_port(sm_and_switch):
+    from controller.p4runtime_client import SwitchWriteError
+    from traffic.vl_arbitration import VlArbitration
+
+    conn, sw = sm_and_switch
+    sw.tm.nprio = 8  # as started with --priority-queues 8
+    table = VlArbitration(high=((2, 4),), low=((0, 224), (1, 32)), high_limit=6)
+    conn.write([conn.vl_arbitration_update(3, table)])
+    assert sw.tm.port(3).arbiter.config == table
+    with pytest.raises(SwitchWriteError, match="ALREADY_EXISTS"):
+        conn.write([conn.vl_arbitration_update(3, table)])
+    equal = VlArbitration.equal(range(2))
+    conn.write([conn.vl_arbitration_update(3, equal, p4runtime_pb2.Update.MODIFY)])
+    assert sw.tm.port(3).arbiter.config == equal
+    conn.write([conn.vl_arbitration_update(3, equal, p4runtime_pb2.Update.DELETE)])
+    assert sw.tm.port(3).arbiter is None  # strict priority again
+
+
+def test_vl_arbitration_beyond_the_switch_queues_is_refused(sm_and_switch):
+    from controller.p4runtime_client import SwitchWriteError
+    from traffic.vl_arbitration import VlArbitration
+
+    conn, sw = sm_and_switch  # one queue per port: only VL 0 exists
+    with pytest.raises(SwitchWriteError, match="priority queues"):
+        conn.write([conn.vl_arbitration_update(1, VlArbitration(low=((0, 1), (1, 1))))])
+    assert sw.tm.port(1).arbiter is None
