@@ -181,6 +181,28 @@ control FabricIngress(inout headers_t hdr,
         size = 1;
     }
 
+    /* -------------------------------- QoS: per-class transmit queues */
+
+    /* 1: a data frame waits in the traffic-manager queue of its class
+     * (standard_metadata.priority = VL), so that the port's transmit scheduler
+     * arbitrates between classes: VL arbitration on the embedded switch, strict
+     * priority on bmv2. Needs --priority-queues 8; 0 (the default): one queue. */
+    action set_tx_queues(bit<1> per_class) {
+        meta.class_queues = per_class;
+    }
+
+    table tx_queues {
+        actions = {
+            set_tx_queues;
+        }
+        default_action = set_tx_queues(0);
+        size = 1;
+    }
+
+    action queue_by_class() {
+        standard_metadata.priority = meta.cls;
+    }
+
     /* ------------------------------------- flow control, receive side */
 
     /* An 802.1Qbb class: paused for quanta * 512 bit times from now; quanta 0
@@ -225,6 +247,7 @@ control FabricIngress(inout headers_t hdr,
         fc_config.apply();
         port_config.apply();
         port_liveness.apply();
+        tx_queues.apply();
         port_base = (bit<32>)standard_metadata.ingress_port * NUM_CLASSES;
         now_ns = (bit<64>)standard_metadata.ingress_global_timestamp * 1000;
 
@@ -235,6 +258,7 @@ control FabricIngress(inout headers_t hdr,
                 drop_held();
             } else {
                 standard_metadata.egress_spec = meta.out_port;
+                if (meta.class_queues == 1) { queue_by_class(); }
             }
         } else if (hdr.packet_out.isValid()) {
             rx_port_counter.count((bit<32>)standard_metadata.ingress_port);
@@ -272,6 +296,7 @@ control FabricIngress(inout headers_t hdr,
             } else {
                 meta.in_cls = hdr.lrh.vl[2:0];
                 sl_to_vl.apply();
+                if (meta.class_queues == 1) { queue_by_class(); }
                 dlid_route.apply();
                 if (meta.routed == 1) {
                     /* Fast reroute: the primary unless it is down, else the backup. */

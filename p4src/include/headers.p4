@@ -246,6 +246,8 @@ struct metadata_t {
     @field_list(2) bit<32> fc_credit_limit;  /* cfg.credit_limit, for the FCCL */
     /* Set by fc_config on every ingress pass; reaches egress with the packet. */
     fc_config_t cfg;
+    /* --- QoS (partitions and VL arbitration) --- */
+    bit<1>  class_queues;  /* tx_queues: data frames queue by class (priority = VL) */
 }
 
 #endif

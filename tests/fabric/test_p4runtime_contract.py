@@ -137,3 +137,24 @@ def test_vl_arbitration_beyond_the_switch_queues_is_refused(sm_and_switch):
     with pytest.raises(SwitchWriteError, match="priority queues"):
         conn.write([conn.vl_arbitration_update(1, VlArbitration(low=((0, 1), (1, 1))))])
     assert sw.tm.port(1).arbiter is None
+
+
+def test_sm_qos_step_installs_sl_to_vl_class_queues_and_arbitration(sm_and_switch):
+    from controller.qos import SCHEDULER_ARBITRATION, SCHEDULER_STRICT, install_qos
+    from controller.qos_policy import parse_qos_policy
+
+    conn, sw = sm_and_switch
+    policy = parse_qos_policy("qos_max_vls 2\nqos_vlarb_low 0:224,1:32\n"
+                              "qos_class gradient 0\nqos_class checkpoint 1\n")
+    assert install_qos(conn, [1, 2], policy, class_queues=False).scheduler == SCHEDULER_STRICT
+    assert sw.tm.port(1).arbiter is None
+    sw.tm.nprio = 8  # as started with --priority-queues 8
+    result = install_qos(conn, [1, 2], policy, class_queues=True)  # again: idempotent
+    assert result.scheduler == SCHEDULER_ARBITRATION and result.ports == (1, 2)
+    assert sw.tm.port(2).arbiter.config == policy.swe.arbitration
+    entries = conn.read_table_entries("FabricIngress.sl_to_vl")
+    assert len(entries) == 1  # SL 1 -> VL 1; every other SL takes the default VL 0
+    read = p4runtime_pb2.Entity(table_entry=p4runtime_pb2.TableEntry(
+        table_id=conn.p4info.table("FabricIngress.tx_queues").id, is_default_action=True))
+    (default,) = conn.read([read])
+    assert default.table_entry.action.action.params[0].value == b"\x01"

@@ -246,3 +246,25 @@ def test_every_credit_frame_resynchronises_abr_to_the_senders_fctbs(fabric):
     assert fabric.register("fc_abr", idx(1, 0)) == 1
     fabric.send(1, credit_frame(vl=0, fccl=0, fctbs=2))  # the neighbour sent 2
     assert fabric.register("fc_abr", idx(1, 0)) == 2
+
+
+# ----------------------------------------------------------------- QoS: class queues
+
+
+def test_tx_queues_puts_a_data_frame_in_the_queue_of_its_vl(fabric):
+    from p4switch.runtime_api import ActionCall
+
+    tm = fabric.sw.tm
+    tm.nprio = 8  # as --priority-queues 8
+    queued = []
+    enqueue = tm.enqueue
+    tm.enqueue = lambda port, S, now: queued.append((port, S[tm.s_prio])) or enqueue(port, S, now)
+    fabric.sw.port_set_params(2, rate_pps=1000)  # rate-limited: frames go through the queues
+    fabric.route(5, 2)
+    fabric.sl_to_vl(3, 3)
+    assert data_out(fabric.send(1, data_frame(5, psn=1, sl=3))) == [(2, 1)]
+    assert queued == [(2, 0)]  # tx_queues off (the default): one queue
+    fabric.sw.table_set_default("FabricIngress.tx_queues",
+                                ActionCall("FabricIngress.set_tx_queues", (1,)))
+    assert data_out(fabric.send(1, data_frame(5, psn=2, sl=3))) == [(2, 2)]
+    assert queued[1:] == [(2, 3)]  # priority = VL 3
