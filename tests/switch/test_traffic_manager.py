@@ -129,7 +129,7 @@ def test_vl_arbitration_shares_a_rate_limited_port_by_weight():
     tm, sent = make_tm(nprio=8)
     tm.set_params(1, rate_pps=1000, depth=200)
     tm.set_vl_arbitration(1, VlArbitration(low=((0, 3), (1, 1))))
-    for i in range(100):
+    for _i in range(100):
         tm.enqueue(1, pkt(b"g" + bytes(63), 0), now=0.0)  # 64 bytes = one weight unit
         tm.enqueue(1, pkt(b"c" + bytes(63), 1), now=0.0)
     drain(tm)
@@ -143,7 +143,7 @@ def test_vl_arbitration_high_table_with_limit_still_lets_low_through():
     tm, sent = make_tm(nprio=8)
     tm.set_params(1, rate_pps=1000, depth=100)
     tm.set_vl_arbitration(1, VlArbitration(high=((7, 255),), low=((0, 255),), high_limit=1))
-    for i in range(20):
+    for _i in range(20):
         tm.enqueue(1, pkt(b"h" + bytes(1023), 7), now=0.0)
         tm.enqueue(1, pkt(b"l" + bytes(1023), 0), now=0.0)
     drain(tm)
