@@ -1,6 +1,14 @@
-"""The SM's QoS step: SL -> VL tables, per-class transmit queues and VL arbitration
-on every switch, from the QoS policy file (controller/qos_policy.py).
+"""The SM's QoS steps on one switch: partitions (P_Key enforcement at host-facing
+ports, from partitions.conf, controller/partitions.py) and SL -> VL tables,
+per-class transmit queues and VL arbitration (from the QoS policy file,
+controller/qos_policy.py).
 
+`install_partitions`: `FabricIngress.pkey_enforce`'s default action gets the mask
+of the switch's host-facing ports; `pkey_in` and `pkey_out` get, for each such
+port, one entry per partition the host is a member of (P_Key base -> full).
+A host in no partition gets no entries: all its data frames are dropped.
+
+`install_qos`:
 Per switch:
 * `FabricIngress.sl_to_vl`: the policy's `qos_swe_sl2vl` for every SL that maps
   away from VL 0 (VL 0 is the table's default);
@@ -19,6 +27,7 @@ from dataclasses import dataclass
 
 from controller.p4info import decode
 from controller.p4runtime_client import SwitchConnection, SwitchWriteError
+from controller.partitions import Partitions
 from controller.qos_policy import QosPolicy
 
 SL_TABLE = "FabricIngress.sl_to_vl"
@@ -26,6 +35,11 @@ SL_KEY = "hdr.lrh.sl"
 SL_ACTION = "FabricIngress.set_vl"
 TX_QUEUES_TABLE = "FabricIngress.tx_queues"
 TX_QUEUES_ACTION = "FabricIngress.set_tx_queues"
+
+PKEY_ENFORCE_TABLE = "FabricIngress.pkey_enforce"
+PKEY_TABLES = ("FabricIngress.pkey_in", "FabricIngress.pkey_out")
+PKEY_KEYS = {"FabricIngress.pkey_in": "standard_metadata.ingress_port",
+             "FabricIngress.pkey_out": "standard_metadata.egress_spec"}
 
 SCHEDULER_ARBITRATION = "vl_arbitration"
 SCHEDULER_STRICT = "strict_priority"
@@ -41,6 +55,28 @@ class SwitchQos:
 
     def as_dict(self) -> dict:
         return {"scheduler": self.scheduler, "ports": list(self.ports), "reason": self.reason}
+
+
+def install_partitions(conn: SwitchConnection, host_ports: dict[int, str],
+                       partitions: Partitions) -> int:
+    """Enforce partitions at the switch's host-facing ports (port -> host name);
+    returns the number of P_Key table entries written."""
+    info = conn.p4info
+    updates = []
+    for table in PKEY_TABLES:
+        for port, host in sorted(host_ports.items()):
+            for base, full in sorted(partitions.port_table(host).items()):
+                updates.append(conn.insert(info.table_entry(
+                    table, {PKEY_KEYS[table]: port, "meta.pkey_base": base},
+                    "FabricIngress.pkey_member", {"full": int(full)})))
+    mask = sum(1 << port for port in host_ports)
+    default = info.table_entry(PKEY_ENFORCE_TABLE, {}, "FabricIngress.set_pkey_ports",
+                               {"ports": mask})
+    default.is_default_action = True
+    # the tables first: a port is enforced only once it knows its partitions
+    conn.write(updates)
+    conn.write([conn.modify(default)])
+    return len(updates)
 
 
 def install_qos(conn: SwitchConnection, ports: list[int], policy: QosPolicy,

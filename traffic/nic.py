@@ -57,7 +57,7 @@ link but discarded by the transport (out of sequence or duplicate).
 Pause time. One quantum is 512 bit times at the link rate. The emulated link
 rate in bits/s is rate_pps x frame_bits, frame_bits = 8 x `frame_bytes` (the
 DATA frame as sent: Ethernet + LRH + BTH + APP + payload, no FCS/preamble;
-default 50 + 64), so one quantum lasts 512e9 / (rate_pps x 8 x frame_bytes) ns
+default 52 + 64), so one quantum lasts 512e9 / (rate_pps x 8 x frame_bytes) ns
 (`pause_quantum_ns`); the switch's port_config.set_port(pause_quantum_ns) must
 be given the same number for the same link.
 

@@ -110,6 +110,7 @@ class FlowSpec:
     frames_per_chunk: int = 1
     start_s: float = 0.0
     after: tuple[tuple[int, int, int], ...] = ()  # receives (coll_id, step, slid) to wait for
+    pkey: int = 0xFFFF  # P_Key in the BTH (bit 15: full member); default partition
 
     @classmethod
     def from_json(cls, d: dict) -> FlowSpec:

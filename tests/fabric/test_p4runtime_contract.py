@@ -158,3 +158,28 @@ def test_sm_qos_step_installs_sl_to_vl_class_queues_and_arbitration(sm_and_switc
         table_id=conn.p4info.table("FabricIngress.tx_queues").id, is_default_action=True))
     (default,) = conn.read([read])
     assert default.table_entry.action.action.params[0].value == b"\x01"
+
+
+def test_sm_partition_step_enforces_pkeys_at_host_ports(sm_and_switch):
+    from fabric_harness import data_frame as frame
+
+    from controller.partitions import parse_partitions
+    from controller.qos import install_partitions
+    from controller.sm import read_drop_counters
+
+    conn, sw = sm_and_switch
+    info = conn.p4info
+    for dlid, port in ((1, 1), (2, 2), (3, 3)):
+        conn.write([conn.insert(info.table_entry("FabricIngress.dlid_route",
+                                                 {"hdr.lrh.dlid": dlid},
+                                                 "FabricIngress.forward", {"port": port}))])
+    parts = parse_partitions("jobA=0x0001 : hA=full, hB ;\njobB=0x0002 : hC=full ;",
+                             ["hA", "hB", "hC"])
+    assert install_partitions(conn, {1: "hA", 2: "hB", 3: "hC"}, parts) == 6
+    assert [p for p, _f in sw.process(1, bytes(frame(2, pkey=parts.pkey_for("hA", "hB"))))] \
+        == [2]
+    assert sw.process(1, bytes(frame(3, pkey=0x8001))) == []  # hC is not in jobA
+    assert sw.process(3, bytes(frame(1, pkey=0x8002))) == []  # hA is not in jobB
+    drops = {cell: packets for cell, (packets, _bytes) in
+             read_drop_counters(conn, [1, 2, 3]).items()}
+    assert drops == {(1, "pkey"): 1, (3, "pkey"): 1}  # named by the SM's drop reasons
