@@ -29,6 +29,7 @@ from controller.p4info import decode
 from controller.p4runtime_client import SwitchConnection, SwitchWriteError
 from controller.partitions import Partitions
 from controller.qos_policy import QosPolicy
+from topologies.description import Fabric
 
 SL_TABLE = "FabricIngress.sl_to_vl"
 SL_KEY = "hdr.lrh.sl"
@@ -107,3 +108,28 @@ def install_qos(conn: SwitchConnection, ports: list[int], policy: QosPolicy,
                              "(bmv2: strict priority queues)")
         raise
     return SwitchQos(SCHEDULER_ARBITRATION, tuple(sorted(ports)))
+
+
+def configure_fabric(sm, fabric: Fabric, policy: QosPolicy | None,
+                     partitions: Partitions | None, class_queues: bool) -> dict[str, dict]:
+    """Both steps on every switch (the SM's bring-up); per switch what it ended up with:
+    {"scheduler", "ports", "reason", "pkey_entries"}. Keeps `partitions` on the SM, for
+    the SA."""
+    sm.partitions = partitions
+    hosts = {h.name for h in fabric.hosts}
+
+    def one(name: str, conn: SwitchConnection) -> dict:
+        ports, host_ports = [], {}
+        for link in fabric.links_of(name):
+            port, peer, _peer_port = link.endpoint(name)
+            ports.append(port)
+            if peer in hosts:
+                host_ports[port] = peer
+        out: dict = {"pkey_entries": 0}
+        if partitions is not None:
+            out["pkey_entries"] = install_partitions(conn, host_ports, partitions)
+        if policy is not None:
+            out.update(install_qos(conn, ports, policy, class_queues).as_dict())
+        return out
+
+    return sm._on_all("partitions and QoS", one)
