@@ -660,11 +660,17 @@ def _fabric(run: RunFiles) -> Section:
     return section
 
 
+def _qos(run: RunFiles) -> Section:
+    from traffic.report_qos import qos_section  # it builds on this module's document model
+
+    return qos_section(run)
+
+
 RUN_SECTIONS: tuple[tuple[str, Callable[[RunFiles], Section]], ...] = (
     ("Headline", _headline), ("Goodput per flow", _goodput),
     ("Pause and credit stall spread", _stall_spread), ("Buffer peak per port", _buffer_peak),
     ("Collective completion time", _cct), ("SM reroute timeline", _sm_timeline),
-    ("The fabric", _fabric))
+    ("The fabric", _fabric), ("Partitions and QoS", _qos))
 
 
 def _guarded(title: str, build: Callable[[], Section]) -> Section:
@@ -945,4 +951,8 @@ def main(argv: Iterable[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # through the imported module, so that section builders of other modules
+    # (traffic/report_qos.py) share its document classes
+    from traffic import report
+
+    sys.exit(report.main())
