@@ -660,20 +660,24 @@ def _fabric(run: RunFiles) -> Section:
     return section
 
 
-def _qos(run: RunFiles) -> Section:
+def _qos(run: RunFiles) -> Section | None:
+    """None (no section at all) for a run without partitions or QoS."""
     from traffic.report_qos import qos_section  # it builds on this module's document model
 
+    m = run.metrics
+    if m is None or not (m.qos or m.arbitration):
+        return None
     return qos_section(run)
 
 
-RUN_SECTIONS: tuple[tuple[str, Callable[[RunFiles], Section]], ...] = (
+RUN_SECTIONS: tuple[tuple[str, Callable[[RunFiles], Section | None]], ...] = (
     ("Headline", _headline), ("Goodput per flow", _goodput),
     ("Pause and credit stall spread", _stall_spread), ("Buffer peak per port", _buffer_peak),
     ("Collective completion time", _cct), ("SM reroute timeline", _sm_timeline),
     ("The fabric", _fabric), ("Partitions and QoS", _qos))
 
 
-def _guarded(title: str, build: Callable[[], Section]) -> Section:
+def _guarded(title: str, build: Callable[[], Section | None]) -> Section | None:
     """A section, or the section's title with one line saying why it is left out."""
     try:
         return build()
@@ -686,7 +690,8 @@ def _guarded(title: str, build: Callable[[], Section]) -> Section:
 
 
 def run_sections(run: RunFiles) -> list[Section]:
-    return [_guarded(title, lambda b=build: b(run)) for title, build in RUN_SECTIONS]
+    sections = (_guarded(title, lambda b=build: b(run)) for title, build in RUN_SECTIONS)
+    return [s for s in sections if s is not None]
 
 
 # --------------------------------------------------------------------------- rendering
