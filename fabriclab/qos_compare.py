@@ -7,7 +7,9 @@ one emulation at a time, each a complete result directory inside the scenario's:
                               last policy's configuration): the reference CCT
     <run>/<policy>/...        one per `compare` file (else one with `policy`)
 
-The scenario's own metrics.json is the last of them, plus `solo_run`,
+The scenario's own directory holds the last run's topology, address book,
+counters and telemetry (copies) and its pcaps/, nics/ and flows/ (links); its
+metrics.json is the last run's, plus `solo_run`,
 `solo_cct_ms`, `share_of_solo` (solo CCT / CCT: the throughput the collective
 keeps) and, with `compare`, `arbitration`: per policy, `gradient_share_of_solo`
 and `checkpoint_share` (the background classes' share of the ranks' sends while
@@ -63,10 +65,15 @@ def run_compared(scenario: Scenario, target, results_root: Path, status, program
                      share_of_solo=_ratio(solo_cct, last.cct_ms),
                      arbitration=arbitration if q.compare else None,
                      verdict=worst, verdict_reasons=reasons)
-    for name in ("versions.json", "topology.json", "address_book.json", "counters.json"):
-        source = runs[-1][2].run_dir / name  # what the last run ran on, for the result's reader
+    last_dir = runs[-1][2].run_dir
+    for name in ("versions.json", "topology.json", "address_book.json", "counters.json",
+                 "telemetry.json"):
+        source = last_dir / name  # what the last run ran on, for the result's reader
         if source.exists():
             shutil.copyfile(source, top / name)
+    for name in ("pcaps", "nics", "flows"):  # the last run's captures and logs, linked
+        if (last_dir / name).is_dir() and not (top / name).exists():
+            (top / name).symlink_to(last_dir.relative_to(top) / name)
     merged.write(top / "metrics.json")
     results.write_report(top)
     return type(runs[-1][2])(top, merged)
