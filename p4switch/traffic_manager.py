@@ -279,7 +279,7 @@ class TrafficManager:
         """A frame of queue q went on the wire: the arbiter accounts for its bytes
         (a pass that egress held back or dropped sent nothing)."""
         if nbytes and pq.arbiter is not None:
-            pq.arbiter.charge(pq.queues.index(q), nbytes)
+            pq.arbiter.charge(pq.queues.index(q), nbytes)  # (a VL no entry serves: nothing)
 
     def recirculate(self, S: list, now: float) -> None:
         if self._quiet:

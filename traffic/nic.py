@@ -447,7 +447,10 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
                         ready |= 1 << vl
                     else:
                         self._blocked(vl, now)
-            return self._arbiter.pick(ready)
+            vl = self._arbiter.pick(ready)
+            if vl < 0 and ready:  # a class the table does not serve still drains, lowest first
+                vl = (ready & -ready).bit_length() - 1
+            return vl
         if active == 1:  # the common case: one class
             if self._allowed(0, now):
                 self._unblocked(0, now)

@@ -159,8 +159,15 @@ class VlArbiter:
             return False
         return self._high_sent > 0 and self._high_sent >= limit
 
+    def serves(self, vl: int) -> bool:
+        """Whether an entry of non-zero weight names the VL (else pick never chooses it)."""
+        return bool((self._high.mask | self._low.mask) >> vl & 1)
+
     def charge(self, vl: int, nbytes: int) -> None:
-        """The packet `pick` chose (of VL `vl`, `nbytes` long) was sent."""
+        """The packet `pick` chose (of VL `vl`, `nbytes` long) was sent. A VL no entry
+        serves (sent by a caller's fallback) is not charged."""
+        if not self.serves(vl):
+            return
         units = -(-nbytes // WEIGHT_UNIT)
         if self._last_high:
             self._high.left -= units

@@ -58,3 +58,8 @@ def test_without_a_table_classes_alternate_frame_by_frame():
 def test_high_table_with_limit_zero_interleaves_one_high_frame_per_low_frame():
     vls = transmit_order(VlArbitration(high=((1, 255),), low=((0, 255),), high_limit=0))
     assert vls[:10] in ([1, 0] * 5, [0, 1] * 5)
+
+
+def test_a_class_the_table_does_not_serve_still_drains():
+    vls = transmit_order(VlArbitration(low=((0, 1),)), frames_per_class=20)
+    assert vls[:20] == [0] * 20 and vls[20:] == [1] * 20

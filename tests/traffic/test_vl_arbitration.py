@@ -107,3 +107,13 @@ def test_round_trips_through_a_dict():
     assert VlArbitration.from_dict(cfg.as_dict()) == cfg
     with pytest.raises(VlArbitrationError):
         VlArbitration.from_dict({"low": [["x", 1]]})
+
+
+def test_a_vl_no_entry_serves_is_never_picked_nor_charged():
+    arb = VlArbiter(VlArbitration(low=((0, 1), (1, 1))))
+    assert not arb.serves(3) and arb.serves(1)
+    assert arb.pick(0b1000) == -1
+    assert arb.pick(0b0011) == 0
+    arb.charge(3, 4096)  # a caller's fallback sent VL 3: the table's state is untouched
+    arb.charge(0, 64)
+    assert send(arb, 0b11, {0: 64, 1: 64}, 4) == [1, 0, 1, 0]
