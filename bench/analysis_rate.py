@@ -35,7 +35,7 @@ def _run(out: Path) -> tuple[Path, Path]:
             rows.append((flow, psn, t))
         frame = DATA_CODEC.pack(
             dst_addr=2, src_addr=1, ether_type=ETHERTYPE_FABRIC, vl=0, sl=0, kind=Kind.DATA,
-            dlid=2, slid=1, pkt_len=BTH_LEN + APP_LEN + len(payload), opcode=OPCODE_RC_SEND,
+            dlid=2, slid=1, pkt_len=BTH_LEN + APP_LEN + len(payload), opcode=OPCODE_RC_SEND, pkey=0xFFFF,
             dest_qp=0, psn=psn, flow_id=flow, coll_id=1, step=0, chunk=psn, send_ts=t)
         frames.append((t + 20_000, frame + payload))
     log, pcap = out / "h1.sent.csv", out / "h2.pcap"

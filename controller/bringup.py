@@ -3,7 +3,8 @@ hosts may send".
 
     push the pipeline -> discover what is cabled and compare it with the intended
     fabric -> LIDs -> routes (and backups) -> SL-to-VL -> flow control on every
-    switch -> the address book the hosts address each other with
+    switch -> partitions and QoS, where the scenario has them (controller/qos.py) ->
+    the address book the hosts address each other with
 
 `bring_up` returns a `Bringup`: the live SM (the traffic and readout stages use
 its connections, and its event loop for faults) and what it decided, as values.
@@ -18,6 +19,9 @@ from pathlib import Path
 
 from controller import flow_control as fc
 from controller.discovery import compare, discover
+from controller.partitions import Partitions
+from controller.qos import configure_fabric
+from controller.qos_policy import QosPolicy
 from controller.readout import on_every_switch
 from controller.routing import engine as routing_engine
 from controller.sm import SubnetManager, connect_switches
@@ -38,6 +42,9 @@ class BringupOptions:
     fc_params: fc.FlowControlParams = field(default_factory=fc.FlowControlParams)
     frame_bytes: int = 0  # a data frame on the wire: sets the pause quantum per link
     convergence_delay_s: float = 0.0  # the SM's global reroute waits this long (SubnetManager)
+    qos_policy: QosPolicy | None = None  # SL -> VL, VL arbitration (controller/qos.py)
+    partitions: Partitions | None = None  # P_Key enforcement at host ports
+    class_queues: bool = False  # the switches run one egress queue per VL
 
 
 @dataclass
@@ -49,6 +56,7 @@ class Bringup:
     backups: dict[str, dict[int, int | None]]  # switch -> dlid -> backup port, likewise
     discovered_links: int
     seconds: float
+    qos: dict[str, dict] = field(default_factory=dict)  # switch -> scheduler, P_Key entries
 
     @property
     def vls_used(self) -> int:
@@ -112,10 +120,14 @@ def bring_up(fabric: Fabric, grpc_addrs: dict[str, str], p4info: Path, bmv2_json
         sm.install_sl_to_vl()
         sm.write_address_book(run_dir / "address_book.json")
         configure_flow_control(sm.connections, fabric, options.fc_params, options.frame_bytes)
+        qos = {}
+        if options.qos_policy is not None or options.partitions is not None:
+            qos = configure_fabric(sm, fabric, options.qos_policy, options.partitions,
+                                   options.class_queues)
     except BaseException:
         sm.close()
         raise
     return Bringup(sm, dict(sm.lids), sm.address_book(),
                    {sw: dict(t) for sw, t in sm.routes.items()},
                    {sw: dict(t) for sw, t in sm.backups.items()},
-                   links, round(time.monotonic() - t0, 3))
+                   links, round(time.monotonic() - t0, 3), qos)

@@ -23,10 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
+from google.protobuf import struct_pb2
 from google.rpc import code_pb2, status_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
 from controller.p4info import P4Info, decode, encode
+from traffic.vl_arbitration import P4RUNTIME_EXTERN_TYPE_ID, VlArbitration
 
 WRITE_BATCH = 1000  # updates per WriteRequest
 
@@ -216,6 +218,18 @@ class SwitchConnection:
     def delete(entry: p4runtime_pb2.TableEntry) -> p4runtime_pb2.Update:
         return p4runtime_pb2.Update(type=p4runtime_pb2.Update.DELETE,
                                     entity=p4runtime_pb2.Entity(table_entry=entry))
+
+    @staticmethod
+    def vl_arbitration_update(port: int, table: VlArbitration,
+                              kind: int = p4runtime_pb2.Update.INSERT) -> p4runtime_pb2.Update:
+        """The port's VL arbitration table as the embedded switch's extern entry
+        (traffic/vl_arbitration.py); simple_switch_grpc refuses it (UNIMPLEMENTED)."""
+        body = struct_pb2.Struct()
+        body.update(table.as_dict())
+        entry = p4runtime_pb2.ExternEntry(extern_type_id=P4RUNTIME_EXTERN_TYPE_ID,
+                                          extern_id=port)
+        entry.entry.Pack(body)
+        return p4runtime_pb2.Update(type=kind, entity=p4runtime_pb2.Entity(extern_entry=entry))
 
     def write(self, updates: Sequence[p4runtime_pb2.Update],
               atomicity: int = p4runtime_pb2.WriteRequest.CONTINUE_ON_ERROR,

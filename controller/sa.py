@@ -12,7 +12,10 @@ same port: the destination's LID, SL (the SM's per-destination VL layering,
 `sm.vl_of`), GUID, MAC and name, and the requester's own LID and GUID (so a
 host learns its LID with its first query). A destination the subnet does not
 have is answered with status NO_SUCH_DESTINATION, one the installed routes
-do not reach from the requester's switch with NO_PATH.
+do not reach from the requester's switch with NO_PATH, and so is one that
+shares no partition with the requester (`sm.partitions`, controller/partitions.py:
+both members, one of them full), as InfiniBand's SA answers path queries only
+within a partition; REPORTs likewise name only destinations the host may reach.
 
 After a global reroute (`SubnetManager.handle_port_event` calls `publish`),
 every destination whose LID or SL changed is announced to every host in a
@@ -251,7 +254,17 @@ class SubnetAdministrator:
         if dest.attached != (switch, port) and view.hops(switch, dest) is None:
             return SaStatus.NO_PATH, None
         requester = view.by_port.get((switch, port))
+        if not self._same_partition(requester, dest):
+            return SaStatus.NO_PATH, None
         return SaStatus.OK, self._record(requester, dest, fallback_slid=query.slid)
+
+    def _same_partition(self, source: HostEntry | None, dest: HostEntry) -> bool:
+        """Without partitions every host reaches every other; with them, only a peer
+        that shares a partition (an unknown requester port reaches nobody)."""
+        partitions = getattr(self.sm, "partitions", None)
+        if partitions is None:
+            return True
+        return source is not None and partitions.shared(source.name, dest.name) is not None
 
     @staticmethod
     def _record(source: HostEntry | None, dest: HostEntry, fallback_slid: int = 0
@@ -276,7 +289,8 @@ class SubnetAdministrator:
         if changed:
             for host in sorted(new.hosts.values(), key=lambda h: h.lid):
                 frames += self._report(host, [self._record(host, d) for d in changed
-                                              if d.name != host.name])
+                                              if d.name != host.name
+                                              and self._same_partition(host, d)])
         return {"sa_changed_paths": len(changed), "sa_reports_sent": frames}
 
     def _report(self, host: HostEntry, records: list[PathRecord]) -> int:

@@ -212,6 +212,7 @@ class SubnetManager:
         self._install_lock = threading.Lock()
         self.sa = None  # the Subnet Administrator (controller/sa.py) once serve_sa() started it
         self.drop_reasons: drop_reasons.DropReasons | None = None  # the pushed program's
+        self.partitions = None  # controller.partitions.Partitions once partitions.conf is read
 
     # ------------------------------------------------------------------ fan-out
     def _on_all(self, step: str, work: Callable[[str, SwitchConnection], T],

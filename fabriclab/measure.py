@@ -13,6 +13,7 @@ from pathlib import Path
 from controller.bringup import Bringup
 from controller.readout import Readout
 from fabriclab.plan import RunPlan
+from fabriclab.qos_measure import measure_qos
 from fabriclab.traffic_run import UNKNOWN_DLID, TrafficRun
 from topologies import link_names
 from traffic import recovery, stall, training
@@ -47,7 +48,9 @@ def _collectives(traffic: TrafficRun, message_bytes: int) -> dict:
     out: dict = {"cct_ms": None, "algbw": None, "busbw": None}
     if traffic.spec is None:
         return out
-    cct = collective_times(traffic.summaries.values())
+    ids = {str(traffic.spec.coll_id + i) for i in range(traffic.spec.reps)}
+    cct = {cid: c for cid, c in collective_times(traffic.summaries.values()).items()
+           if cid in ids}  # background traffic (fabriclab/qos_traffic.py) is no collective
     out["collectives"] = {cid: CollectiveTime(**c) for cid, c in cct.items()}
     times = [c["cct_ms"] for c in cct.values()]
     if times and all(x is not None for x in times):
@@ -101,6 +104,7 @@ def measure(plan: RunPlan, bringup: Bringup, traffic: TrafficRun, readout: Reado
                                     traffic.recv_logs)
         problems += figures.pop("problems", [])
         m.update(figures)
+    m.update(measure_qos(plan, bringup, traffic, readout, m))
     rec = reconcile(m, traffic.summaries, failures=bool(failures),
                     held_in_fabric=m["held_in_fabric"])
     m["reconciliation"] = rec

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from fabriclab.qos_plan import QosPlan, plan_qos
 from fabriclab.scenario import FaultSpec, Scenario, ScenarioError
 from topologies import link_names
 from topologies.description import Fabric, Link, LinkParams, NodeKind
@@ -59,6 +60,13 @@ class RunPlan:
     fabric: Fabric
     ranks: tuple[str, ...]  # hosts taking part in the traffic, in rank order
     faults: tuple[PlannedFault, ...]
+    qos: QosPlan | None = None  # [qos] / [[background]] resolved (fabriclab/qos_plan.py)
+
+    @property
+    def nic_hosts(self) -> tuple[str, ...]:
+        """Every host that runs a NIC: the ranks, then background hosts that are not."""
+        extra = self.qos.background_hosts if self.qos is not None else ()
+        return self.ranks + tuple(h for h in extra if h not in self.ranks)
 
 
 def fabric_for(scenario: Scenario) -> Fabric:
@@ -72,7 +80,7 @@ def plan(scenario: Scenario, fabric: Fabric | None = None) -> RunPlan:
     fabric = fabric or fabric_for(scenario)
     ranks = ranks_of(scenario, fabric)
     faults = tuple(resolve_fault(f, fabric, ranks) for f in scenario.faults)
-    return RunPlan(scenario, fabric, ranks, faults)
+    return RunPlan(scenario, fabric, ranks, faults, plan_qos(scenario, fabric, ranks))
 
 
 def ranks_of(scenario: Scenario, fabric: Fabric) -> tuple[str, ...]:

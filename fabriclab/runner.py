@@ -28,6 +28,7 @@ from pathlib import Path
 
 from fabriclab import results, training_job
 from fabriclab.plan import LINK_FAULTS, RunPlan, plan
+from fabriclab.qos_compare import needs_comparison, run_compared
 from fabriclab.scenario import Scenario
 from fabriclab.status import StatusLine
 from fabriclab.view import ViewOptions
@@ -60,6 +61,8 @@ def run(scenario: Scenario, target: Target, results_root: Path,
         view: ViewOptions | None = None) -> RunResult:
     status = status or StatusLine()
     run_plan = plan(scenario)  # a fault that means nothing here is refused before anything
+    if needs_comparison(scenario):  # partitions/QoS: solo and per-policy runs
+        return run_compared(scenario, target, results_root, status, program_source, run)
     run_dir = results.new_run_dir(results_root, scenario.name)
     results.write_json(run_dir / "scenario.json", scenario.as_dict())
     results.write_json(run_dir / "versions.json", results.versions(target))
@@ -113,7 +116,9 @@ def _build_fabric(run_plan: RunPlan, target: Target, program_source: Path, ledge
     status.set_phase(f"compiling {program_source.name} ({target.value})")
     program = compile_program(target, program_source, ROOT / "build" / "p4")
     status.set_phase(f"starting {len(fabric.switches)} switches and {len(fabric.hosts)} hosts")
-    net = start_network(fabric, target, ledger, run_dir / "logs", port_params(fabric))
+    queues = 8 if run_plan.qos is not None and run_plan.qos.class_queues else 1
+    net = start_network(fabric, target, ledger, run_dir / "logs", port_params(fabric),
+                        priority_queues=queues)
     metrics["link_rate_enforcement"] = sorted(set(net.link_rates.values()))
     return net, program
 
@@ -135,7 +140,7 @@ def _on_the_fabric(run_plan: RunPlan, net: EmulatedNetwork, program, run_dir: Pa
     status.set_phase("subnet manager: pipeline, cabling, LIDs, routes, flow control")
     bringup = bring_up(fabric, net.grpc_addrs, program.p4info, program.bmv2_json,
                        host_macs(fabric),
-                       _bringup_options(scenario), run_dir)
+                       _bringup_options(run_plan), run_dir)
     sm, agents = bringup.sm, None
     view_problems: list[str] = []
     view = start_view(sm, run_dir, view_options, status, view_problems)
@@ -175,10 +180,11 @@ def _on_the_fabric(run_plan: RunPlan, net: EmulatedNetwork, program, run_dir: Pa
         sm.close()
 
 
-def _bringup_options(scenario: Scenario):
+def _bringup_options(run_plan: RunPlan):
     from controller.bringup import BringupOptions, fc_params
     from fabriclab.traffic_run import frame_bytes
 
+    scenario, qos = run_plan.scenario, run_plan.qos
     pfc, credit = scenario.pfc, scenario.credit
     params = fc_params(scenario.flow_control, xoff=pfc.xoff, xon=pfc.xon,
                        headroom=pfc.headroom, credit_limit=credit.buffer_pkts,
@@ -188,7 +194,10 @@ def _bringup_options(scenario: Scenario):
     return BringupOptions(routing=scenario.routing, fast_reroute=scenario.reroute == "fast",
                           vl_layering=scenario.vl_layering, flow_control=scenario.flow_control,
                           fc_params=params, frame_bytes=frame_bytes(scenario),
-                          convergence_delay_s=scenario.convergence_delay_s)
+                          convergence_delay_s=scenario.convergence_delay_s,
+                          qos_policy=qos.policy if qos else None,
+                          partitions=qos.partitions if qos else None,
+                          class_queues=bool(qos and qos.class_queues))
 
 
 def _victims(run_plan: RunPlan, run_dir: Path, metrics: dict, baseline: RunResult) -> dict:

@@ -131,6 +131,30 @@ class CompareSpec:
     flow_control: str = "credit"
     reroute: str = "fast"  # fast: backup ports + SM; global: the SM's reroute only
     convergence_delay_s: float = 0.0  # see Scenario.convergence_delay_s
+@dataclass(frozen=True)
+class QosSpec:
+    """Partitions and QoS (docs/run.md "Partitions and QoS"); files relative to scenarios/."""
+
+    policy: str = ""  # QoS policy file (SL -> VL, VL arbitration, traffic classes); "" = none
+    compare: tuple[str, ...] = ()  # one run per QoS policy file, each against the solo run
+    traffic_class: str = "gradient"  # the class of [traffic]
+    partitions: str = ""  # OpenSM partitions.conf; "" = no partitions
+    solo: bool = False  # also run [traffic] alone (no background): shares of its solo run
+
+
+@dataclass(frozen=True)
+class BackgroundSpec:
+    """[[background]]: traffic beside [traffic], in its own class (checkpoint writes to
+    storage hosts, or a job sending into another job's partition)."""
+
+    traffic_class: str = "checkpoint"
+    src: tuple[str, ...] = ()  # senders; empty = the ranks
+    dst: tuple[str, ...] = ()  # receivers, taken in turn by the senders (required)
+    frames: int = 100  # per sender and burst
+    bursts: int = 1
+    interval_s: float = 0.0  # between the starts of two bursts
+    start_s: float = 0.0  # first burst, after traffic starts
+    payload_bytes: int = 0  # 0 = [traffic]'s
 
 
 @dataclass(frozen=True)
@@ -165,6 +189,8 @@ class Scenario:
     training: TrainingSpec = field(default_factory=TrainingSpec)
     flaps: FlapSpec = field(default_factory=FlapSpec)  # its faults are in `faults` too
     compare: tuple[CompareSpec, ...] = ()  # run once per fabric (fabriclab/compare.py)
+    qos: QosSpec = field(default_factory=QosSpec)
+    background: tuple[BackgroundSpec, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -252,6 +278,18 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     if values["flaps"].count and not values["flaps"].target:
         raise ScenarioError(f"{origin}: [flaps] count = {values['flaps'].count} needs a "
                             "`target`")
+    values["qos"] = _section(QosSpec, data.get("qos", {}), f"{origin}: [qos]")
+    background = data.get("background", [])
+    if not isinstance(background, list | tuple):
+        raise ScenarioError(f"{origin}: background: expected an array of tables "
+                            "([[background]])")
+    values["background"] = tuple(
+        _section(BackgroundSpec, b, f"{origin}: [[background]] #{i + 1}")
+        for i, b in enumerate(background))
+    for i, b in enumerate(values["background"]):
+        if not b.dst:
+            raise ScenarioError(f"{origin}: [[background]] #{i + 1}: `dst` (receiving "
+                                "hosts) is required")
     faults = data.get("faults", [])
     if not isinstance(faults, list | tuple):
         raise ScenarioError(f"{origin}: faults: expected an array of tables ([[faults]])")

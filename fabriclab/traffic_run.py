@@ -15,6 +15,7 @@ from pathlib import Path
 from controller.bringup import Bringup
 from fabriclab.hosts import NicFleet, NicSettings
 from fabriclab.plan import LINK_FAULTS, NIC_FAULTS, RunPlan
+from fabriclab.qos_traffic import apply_qos
 from fabriclab.scenario import Scenario
 from fabriclab.status import StatusLine
 from topologies import link_names
@@ -51,6 +52,7 @@ class TrafficRun:
     pcaps: dict[str, Path]
     capture_stats: list[CaptureStats]
     stalled_after_s: float | None
+    flow_classes: dict[str, dict] | None = None  # partitions/QoS: flow id -> class, src, dst
 
 
 def frame_bytes(scenario: Scenario) -> int:
@@ -149,7 +151,11 @@ def run_traffic(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup, run_dir: 
                 ledger: Ledger, status: StatusLine) -> TrafficRun:
     scenario, t = plan.scenario, plan.scenario.traffic
     spec, flow_files = write_flows(plan, bringup, run_dir / "flows")
-    ranks = plan.ranks
+    flow_classes = None
+    if plan.qos is not None:
+        flow_classes = apply_qos(plan.qos, flow_files, _hosts(bringup), t.payload_bytes,
+                                 run_dir / "flows")
+    ranks = plan.nic_hosts
     hosts = {h: net.host(h) for h in ranks}
     pcaps = {h: run_dir / "pcaps" / f"{h}.pcap" for h in ranks}
     captures = {}
@@ -180,7 +186,8 @@ def run_traffic(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup, run_dir: 
         for cap in captures.values():
             stats.append(cap.stop())
     return TrafficRun(ranks, spec, flow_files, start_at, time.time(), summaries, events,
-                      fleet.sent_logs(), fleet.recv_logs(), pcaps, stats, fleet.stalled_after_s)
+                      fleet.sent_logs(), fleet.recv_logs(), pcaps, stats, fleet.stalled_after_s,
+                      flow_classes)
 
 
 def send_to_unknown_dlid(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup,

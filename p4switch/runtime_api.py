@@ -127,3 +127,6 @@ class Dataplane(Protocol):
         self, port: int, rate_pps: float | None = None, rate_bps: float | None = None,
         delay_us: int | None = None, queue_depth: int | None = None,
     ) -> None: ...
+    def port_set_vl_arbitration(self, port: int, table: dict | None) -> None:
+        """Serve the port's queues by this VL arbitration table (VlArbitration.as_dict());
+        None: strict priority."""

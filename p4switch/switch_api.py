@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from p4switch.externs import Meter
 from p4switch.runtime_api import ActionCall, DataplaneError, IndirectTarget, MatchParam, Replica
+from traffic.vl_arbitration import VlArbitration
 
 
 class DataplaneApi:
@@ -156,6 +157,17 @@ class DataplaneApi:
             with self._lock:
                 self.tm.set_params(port, rate_pps, rate_bps, delay_us, queue_depth)
         except ValueError as e:
+            raise DataplaneError(str(e)) from None
+        self._wake()
+
+    def port_set_vl_arbitration(self, port: int, table: dict | None) -> None:
+        """InfiniBand VL arbitration on the port's priority queues (queue = VL); None:
+        strict priority, as bmv2."""
+        try:
+            config = VlArbitration.from_dict(table) if table is not None else None
+            with self._lock:
+                self.tm.set_vl_arbitration(port, config)
+        except ValueError as e:  # VlArbitrationError included
             raise DataplaneError(str(e)) from None
         self._wake()
 

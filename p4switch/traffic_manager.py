@@ -1,8 +1,11 @@
 """The traffic manager between ingress and egress, like bmv2's.
 
 Per egress port: `priority_queues` FIFOs (strict priority, the highest index
-is served first, as standard_metadata.priority 7 outranks 0), each holding at
-most `depth` packets; a packet arriving at a full queue is tail-dropped and
+is served first, as standard_metadata.priority 7 outranks 0, as in bmv2), each
+holding at most `depth` packets. A port given a VL arbitration table
+(`set_vl_arbitration`) serves its queues by InfiniBand's weighted high/low
+arbitration instead (traffic/vl_arbitration.py), queue index = VL; bmv2 has
+no such scheduler, its priority queues are always strict; a packet arriving at a full queue is tail-dropped and
 counted (`drops[port].tail`, `Switch.tm_drops(port)`). A port serves its queues
 at a rate (packets/s and/or bits/s; unset = as fast as the switch runs) and
 hands each departing frame to the wire after a propagation delay. Egress
@@ -34,6 +37,8 @@ import itertools
 from collections import deque
 from collections.abc import Callable
 
+from traffic.vl_arbitration import VlArbiter, VlArbitration
+
 DEFAULT_DEPTH = 64  # packets, bmv2's default
 
 _DEPART, _WIRE, _RECIRC = 0, 1, 2
@@ -56,7 +61,7 @@ class PortDrops:
 
 class PortQueue:
     __slots__ = ("port", "queues", "depth", "rate_pps", "rate_bps", "delay_s", "next_free",
-                 "scheduled", "_up", "drops", "unlimited", "fast", "send")
+                 "scheduled", "_up", "drops", "unlimited", "fast", "send", "arbiter")
 
     def __init__(self, port: int, nprio: int, depth: int):
         self.port = port
@@ -72,6 +77,25 @@ class PortQueue:
         self.unlimited = True
         self.fast = True  # up, unlimited rate, no delay: the switch may bypass the queue
         self.send = None  # the port socket's send, set by the switch
+        self.arbiter: VlArbiter | None = None  # None: strict priority
+
+    def next_queue(self) -> deque | None:
+        """The queue to serve next: the VL arbiter's choice, else the highest
+        non-empty priority; None when all are empty."""
+        if self.arbiter is not None:
+            ready = 0
+            for i, q in enumerate(self.queues):
+                if q:
+                    ready |= 1 << i
+            if not ready:
+                return None
+            vl = self.arbiter.pick(ready)
+            # A queue no table entry serves still drains, after the others (strict).
+            return self.queues[vl] if vl >= 0 else self.queues[ready.bit_length() - 1]
+        for q in reversed(self.queues):
+            if q:
+                return q
+        return None
 
     @property
     def up(self) -> bool:
@@ -156,6 +180,15 @@ class TrafficManager:
             pq.depth = depth
         pq.update()
 
+    def set_vl_arbitration(self, port: int, table: VlArbitration | None) -> None:
+        """Serve the port's priority queues (index = VL) by this arbitration table;
+        None: strict priority again."""
+        if table is not None and max(table.vls()) >= self.nprio:
+            raise ValueError(f"port {port}: the arbitration table names VL {max(table.vls())} "
+                             f"but the switch has {self.nprio} priority queues per port "
+                             f"(--priority-queues)")
+        self.port(port).arbiter = VlArbiter(table) if table is not None else None
+
     def flush(self) -> None:
         """Forget every queued, delayed and recirculating packet (program swap)."""
         for pq in self.ports.values():
@@ -215,12 +248,10 @@ class TrafficManager:
         pq.scheduled = True  # re-entrant enqueues (egress clones) just append
         try:
             while True:
-                for q in reversed(pq.queues):
-                    if q:
-                        break
-                else:
+                q = pq.next_queue()
+                if q is None:
                     return
-                self._depart_one(pq, q, now)
+                self._charge(pq, q, self._depart_one(pq, q, now))
         finally:
             pq.scheduled = False
 
@@ -242,6 +273,13 @@ class TrafficManager:
         elif not self.send(pq.port, frame):
             pq.drops.tx_error += 1
         return len(frame)
+
+    @staticmethod
+    def _charge(pq: PortQueue, q: deque, nbytes: int) -> None:
+        """A frame of queue q went on the wire: the arbiter accounts for its bytes
+        (a pass that egress held back or dropped sent nothing)."""
+        if nbytes and pq.arbiter is not None:
+            pq.arbiter.charge(pq.queues.index(q), nbytes)  # (a VL no entry serves: nothing)
 
     def recirculate(self, S: list, now: float) -> None:
         if self._quiet:
@@ -277,14 +315,13 @@ class TrafficManager:
             if kind == _DEPART:
                 pq = arg
                 pq.scheduled = False
-                for q in reversed(pq.queues):
-                    if q:
-                        break
-                else:
+                q = pq.next_queue()
+                if q is None:
                     continue
                 # Keep the ideal timeline: a late timer catches up with a burst.
                 start = max(t, pq.next_free)
                 nbytes = self._depart_one(pq, q, start)
+                self._charge(pq, q, nbytes)
                 # Only a frame that goes on the wire takes the link's time: a pass that
                 # egress held back (recirculated, waiting for credit or a resume) or
                 # dropped sends nothing, and must not eat the slots of those that go.

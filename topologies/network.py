@@ -78,7 +78,8 @@ class P4Switch(Switch):
     def __init__(self, name: str, target: Target, device_id: int, grpc_port: int,
                  log_dir: Path, ledger: Ledger, port_params: dict[int, str] | None = None,
                  trace: bool = False, start_timeout: float = 10.0,
-                 thrift_port: int | None = None, **params) -> None:
+                 thrift_port: int | None = None, priority_queues: int = 1,
+                 **params) -> None:
         params.setdefault("inNamespace", False)
         super().__init__(name, **params)
         self.target = target
@@ -90,6 +91,7 @@ class P4Switch(Switch):
         self.trace = trace
         self.start_timeout = start_timeout
         self.thrift_port = thrift_port  # bmv2's runtime API, where it was built with Thrift
+        self.priority_queues = priority_queues  # > 1: one egress queue per class (QoS)
         self.process: subprocess.Popen | None = None
         self.link_rates = ""  # how this switch's link rates are enforced (bmv2)
 
@@ -99,7 +101,8 @@ class P4Switch(Switch):
             _quiet_interface(iface)
         trace_file = self.log_file.with_suffix(".trace") if self.trace else None
         cmd = switch_command(self.target, self.device_id, ports, self.grpc_addr,
-                             trace_file, self.port_params, self.thrift_port)
+                             trace_file, self.port_params, self.thrift_port,
+                             self.priority_queues)
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_file, "wb")  # noqa: SIM115 - kept open for the child's life
         self.process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
@@ -220,7 +223,8 @@ def interface_names(fabric: Fabric) -> list[str]:
 
 
 def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
-                  port_params: dict[str, dict[int, str]] | None = None) -> EmulatedNetwork:
+                  port_params: dict[str, dict[int, str]] | None = None,
+                  priority_queues: int = 1) -> EmulatedNetwork:
     """Build and start the network; on any failure everything created is removed."""
     if os.geteuid() != 0:
         raise NetworkError("building the emulated network needs root (network namespaces)")
@@ -240,7 +244,8 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
         switch_opts[node.name] = dict(
             cls=P4Switch, target=target, device_id=node.device_id, grpc_port=port,
             log_dir=log_dir, ledger=ledger, port_params=(port_params or {}).get(node.name),
-            thrift_port=free_tcp_port() if target.switch is SwitchKind.BMV2 else None)
+            thrift_port=free_tcp_port() if target.switch is SwitchKind.BMV2 else None,
+            priority_queues=priority_queues)
     ledger.add_interfaces(interface_names(fabric))
     net = Mininet(topo=_FabricTopo(fabric=fabric, switch_opts=switch_opts), controller=None,
                   link=MininetLink, build=False, autoSetMacs=False, waitConnected=False)

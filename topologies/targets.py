@@ -202,13 +202,15 @@ def switch_command(
     trace_file: Path | None = None,
     port_params: dict[int, str] | None = None,
     thrift_port: int | None = None,
+    priority_queues: int = 1,
 ) -> list[str]:
     """The command line that starts one switch with no program (the SM pushes it).
 
     `trace_file` turns on bmv2-style per-packet trace lines (slow; for debugging).
     `port_params` are the embedded switch's per-port link properties; bmv2 gets its
     rates after start-up (topologies/link_rates.py), over `thrift_port` where it has
-    Thrift."""
+    Thrift. `priority_queues` > 1: that many egress queues per port (QoS: one per VL;
+    strict priority on bmv2, VL arbitration on the embedded switch once the SM sets it)."""
     iface_args: list[str] = []
     for port, iface in sorted(ports.items()):
         iface_args += ["-i", f"{port}@{iface}"]
@@ -219,10 +221,15 @@ def switch_command(
             cmd += ["--log-file", str(trace_file)]
         for port, spec in sorted((port_params or {}).items()):
             cmd += ["--port-params", f"{port}:{spec}"]
+        if priority_queues > 1:
+            cmd += ["--priority-queues", str(priority_queues)]
         return cmd
     cmd = ["simple_switch_grpc", "--device-id", str(device_id), *iface_args, "--no-p4"]
     if thrift_port is not None:
         cmd += ["--thrift-port", str(thrift_port)]
     if trace_file:
         cmd += ["--log-file", str(trace_file)]
-    return cmd + ["--", "--grpc-server-addr", grpc_addr, "--cpu-port", str(CPU_PORT)]
+    cmd += ["--", "--grpc-server-addr", grpc_addr, "--cpu-port", str(CPU_PORT)]
+    if priority_queues > 1:
+        cmd += ["--priority-queues", str(priority_queues)]
+    return cmd

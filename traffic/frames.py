@@ -102,8 +102,10 @@ HEADERS: dict[str, HeaderSpec] = {
                     ("pkt_len", 16)),
                    "local routing header, after InfiniBand's LRH; pkt_len = bytes after it"),
         HeaderSpec("BTH", "bth_t",
-                   (("opcode", 8), ("dest_qp", 24), ("psn", 32)),
-                   "base transport header, after InfiniBand's BTH; psn numbers a flow's frames"),
+                   (("opcode", 8), ("pkey", 16), ("dest_qp", 24), ("psn", 32)),
+                   "base transport header, after InfiniBand's BTH; pkey: partition key (bit 15 "
+                   "= the sender is a full member; 0xFFFF default partition); psn numbers a "
+                   "flow's frames"),
         HeaderSpec("APP", "app_t",
                    (("flow_id", 32), ("coll_id", 16), ("step", 16), ("chunk", 32),
                     ("send_ts", 64)),
@@ -317,7 +319,7 @@ def _generate(names: Sequence[str], widths: Sequence[int]) -> tuple[str, str, st
 
 
 DATA_CODEC = FrameCodec("Data", ("Ethernet", "LRH", "BTH", "APP"))
-DATA_HEADER_LEN = DATA_CODEC.size  # 14 + 8 + 8 + 20
+DATA_HEADER_LEN = DATA_CODEC.size  # 14 + 8 + 10 + 20
 CREDIT_CODEC = FrameCodec("Credit", ("Ethernet", "LRH", "CREDIT"))
 PFC_CODEC = FrameCodec("Pfc", ("Ethernet", "PFC"))
 # Where a frame says what it is, for code that classifies frames before decoding them.

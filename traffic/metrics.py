@@ -149,6 +149,20 @@ class UnknownDlidCheck:
 
 
 @dataclass(frozen=True)
+class ArbitrationSetting:
+    """One compared QoS policy of a run (fabriclab/qos_compare.py)."""
+
+    policy_file: str = ""
+    run: str = ""  # its own result directory
+    verdict: str = ""
+    cct_ms: float | None = None
+    gradient_share_of_solo: float | None = None  # solo CCT / CCT: throughput kept
+    checkpoint_share: float | None = None  # background share of the ranks' sends
+    checkpoint_frames: int | None = None  # background frames delivered
+    arbitration: dict[str, Any] | None = None  # the policy's tables (switch ports)
+
+
+@dataclass(frozen=True)
 class VictimGoodput:
     ratio: float | None = None
     fault_pps: float | None = None
@@ -286,6 +300,15 @@ class RunMetrics:
     failure_gaps: tuple[FailureGap, ...] = ()
     training: dict[str, TrainingMetrics] | None = None
     compared_runs: dict[str, str] | None = None  # fabric -> its run directory
+    # partitions and QoS (fabriclab/qos_measure.py, fabriclab/qos_compare.py)
+    qos: dict[str, Any] | None = None  # arbitration config, schedulers, class bandwidth
+    checkpoint_share: float | None = None  # background classes' share of the ranks' sends
+    cross_partition_delivered: int | None = None  # frames that reached another partition
+    pkey_drops: int | None = None  # counted by the switches (drop reason `pkey`)
+    solo_run: str | None = None  # the same [traffic] alone
+    solo_cct_ms: float | None = None
+    share_of_solo: float | None = None  # collective throughput against the solo run
+    arbitration: dict[str, ArbitrationSetting] | None = None  # per compared QoS policy
 
     @property
     def ok(self) -> bool:

@@ -7,7 +7,10 @@ scheduled actions). Nothing spins: between deadlines the process sleeps.
 
 Transmit side (exactly like a switch egress port, per class = VL = PFC priority):
   * one DATA frame per slot, slots at `rate_pps` on absolute deadlines;
-    flows round-robin within a class, classes round-robin;
+    flows round-robin within a class; classes round-robin, or, when the port
+    has a VL arbitration table (FLOWS.json "vl_arbitration", set from the SM's
+    QoS policy), InfiniBand's weighted high/low arbitration
+    (traffic/vl_arbitration.py) over the classes that may send;
   * PFC: a received 802.1Qbb pause holds its priority for quanta x 512 bit
     times, or until a pause with quanta 0 resumes it;
   * CREDIT: a frame may leave iff ((FCCL - (FCTBS + 1)) mod 4096) <= 2048;
@@ -56,7 +59,7 @@ link but discarded by the transport (out of sequence or duplicate).
 Pause time. One quantum is 512 bit times at the link rate. The emulated link
 rate in bits/s is rate_pps x frame_bits, frame_bits = 8 x `frame_bytes` (the
 DATA frame as sent: Ethernet + LRH + BTH + APP + payload, no FCS/preamble;
-default 50 + 64), so one quantum lasts 512e9 / (rate_pps x 8 x frame_bytes) ns
+default 52 + 64), so one quantum lasts 512e9 / (rate_pps x 8 x frame_bytes) ns
 (`pause_quantum_ns`); the switch's port_config.set_port(pause_quantum_ns) must
 be given the same number for the same link.
 
@@ -157,6 +160,7 @@ from traffic.nic_rc import RcTransport
 from traffic.nic_socket import iface_mac, open_nic_socket, socket_drops  # noqa: F401 (API)
 from traffic.nic_summary import NicSummary, RecvRecord, read_recv_log  # noqa: F401 (API)
 from traffic.nic_timer import TimerFd
+from traffic.vl_arbitration import VlArbiter
 
 
 class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
@@ -205,6 +209,7 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
         self._queues: list[deque[TxJob]] = [deque() for _ in range(NUM_CLASSES)]
         self._active_classes = 0  # bit i: class i has jobs
         self._rr_class = 0
+        self._arbiter = VlArbiter(config.vl_arbitration) if config.vl_arbitration else None
         self._next_tx = 0.0
         self._tx_entry: list | None = None
         self._psn: dict[int, int] = {}
@@ -446,8 +451,22 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
         return True
 
     def _pick(self, now: int) -> int:
-        """The class that owns the next slot (next allowed round-robin), -1 for none."""
+        """The class that owns the next slot (next allowed round-robin, or the VL
+        arbiter's choice among the allowed), -1 for none."""
         active = self._active_classes
+        if self._arbiter is not None:
+            ready = 0
+            for vl in range(NUM_CLASSES):
+                if active >> vl & 1:
+                    if self._allowed(vl, now):
+                        self._unblocked(vl, now)
+                        ready |= 1 << vl
+                    else:
+                        self._blocked(vl, now)
+            vl = self._arbiter.pick(ready)
+            if vl < 0 and ready:  # a class the table does not serve still drains, lowest first
+                vl = (ready & -ready).bit_length() - 1
+            return vl
         if active == 1:  # the common case: one class
             if self._allowed(0, now):
                 self._unblocked(0, now)
@@ -492,17 +511,24 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
                 self._next_tx = now
             elif late > self.max_late_ns:
                 self.max_late_ns = int(late)
+            nbytes = DATA_HEADER_LEN
             if self._ackq[vl]:  # acknowledgements go first: they free the peer's window
                 sent = self._transmit_ack(vl)
             else:
                 if self.rc and not self._window_open(vl):
                     return  # every flow of the class waits for ACKs: an ACK kicks
                 job = self._queues[vl][0]
-                sent = self._transmit(job) if type(job) is TxJob else self._retransmit(job)
+                if type(job) is TxJob:
+                    nbytes += len(job.payload)
+                    sent = self._transmit(job)
+                else:
+                    sent = self._retransmit(job)
             if not sent:
                 self.tx_retries += 1
                 self._tx_entry = self._at(now + 50_000, self._tx_slot)
                 return
+            if self._arbiter is not None:
+                self._arbiter.charge(vl, nbytes)
             self._next_tx += period
             now = time.monotonic_ns()
             if self._next_tx > now:
@@ -567,28 +593,7 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
         return self.cfg.sl_to_vl[sl] & 7 if sl < len(self.cfg.sl_to_vl) else 0
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
     # ------------------------------------------------------------------ flow-control frames
-
-
-
-
-
-
-
 
 
     # ------------------------------------------------------------------ receive
@@ -748,10 +753,6 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
     # ------------------------------------------------------------------ control
 
 
-
-
-
-
     # ------------------------------------------------------------------ results
 
     def _check_done(self) -> None:
@@ -760,11 +761,6 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
             if self.until_done:
                 # Linger so that the last credits and resumes reach the peers.
                 self._at(time.monotonic_ns() + 200e6, self.stop)
-
-
-
-
-
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -839,7 +835,8 @@ def main(argv: list[str] | None = None) -> int:
             rc_rto_max_ms=args.rc_rto_max_ms, rc_paused_timeouts=args.rc_paused_timeouts,
             rc_timeout_resend=args.rc_timeout_resend,
             rc_ack_every=args.rc_ack_every, rc_window=args.rc_window,
-            sl_of_lid=port.get("sl_of_lid", ()))
+            sl_of_lid=port.get("sl_of_lid", ()),
+            vl_arbitration=port.get("vl_arbitration"))
         nic = Nic(config, workload, control_path=None if args.control in (None, "-")
                   else args.control, control_stdin=args.control == "-")
     except (NicConfigError, OSError) as exc:

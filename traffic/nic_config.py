@@ -12,6 +12,7 @@ from traffic.flow_control import (
     PFC_XON,
     FlowControl,
 )
+from traffic.vl_arbitration import VlArbitration, VlArbitrationError
 
 SUMMARY_SCHEMA = "fabriclab.nic/1"
 RECV_LOG_HEADER = ("# fabriclab receiver log v1 clock=CLOCK_REALTIME\n"
@@ -78,6 +79,7 @@ class NicConfig:
     rc_ack_delay_ms: float = 20.0  # ... or this long after the flow's first unacked one
     rc_window: int = 128  # unacknowledged frames per flow at most (bounds a go-back)
     sl_of_lid: tuple[tuple[int, int], ...] = ()  # the SL of paths to a LID (ACKs use it)
+    vl_arbitration: VlArbitration | None = None  # None: classes round-robin, frame by frame
 
     def __post_init__(self) -> None:
         if self.transport not in TRANSPORTS:
@@ -137,6 +139,7 @@ class FlowSpec:
     start_s: float = 0.0
     after: tuple[tuple[int, int, int], ...] = ()  # receives (coll_id, step, slid) to wait for
     compute_s: float = 0.0  # then wait this long more: the rank's compute before sending
+    pkey: int = 0xFFFF  # P_Key in the BTH (bit 15: full member); default partition
 
     @classmethod
     def from_json(cls, d: dict) -> FlowSpec:
@@ -169,7 +172,8 @@ class Workload:
 
 
 def load_flows_file(path: Path | str) -> tuple[dict, Workload]:
-    """(port settings from the file: name, lid, mac, vls, sl_to_vl; the workload)."""
+    """(port settings from the file: name, lid, mac, vls, sl_to_vl, vl_arbitration;
+    the workload)."""
     try:
         data = json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
@@ -182,6 +186,11 @@ def load_flows_file(path: Path | str) -> tuple[dict, Workload]:
     except (AttributeError, TypeError, ValueError):
         raise NicConfigError(f"{path}: sl_of_lid must map LIDs to SLs, got "
                              f"{data.get('sl_of_lid')!r}") from None
+    if data.get("vl_arbitration") is not None:
+        try:
+            port["vl_arbitration"] = VlArbitration.from_dict(data["vl_arbitration"])
+        except VlArbitrationError as exc:
+            raise NicConfigError(f"{path}: vl_arbitration: {exc}") from None
     for key in ("vls", "sl_to_vl"):
         if key in port:
             port[key] = tuple(port[key])

@@ -29,7 +29,7 @@ class TxJob:
             "dst_addr": mac_to_int(spec.dst_mac), "src_addr": src_mac,
             "ether_type": ETHERTYPE_FABRIC, "vl": vl, "sl": spec.sl if sl is None else sl, "kind": Kind.DATA,
             "dlid": spec.dlid, "slid": slid, "pkt_len": BTH_LEN + APP_LEN + spec.payload,
-            "opcode": opcode, "dest_qp": spec.dest_qp, "psn": 0, "flow_id": spec.flow,
+            "opcode": opcode, "pkey": spec.pkey, "dest_qp": spec.dest_qp, "psn": 0, "flow_id": spec.flow,
             "coll_id": spec.coll_id, "step": spec.step, "chunk": 0, "send_ts": 0,
         }
         self.values = [int(values[name]) for name in DATA_CODEC.fields]
@@ -67,6 +67,7 @@ PSN_I = DATA_CODEC.fields.index("psn")
 CHUNK_I = DATA_CODEC.fields.index("chunk")
 TS_I = DATA_CODEC.fields.index("send_ts")
 ACK_FIELDS = {name: DATA_CODEC.fields.index(name)
-               for name in ("dst_addr", "vl", "sl", "dlid", "flow_id", "psn", "chunk", "send_ts")}
+               for name in ("dst_addr", "vl", "sl", "dlid", "flow_id", "psn", "chunk", "send_ts",
+                           "pkey")}
 
 

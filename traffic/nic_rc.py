@@ -122,10 +122,11 @@ class RcTransport:
         self._ackq: list[deque] = [deque() for _ in range(NUM_CLASSES)]
         self._ack_queued: dict[tuple[int, int], int] = {}  # key -> syndrome, while queued
         self._ack_delay_entry: list | None = None
+        self._ack_pkey: dict[tuple[int, int], int] = {}  # -> P_Key of our ACKs
         ack = {
             "dst_addr": 0, "src_addr": self.src_mac, "ether_type": ETHERTYPE_FABRIC, "vl": 0,
             "sl": 0, "kind": Kind.DATA, "dlid": 0, "slid": self.slid,
-            "pkt_len": BTH_LEN + APP_LEN, "opcode": OPCODE_RC_ACK, "dest_qp": 0, "psn": 0,
+            "pkt_len": BTH_LEN + APP_LEN, "opcode": OPCODE_RC_ACK, "pkey": 0xFFFF, "dest_qp": 0, "psn": 0,
             "flow_id": 0, "coll_id": 0, "step": 0, "chunk": 0, "send_ts": 0,
         }
         self._ack_values = [int(ack[name]) for name in DATA_CODEC.fields]
@@ -390,6 +391,9 @@ class RcTransport:
         if key not in self._ack_to:  # ACKs travel on the SL of paths to the sender
             sl = self._sl_of_lid.get(f.slid, f.sl)
             self._ack_to[key] = (f.src_addr, sl, self._vl_of_sl(sl))
+            # Partitions: the frame passed, so if its sender is a limited member we are a
+            # full one, and vice versa sending as limited always passes: flip bit 15.
+            self._ack_pkey[key] = f.pkey ^ 0x8000
         if f.psn == expected:
             self._rx_expected[key] = expected + 1
             self._rx_nak_sent.discard(key)
@@ -458,6 +462,7 @@ class RcTransport:
         values[at["dlid"]], values[at["flow_id"]] = key
         values[at["psn"]] = self._rx_expected.get(key, 0)
         values[at["chunk"]] = syndrome
+        values[at["pkey"]] = self._ack_pkey.get(key, 0xFFFF)
         values[at["send_ts"]] = time.time_ns()
         try:
             self._send(DATA_CODEC.pack_values(*values))

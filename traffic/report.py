@@ -691,12 +691,22 @@ def _training(run: RunFiles) -> Section | None:
         *(Note(n) for n in report_sections.training_notes(m.training))])
 
 
+def _qos(run: RunFiles) -> Section | None:
+    """None (no section at all) for a run without partitions or QoS."""
+    from traffic.report_qos import qos_section  # it builds on this module's document model
+
+    m = run.metrics
+    if m is None or not (m.qos or m.arbitration):
+        return None
+    return qos_section(run)
+
+
 RUN_SECTIONS: tuple[tuple[str, Callable[[RunFiles], Section | None]], ...] = (
     ("Headline", _headline), ("Training job", _training), ("RC transport", _rc_transport),
     ("Goodput per flow", _goodput),
     ("Pause and credit stall spread", _stall_spread), ("Buffer peak per port", _buffer_peak),
     ("Collective completion time", _cct), ("SM reroute timeline", _sm_timeline),
-    ("The fabric", _fabric))
+    ("The fabric", _fabric), ("Partitions and QoS", _qos))
 
 
 def _guarded(title: str, build: Callable[[], Section | None]) -> Section | None:
@@ -993,4 +1003,8 @@ def main(argv: Iterable[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # through the imported module, so that section builders of other modules
+    # (traffic/report_qos.py) share its document classes
+    from traffic import report
+
+    sys.exit(report.main())

@@ -37,7 +37,7 @@ from traffic.frames import DATA_CODEC, ETHERTYPE_FABRIC, Kind, mac_to_int
 
 LOG_HEADER = "# fabriclab sender log v1 clock=CLOCK_REALTIME\nflow,psn,send_ns\n"
 RATE_KEPT_SHARE = 0.95  # achieved/target below this and the run says the rate was not kept
-LRH_LEN, BTH_LEN, APP_LEN = 8, 8, 20
+LRH_LEN, BTH_LEN, APP_LEN = 8, 10, 20
 
 
 class SenderLogError(Exception):
@@ -62,6 +62,7 @@ class SenderConfig:
     coll_id: int = 0
     step: int = 0
     first_psn: int = 0
+    pkey: int = 0xFFFF  # the default partition, full member
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def frame_template(config: SenderConfig) -> list[int]:
         "dst_addr": mac_to_int(config.dst_mac), "src_addr": mac_to_int(config.src_mac),
         "ether_type": ETHERTYPE_FABRIC, "vl": config.vl, "sl": config.sl, "kind": Kind.DATA,
         "dlid": config.dlid, "slid": config.slid,
-        "pkt_len": BTH_LEN + APP_LEN + config.payload, "opcode": 0,
+        "pkt_len": BTH_LEN + APP_LEN + config.payload, "opcode": 0, "pkey": config.pkey,
         "dest_qp": config.dest_qp, "psn": 0, "flow_id": config.flow,
         "coll_id": config.coll_id, "step": config.step, "chunk": 0, "send_ts": 0,
     }

@@ -181,6 +181,87 @@ control FabricIngress(inout headers_t hdr,
         size = 1;
     }
 
+    /* -------------------------------- QoS: per-class transmit queues */
+
+    /* 1: a data frame waits in the traffic-manager queue of its class
+     * (standard_metadata.priority = VL), so that the port's transmit scheduler
+     * arbitrates between classes: VL arbitration on the embedded switch, strict
+     * priority on bmv2. Needs --priority-queues 8; 0 (the default): one queue. */
+    action set_tx_queues(bit<1> per_class) {
+        meta.class_queues = per_class;
+    }
+
+    table tx_queues {
+        actions = {
+            set_tx_queues;
+        }
+        default_action = set_tx_queues(0);
+        size = 1;
+    }
+
+    action queue_by_class() {
+        standard_metadata.priority = meta.cls;
+    }
+
+    /* ---------------------------------------- QoS: partitions (P_Keys) */
+
+    /* Host-facing ports check the P_Key of every data frame, as an InfiniBand
+     * switch's partition enforcement does, from the SM's partitions.conf:
+     * pkey_enforce (keyless, like port_liveness) marks the ports; pkey_in / pkey_out
+     * hold each such port's P_Key table (partition -> full member?). A frame
+     * from a host must name a partition of its port, and may claim full
+     * membership (bit 15) only if the port has it; a frame to a host must name a
+     * partition of that port, and the sender or the receiver must be a full
+     * member. Anything else is dropped and counted as DROP_PKEY at the port it
+     * came in on. Ports not marked are not checked (switch-to-switch links). */
+    action set_pkey_ports(port_mask_t ports) {
+        meta.pkey_ports = ports;
+    }
+
+    table pkey_enforce {
+        actions = {
+            set_pkey_ports;
+        }
+        default_action = set_pkey_ports(0);
+        size = 1;
+    }
+
+    action pkey_member(bit<1> full) {
+        meta.pkey_hit = 1;
+        meta.pkey_full = full;
+    }
+
+    action pkey_not_member() {
+        meta.pkey_hit = 0;
+        meta.pkey_full = 0;
+    }
+
+    table pkey_in {
+        key = {
+            standard_metadata.ingress_port: exact;
+            meta.pkey_base: exact;
+        }
+        actions = {
+            pkey_member;
+            pkey_not_member;
+        }
+        default_action = pkey_not_member();
+        size = 4096;
+    }
+
+    table pkey_out {
+        key = {
+            standard_metadata.egress_spec: exact;
+            meta.pkey_base: exact;
+        }
+        actions = {
+            pkey_member;
+            pkey_not_member;
+        }
+        default_action = pkey_not_member();
+        size = 4096;
+    }
+
     /* ------------------------------------- flow control, receive side */
 
     /* An 802.1Qbb class: paused for quanta * 512 bit times from now; quanta 0
@@ -225,6 +306,8 @@ control FabricIngress(inout headers_t hdr,
         fc_config.apply();
         port_config.apply();
         port_liveness.apply();
+        tx_queues.apply();
+        pkey_enforce.apply();
         port_base = (bit<32>)standard_metadata.ingress_port * NUM_CLASSES;
         now_ns = (bit<64>)standard_metadata.ingress_global_timestamp * 1000;
 
@@ -235,6 +318,7 @@ control FabricIngress(inout headers_t hdr,
                 drop_held();
             } else {
                 standard_metadata.egress_spec = meta.out_port;
+                if (meta.class_queues == 1) { queue_by_class(); }
             }
         } else if (hdr.packet_out.isValid()) {
             rx_port_counter.count((bit<32>)standard_metadata.ingress_port);
@@ -272,6 +356,7 @@ control FabricIngress(inout headers_t hdr,
             } else {
                 meta.in_cls = hdr.lrh.vl[2:0];
                 sl_to_vl.apply();
+                if (meta.class_queues == 1) { queue_by_class(); }
                 dlid_route.apply();
                 if (meta.routed == 1) {
                     /* Fast reroute: the primary unless it is down, else the backup. */
@@ -287,6 +372,29 @@ control FabricIngress(inout headers_t hdr,
                     } else {
                         meta.routed = 0;
                         no_route();
+                    }
+                }
+                if (meta.routed == 1 && hdr.bth.isValid() && meta.pkey_ports != 0) {
+                    /* Partition enforcement at host-facing ports (see pkey_enforce). */
+                    bit<1> pkey_ok = 1;
+                    bit<1> sender_full = hdr.bth.pkey[15:15];
+                    meta.pkey_base = hdr.bth.pkey[14:0];
+                    if ((meta.pkey_ports >> standard_metadata.ingress_port)[0:0] == 1) {
+                        pkey_in.apply();
+                        if (meta.pkey_hit == 0 || (sender_full == 1 && meta.pkey_full == 0)) {
+                            pkey_ok = 0;
+                        }
+                    }
+                    if (pkey_ok == 1
+                            && (meta.pkey_ports >> standard_metadata.egress_spec)[0:0] == 1) {
+                        pkey_out.apply();
+                        if (meta.pkey_hit == 0 || (sender_full == 0 && meta.pkey_full == 0)) {
+                            pkey_ok = 0;
+                        }
+                    }
+                    if (pkey_ok == 0) {
+                        meta.routed = 0;
+                        drop_with_reason(DROP_PKEY);
                     }
                 }
                 if (meta.routed == 1 && hdr.lrh.kind == KIND_DATA) {

@@ -32,6 +32,7 @@ const bit<32> DROP_HEADROOM         = 3;
 const bit<32> DROP_HOQ_LIFETIME     = 4;
 const bit<32> DROP_WATCHDOG         = 5;
 const bit<32> DROP_LINK_DOWN        = 6;  /* held for a port whose link went down */
+const bit<32> DROP_PKEY             = 7;  /* partition violation at a host-facing port */
 const bit<32> NUM_PORTS             = 512;
 
 header ethernet_t {
@@ -53,6 +54,7 @@ header lrh_t {
 /* Base transport header, after InfiniBand's BTH. */
 header bth_t {
     bit<8>  opcode;
+    bit<16> pkey;     /* partition key: bits 14-0 the partition, bit 15 = full member */
     bit<24> dest_qp;
     bit<32> psn;      /* packet sequence number, per flow */
 }
@@ -246,6 +248,12 @@ struct metadata_t {
     @field_list(2) bit<32> fc_credit_limit;  /* cfg.credit_limit, for the FCCL */
     /* Set by fc_config on every ingress pass; reaches egress with the packet. */
     fc_config_t cfg;
+    /* --- QoS (partitions and VL arbitration) --- */
+    bit<1>  class_queues;  /* tx_queues: data frames queue by class (priority = VL) */
+    port_mask_t pkey_ports;  /* pkey_enforce: bit p = port p faces a host, P_Keys checked */
+    bit<15> pkey_base;       /* hdr.bth.pkey without the membership bit */
+    bit<1>  pkey_hit;        /* pkey_in / pkey_out: the port is a member of the partition */
+    bit<1>  pkey_full;       /* ... as a full member */
 }
 
 #endif

@@ -32,9 +32,10 @@ from .store_profiles import ProfileWrites
 from .store_read import Reads
 from .store_resources import ResourceWrites
 from .store_tables import TableWrites
+from .store_vl_arbitration import VlArbitrationWrites
 
 
-class PipelineState(TableWrites, ProfileWrites, ResourceWrites, Reads):
+class PipelineState(TableWrites, ProfileWrites, ResourceWrites, Reads, VlArbitrationWrites):
     def __init__(self, info: PipelineInfo, dataplane: Dataplane):
         self.info = info
         self.dp = dataplane
@@ -45,6 +46,7 @@ class PipelineState(TableWrites, ProfileWrites, ResourceWrites, Reads):
         self.mc_groups: dict[int, p4runtime_pb2.MulticastGroupEntry] = {}
         self.clone_sessions: dict[int, p4runtime_pb2.CloneSessionEntry] = {}
         self.digest_configs: dict[int, p4runtime_pb2.DigestEntry] = {}
+        self.vl_arbitration: dict[int, dict] = {}  # port -> VlArbitration.as_dict()
         # use counts of members/groups by table entries: ("m"|"g", profile id, id) -> n
         self._refs: dict[tuple[str, int, int], int] = {}
         self.on_digest_config: Callable[[int, p4runtime_pb2.DigestEntry | None], None] = (
@@ -86,6 +88,8 @@ class PipelineState(TableWrites, ProfileWrites, ResourceWrites, Reads):
             raise invalid("empty PacketReplicationEngineEntry")
         if which == "digest_entry":
             return self._write_digest(kind, entity.digest_entry)
+        if which == "extern_entry":
+            return self._write_vl_arbitration(kind, entity.extern_entry)
         if which is None:
             raise invalid("update without an entity")
         raise unimplemented(f"{which} is not supported")

@@ -307,3 +307,25 @@ def test_the_client_acknowledges_reports_and_hands_each_on_once(wired_host):
     assert sa_client.listen(host, H1_MAC, 0.3, heard.append) == 1
     assert [(r.dname, r.sl) for r in heard[0].records] == [("h4", 0)]
     assert "h1" not in sa.pending_reports.values()
+
+
+def test_the_sa_answers_path_queries_only_within_a_partition():
+    from controller.partitions import parse_partitions
+
+    sm, conns = subnet("ring:4")
+    sm.partitions = parse_partitions("jobA=0x0001 : h1=full, h2 ;\n"
+                                     "jobB=0x0002 : h3=full, h4=full ;\n"
+                                     "storage=0x0003 : h2, h4 ;\n",  # two limited members
+                                     [h.name for h in sm.fabric.hosts])
+    sa = SubnetAdministrator(sm)
+    assert ask(sa, conns, "s1", 1, PathRecord(dname="h2"))[1].status == SaStatus.OK
+    for dst in ("h3", "h4"):
+        _port, answer = ask(sa, conns, "s1", 1, PathRecord(dname=dst))
+        assert (answer.status, answer.records) == (SaStatus.NO_PATH, ())
+    switch, port = sm.fabric.host_switch("h2")
+    assert ask(sa, conns, switch, port, PathRecord(dname="h4"))[1].status == SaStatus.NO_PATH
+    # a reroute's REPORT about h4 reaches only h3, its partition peer
+    sm.sa = sa
+    assert _reroute_ring(sm)["sa_reports_sent"] == 1
+    switch, _port = sm.fabric.host_switch("h3")
+    assert conns[switch].sent

@@ -83,6 +83,21 @@ class Fabric:
         self.sw.table_add("FabricIngress.port_config", [MatchParam(MatchKind.EXACT, port)],
                           self._ActionCall("FabricIngress.set_port", (ns,)))
 
+    def partition_ports(self, tables: dict[int, dict[int, bool]]) -> None:
+        """What the SM installs from partitions.conf: these host-facing ports check
+        P_Keys; each port's table maps a P_Key base to full membership."""
+        from p4switch.runtime_api import MatchKind, MatchParam
+
+        mask = sum(1 << p for p in tables)
+        self.sw.table_set_default("FabricIngress.pkey_enforce",
+                                  self._ActionCall("FabricIngress.set_pkey_ports", (mask,)))
+        for port, table in tables.items():
+            for base, full in table.items():
+                key = [MatchParam(MatchKind.EXACT, port), MatchParam(MatchKind.EXACT, base)]
+                call = self._ActionCall("FabricIngress.pkey_member", (int(full),))
+                self.sw.table_add("FabricIngress.pkey_in", key, call)
+                self.sw.table_add("FabricIngress.pkey_out", key, call)
+
     def send(self, port: int, frame) -> list[tuple[int, bytes]]:
         return self.sw.process(port, bytes(frame))
 
@@ -95,10 +110,10 @@ class Fabric:
 
 
 def data_frame(dlid: int, psn: int = 0, sl: int = 0, vl: int = 0, flow: int = 1,
-               payload: bytes = b"x" * 32):
+               payload: bytes = b"x" * 32, pkey: int = 0xFFFF):
     return (Ether(dst="02:00:00:00:00:aa", src="02:00:00:00:00:bb", type=ETHERTYPE_FABRIC)
             / LRH(vl=vl, sl=sl, kind=int(Kind.DATA), dlid=dlid, slid=7)
-            / BTH(opcode=4, dest_qp=1, psn=psn) / APP(flow_id=flow) / payload)
+            / BTH(opcode=4, pkey=pkey, dest_qp=1, psn=psn) / APP(flow_id=flow) / payload)
 
 
 def credit_frame(vl: int, fccl: int, fctbs: int = 0, op: int = 0):

@@ -95,3 +95,18 @@ def test_the_agent_marks_ports_down_while_the_sm_holds_the_switch(bmv2):
             {"primary": 2, "backup": 3}))])
     finally:
         agent.close()
+
+
+def test_partitions_and_class_queues_are_accepted_and_arbitration_stays_strict(bmv2):
+    """bmv2 takes the P_Key tables and tx_queues; it has no VL arbitration, refuses the
+    embedded switch's extern entry, and the SM reports strict priority for it."""
+    from controller.partitions import parse_partitions
+    from controller.qos import SCHEDULER_STRICT, install_partitions, install_qos
+    from controller.qos_policy import parse_qos_policy
+
+    conn, _address, _info = bmv2
+    parts = parse_partitions("jobA=0x0001 : hA=full, hB ;", ["hA", "hB"])
+    assert install_partitions(conn, {1: "hA", 2: "hB"}, parts) == 4
+    policy = parse_qos_policy("qos_max_vls 2\nqos_vlarb_low 0:224,1:32\n")
+    result = install_qos(conn, [1, 2], policy, class_queues=True)
+    assert result.scheduler == SCHEDULER_STRICT and "strict priority" in result.reason

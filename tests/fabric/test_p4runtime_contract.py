@@ -109,3 +109,77 @@ def test_lossy_egress_limit_is_a_table_entry_and_tail_drops_beyond_it(sm_and_swi
     sw.register_write("egress_queued", 2, 2)  # two frames waiting for port 2 (data-plane state)
     assert sw.process(1, bytes(data_frame(5, psn=2))) == []
     assert conn.read_counter("FabricIngress.drop_counter", 2 * 8 + 2)[0] == 1  # DROP_TAIL at 2
+
+
+def test_vl_arbitration_is_written_as_an_extern_entry_per_port(sm_and_switch):
+    from controller.p4runtime_client import SwitchWriteError
+    from traffic.vl_arbitration import VlArbitration
+
+    conn, sw = sm_and_switch
+    sw.tm.nprio = 8  # as started with --priority-queues 8
+    table = VlArbitration(high=((2, 4),), low=((0, 224), (1, 32)), high_limit=6)
+    conn.write([conn.vl_arbitration_update(3, table)])
+    assert sw.tm.port(3).arbiter.config == table
+    with pytest.raises(SwitchWriteError, match="ALREADY_EXISTS"):
+        conn.write([conn.vl_arbitration_update(3, table)])
+    equal = VlArbitration.equal(range(2))
+    conn.write([conn.vl_arbitration_update(3, equal, p4runtime_pb2.Update.MODIFY)])
+    assert sw.tm.port(3).arbiter.config == equal
+    conn.write([conn.vl_arbitration_update(3, equal, p4runtime_pb2.Update.DELETE)])
+    assert sw.tm.port(3).arbiter is None  # strict priority again
+
+
+def test_vl_arbitration_beyond_the_switch_queues_is_refused(sm_and_switch):
+    from controller.p4runtime_client import SwitchWriteError
+    from traffic.vl_arbitration import VlArbitration
+
+    conn, sw = sm_and_switch  # one queue per port: only VL 0 exists
+    with pytest.raises(SwitchWriteError, match="priority queues"):
+        conn.write([conn.vl_arbitration_update(1, VlArbitration(low=((0, 1), (1, 1))))])
+    assert sw.tm.port(1).arbiter is None
+
+
+def test_sm_qos_step_installs_sl_to_vl_class_queues_and_arbitration(sm_and_switch):
+    from controller.qos import SCHEDULER_ARBITRATION, SCHEDULER_STRICT, install_qos
+    from controller.qos_policy import parse_qos_policy
+
+    conn, sw = sm_and_switch
+    policy = parse_qos_policy("qos_max_vls 2\nqos_vlarb_low 0:224,1:32\n"
+                              "qos_class gradient 0\nqos_class checkpoint 1\n")
+    assert install_qos(conn, [1, 2], policy, class_queues=False).scheduler == SCHEDULER_STRICT
+    assert sw.tm.port(1).arbiter is None
+    sw.tm.nprio = 8  # as started with --priority-queues 8
+    result = install_qos(conn, [1, 2], policy, class_queues=True)  # again: idempotent
+    assert result.scheduler == SCHEDULER_ARBITRATION and result.ports == (1, 2)
+    assert sw.tm.port(2).arbiter.config == policy.swe.arbitration
+    entries = conn.read_table_entries("FabricIngress.sl_to_vl")
+    assert len(entries) == 1  # SL 1 -> VL 1; every other SL takes the default VL 0
+    read = p4runtime_pb2.Entity(table_entry=p4runtime_pb2.TableEntry(
+        table_id=conn.p4info.table("FabricIngress.tx_queues").id, is_default_action=True))
+    (default,) = conn.read([read])
+    assert default.table_entry.action.action.params[0].value == b"\x01"
+
+
+def test_sm_partition_step_enforces_pkeys_at_host_ports(sm_and_switch):
+    from fabric_harness import data_frame as frame
+
+    from controller.partitions import parse_partitions
+    from controller.qos import install_partitions
+    from controller.sm import read_drop_counters
+
+    conn, sw = sm_and_switch
+    info = conn.p4info
+    for dlid, port in ((1, 1), (2, 2), (3, 3)):
+        conn.write([conn.insert(info.table_entry("FabricIngress.dlid_route",
+                                                 {"hdr.lrh.dlid": dlid},
+                                                 "FabricIngress.forward", {"port": port}))])
+    parts = parse_partitions("jobA=0x0001 : hA=full, hB ;\njobB=0x0002 : hC=full ;",
+                             ["hA", "hB", "hC"])
+    assert install_partitions(conn, {1: "hA", 2: "hB", 3: "hC"}, parts) == 6
+    assert [p for p, _f in sw.process(1, bytes(frame(2, pkey=parts.pkey_for("hA", "hB"))))] \
+        == [2]
+    assert sw.process(1, bytes(frame(3, pkey=0x8001))) == []  # hC is not in jobA
+    assert sw.process(3, bytes(frame(1, pkey=0x8002))) == []  # hA is not in jobB
+    drops = {cell: packets for cell, (packets, _bytes) in
+             read_drop_counters(conn, [1, 2, 3]).items()}
+    assert drops == {(1, "pkey"): 1, (3, "pkey"): 1}  # named by the SM's drop reasons

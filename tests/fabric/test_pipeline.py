@@ -246,3 +246,60 @@ def test_every_credit_frame_resynchronises_abr_to_the_senders_fctbs(fabric):
     assert fabric.register("fc_abr", idx(1, 0)) == 1
     fabric.send(1, credit_frame(vl=0, fccl=0, fctbs=2))  # the neighbour sent 2
     assert fabric.register("fc_abr", idx(1, 0)) == 2
+
+
+# ----------------------------------------------------------------- QoS: class queues
+
+
+def test_tx_queues_puts_a_data_frame_in_the_queue_of_its_vl(fabric):
+    from p4switch.runtime_api import ActionCall
+
+    tm = fabric.sw.tm
+    tm.nprio = 8  # as --priority-queues 8
+    queued = []
+    enqueue = tm.enqueue
+    tm.enqueue = lambda port, S, now: queued.append((port, S[tm.s_prio])) or enqueue(port, S, now)
+    fabric.sw.port_set_params(2, rate_pps=1000)  # rate-limited: frames go through the queues
+    fabric.route(5, 2)
+    fabric.sl_to_vl(3, 3)
+    assert data_out(fabric.send(1, data_frame(5, psn=1, sl=3))) == [(2, 1)]
+    assert queued == [(2, 0)]  # tx_queues off (the default): one queue
+    fabric.sw.table_set_default("FabricIngress.tx_queues",
+                                ActionCall("FabricIngress.set_tx_queues", (1,)))
+    assert data_out(fabric.send(1, data_frame(5, psn=2, sl=3))) == [(2, 2)]
+    assert queued[1:] == [(2, 3)]  # priority = VL 3
+
+
+# ----------------------------------------------------------------- partitions
+
+
+DROP_PKEY = 7
+
+
+def test_partitions_are_enforced_at_host_facing_ports_and_violations_counted(fabric):
+    fabric.route(2, 2)
+    fabric.route(1, 1)
+    # port 1: host A, full member of 0x0001; port 2: host B, limited member of 0x0001
+    # and full member of 0x0002; port 3 leads to another switch (not checked)
+    fabric.partition_ports({1: {0x0001: True}, 2: {0x0001: False, 0x0002: True}})
+    assert data_out(fabric.send(1, data_frame(2, psn=1, pkey=0x8001))) == [(2, 1)]
+    assert data_out(fabric.send(2, data_frame(1, psn=2, pkey=0x0001))) == [(1, 2)]  # A full
+    violations = [
+        (1, data_frame(2, psn=3, pkey=0x8002)),  # A is not in 0x0002
+        (1, data_frame(2, psn=4, pkey=0x0001)),  # limited to limited
+        (2, data_frame(1, psn=5, pkey=0x8001)),  # B claims a full membership it lacks
+        (3, data_frame(2, psn=6, pkey=0x0001)),  # from the fabric: limited sender to limited B
+        (3, data_frame(1, psn=7, pkey=0x8002)),  # from the fabric: A is not in 0x0002
+        (1, data_frame(2, psn=8)),               # the default partition, not configured here
+    ]
+    for port, frame in violations:
+        assert data_out(fabric.send(port, frame)) == []
+    assert data_out(fabric.send(3, data_frame(2, psn=9, pkey=0x0002))) == [(2, 9)]  # B full
+    counted = {p: fabric.counter("FabricIngress.drop_counter", p * DROP_REASONS + DROP_PKEY)[1]
+               for p in (1, 2, 3)}
+    assert counted == {1: 3, 2: 1, 3: 2}  # every violation, at the port it came in on
+
+
+def test_without_partitions_any_pkey_is_forwarded(fabric):
+    fabric.route(2, 2)
+    assert data_out(fabric.send(1, data_frame(2, psn=1, pkey=0x1234))) == [(2, 1)]

@@ -117,3 +117,44 @@ def test_activity_never_adds_a_second_recirculation_server():
     # Served like one port of recirc_rate (20000/s), never faster.
     assert len(back) <= 20000 * now * 1.05
     assert tm.recirculating() == 100
+
+
+def drain(tm, until: float = 100.0) -> None:
+    while tm.next_deadline() is not None and tm.next_deadline() <= until:
+        tm.run_due(tm.next_deadline())
+
+
+def test_vl_arbitration_shares_a_rate_limited_port_by_weight():
+    from traffic.vl_arbitration import VlArbitration
+    tm, sent = make_tm(nprio=8)
+    tm.set_params(1, rate_pps=1000, depth=200)
+    tm.set_vl_arbitration(1, VlArbitration(low=((0, 3), (1, 1))))
+    for _i in range(100):
+        tm.enqueue(1, pkt(b"g" + bytes(63), 0), now=0.0)  # 64 bytes = one weight unit
+        tm.enqueue(1, pkt(b"c" + bytes(63), 1), now=0.0)
+    drain(tm)
+    first = [f[:1] for _p, f in sent[:80]]
+    assert first.count(b"g") == 60 and first.count(b"c") == 20
+    assert len(sent) == 200
+
+
+def test_vl_arbitration_high_table_with_limit_still_lets_low_through():
+    from traffic.vl_arbitration import VlArbitration
+    tm, sent = make_tm(nprio=8)
+    tm.set_params(1, rate_pps=1000, depth=100)
+    tm.set_vl_arbitration(1, VlArbitration(high=((7, 255),), low=((0, 255),), high_limit=1))
+    for _i in range(20):
+        tm.enqueue(1, pkt(b"h" + bytes(1023), 7), now=0.0)
+        tm.enqueue(1, pkt(b"l" + bytes(1023), 0), now=0.0)
+    drain(tm)
+    # strict priority would send all 20 high frames first; 4 KiB of high, then one low
+    assert [f[:1] for _p, f in sent[:10]] == [b"h"] * 4 + [b"l"] + [b"h"] * 4 + [b"l"]
+
+
+def test_vl_arbitration_naming_a_vl_without_a_queue_is_refused():
+    import pytest
+
+    from traffic.vl_arbitration import VlArbitration
+    tm, _sent = make_tm(nprio=2)
+    with pytest.raises(ValueError, match="priority queues"):
+        tm.set_vl_arbitration(1, VlArbitration(low=((3, 1),)))

@@ -96,13 +96,13 @@ def test_scapy_dissects_each_kind(kind, layer):
 
 def test_lrh_pkt_len_counts_bytes_after_the_lrh():
     frame = Ether() / LRH() / BTH() / APP() / (b"\0" * 100)
-    assert Ether(bytes(frame))[LRH].pkt_len == 8 + 20 + 100
+    assert Ether(bytes(frame))[LRH].pkt_len == 10 + 20 + 100
 
 
 u = st.integers
 data_fields = st.fixed_dictionaries({
     "dst_addr": u(0, 2**48 - 1), "src_addr": u(0, 2**48 - 1), "vl": u(0, 15), "sl": u(0, 15),
-    "dlid": u(0, 0xFFFF), "slid": u(0, 0xFFFF), "opcode": u(0, 255), "dest_qp": u(0, 2**24 - 1),
+    "dlid": u(0, 0xFFFF), "slid": u(0, 0xFFFF), "opcode": u(0, 255), "pkey": u(0, 0xFFFF), "dest_qp": u(0, 2**24 - 1),
     "psn": u(0, 2**32 - 1), "flow_id": u(0, 2**32 - 1), "coll_id": u(0, 0xFFFF),
     "step": u(0, 0xFFFF), "chunk": u(0, 2**32 - 1), "send_ts": u(0, 2**64 - 1),
 })
@@ -112,11 +112,11 @@ data_fields = st.fixed_dictionaries({
 def test_fast_codec_and_scapy_build_the_same_bytes(values, payload):
     eth = {"dst": frames.int_to_mac(values["dst_addr"]), "src": frames.int_to_mac(values["src_addr"])}
     lrh = {k: values[k] for k in ("vl", "sl", "dlid", "slid")}
-    bth = {k: values[k] for k in ("opcode", "dest_qp", "psn")}
+    bth = {k: values[k] for k in ("opcode", "pkey", "dest_qp", "psn")}
     app = {k: values[k] for k in ("flow_id", "coll_id", "step", "chunk", "send_ts")}
     scapy_bytes = bytes(Ether(**eth) / LRH(**lrh) / BTH(**bth) / APP(**app) / payload)
     fast = DATA_CODEC.pack(**values, ether_type=frames.ETHERTYPE_FABRIC, kind=Kind.DATA,
-                           pkt_len=8 + 20 + len(payload)) + payload
+                           pkt_len=10 + 20 + len(payload)) + payload
     assert fast == scapy_bytes
     decoded = DATA_CODEC.unpack(scapy_bytes)
     assert {k: getattr(decoded, k) for k in values} == values

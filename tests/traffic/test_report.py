@@ -242,3 +242,31 @@ def test_goodput_leaves_out_frames_the_receiver_discarded(tmp_path):
         f.write(f"1002,7,{T0},{T0 + 200 * MS},2,1,0,0,2\n")  # an RC duplicate, discarded
         f.write(f"1002,8,{T0},{T0 + 201 * MS},2,1,0,0,0\n")  # dropped by the buffer
     assert len(read_arrivals(run / "nics").by_flow[1002]) == 100
+
+
+def test_a_qos_run_reports_its_arbitration_settings_and_bmv2s_strict_priority(tmp_path):
+    from traffic.metrics import ArbitrationSetting, RunMetrics
+
+    policy = {"classes": {"gradient": 0, "checkpoint": 1},
+              **{kind: {"max_vls": 2, "sl2vl": [0, 1] + [0] * 14, "high": [],
+                        "low": [[0, 224], [1, 32]], "high_limit": 0} for kind in ("ca", "swe")}}
+    metrics = RunMetrics(
+        scenario="checkpoint-vs-allreduce", target="bmv2", flow_control="credit",
+        verdict="pass", traffic_start_ns=0, solo_cct_ms=500.0, solo_run="solo/x",
+        qos={"policy": policy, "schedulers": {"s1": {"scheduler": "strict_priority",
+                                                     "reason": "the target has no VL "
+                                                               "arbitration"}},
+             "class_bandwidth": {"bin_ms": 100.0, "pps": {"gradient": [10.0, 5.0]},
+                                 "bytes_per_s": {"gradient": [10000, 5000]}},
+             "share_window_ns": [0, 100_000_000]},
+        arbitration={"equal": ArbitrationSetting("qos/equal.conf", "equal/x", "pass", 800.0,
+                                                 0.625, 0.45, 900)})
+    metrics.write(tmp_path / "metrics.json")
+    md, _page = write_report(tmp_path)
+    text = md.read_text()
+    section = text.split("## Partitions and QoS\n", 1)[1]
+    assert "| switch ports | - | 0:224, 1:32 | 0 x 4 KiB | 2 |" in section
+    assert "| checkpoint | 1 | 1 |" in section
+    assert "s1 strict_priority" in section and "priority queues are strict" in section
+    assert "| equal | qos/equal.conf | 800 | 0.625 | 0.45 | 900 | pass |" in section
+    assert "class_bandwidth.png" in section

@@ -1,0 +1,68 @@
+"""Partitions and QoS in a run's plan and in the NICs' flow files (no emulation)."""
+
+import json
+
+import pytest
+
+from fabriclab import scenario as sc
+from fabriclab.plan import plan
+from fabriclab.qos_traffic import BACKGROUND_FLOW_BASE, apply_qos
+from traffic.collectives import CollectiveSpec, address_book, write_flow_files
+
+
+def test_checkpoint_scenario_plans_classes_background_and_the_storage_host():
+    data = sc.load("checkpoint-vs-allreduce").as_dict()  # one compared run: its policy
+    data["qos"] = {**data["qos"], "compare": [], "policy": "qos/gradient-favoured.conf"}
+    p = plan(sc.parse(data, "one setting"))
+    assert p.ranks == ("h1", "h2", "h3") and p.nic_hosts == ("h1", "h2", "h3", "h4")
+    assert p.qos.traffic_sl == 0 and p.qos.background[0].sl == 1
+    assert p.qos.background[0].src == p.ranks and p.qos.class_queues
+
+
+def _with(tmp_path, **qos) -> dict:
+    data = sc.load("checkpoint-vs-allreduce").as_dict()
+    data["qos"] = {**data["qos"], **qos}
+    return data
+
+
+def test_a_bad_policy_file_is_refused_before_anything_starts_with_its_line(tmp_path):
+    bad = tmp_path / "bad.conf"
+    bad.write_text("qos_max_vls 2\nqos_vlarb_low 0:224,1:999\n")
+    s = sc.parse(_with(tmp_path, compare=[str(bad)]), "t")
+    with pytest.raises(sc.ScenarioError, match=r"bad.conf:2: weight 999 is not 0-255"):
+        plan(s)
+
+
+def test_a_bad_partitions_file_and_an_unknown_class_are_refused(tmp_path):
+    bad = tmp_path / "partitions.conf"
+    bad.write_text("jobA=0x0001 : h1, h7 ;\n")
+    with pytest.raises(sc.ScenarioError, match=r"partitions.conf:1: 'h7' is not a host"):
+        plan(sc.parse(_with(tmp_path, partitions=str(bad)), "t"))
+    with pytest.raises(sc.ScenarioError, match="traffic class 'storage' is not in the QoS"):
+        plan(sc.parse(_with(tmp_path, policy="qos/equal-weights.conf",
+                            traffic_class="storage"), "t"))
+
+
+def test_flow_files_get_class_sl_pkey_arbitration_and_background(tmp_path):
+    s = sc.load("partition-isolation")
+    data = s.as_dict()
+    data["qos"] = {**data["qos"], "policy": "qos/gradient-favoured.conf"}
+    data["background"] = [{**b, "traffic_class": "checkpoint"} for b in data["background"]]
+    p = plan(sc.parse(data, "t"))
+    book = {f"h{i}": {"lid": i, "mac": f"02:00:00:00:00:0{i}", "sl": 0} for i in range(1, 5)}
+    spec = CollectiveSpec("ring_allreduce", 2, 8192, payload=1024)
+    files = write_flow_files(spec, address_book({h: (book[h]["lid"], book[h]["mac"])
+                                                 for h in p.ranks}), tmp_path)
+    classes = apply_qos(p.qos, files, book, 1024, tmp_path)
+    h3 = json.loads(files["h3"].read_text())
+    assert {f["pkey"] for f in h3["flows"]} == {0x8002}  # job B, full members
+    assert h3["vl_arbitration"]["low"] == [[0, 224], [1, 32]] and h3["vls"] == [0, 1]
+    h1 = json.loads(files["h1"].read_text())  # job A's host runs a NIC for its intrusion
+    assert {f["pkey"] for f in h1["flows"]} == {0x8001}  # its own partition's key
+    assert {f["flow"] for f in h1["flows"]} == {BACKGROUND_FLOW_BASE, BACKGROUND_FLOW_BASE + 1,
+                                                BACKGROUND_FLOW_BASE + 1000,
+                                                BACKGROUND_FLOW_BASE + 1001}
+    assert not [r for r in h3["recvs"] if r["coll_id"] >= 60000]  # never expected: dropped
+    assert {f["sl"] for f in h1["flows"]} == {1}  # the checkpoint class's SL
+    assert classes[str(BACKGROUND_FLOW_BASE)] == {"class": "checkpoint", "src": "h1",
+                                                  "dst": "h3"}
