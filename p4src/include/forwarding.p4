@@ -181,6 +181,33 @@ control FabricIngress(inout headers_t hdr,
         size = 1;
     }
 
+    /* ------------------------------------- fault notification (notify.p4) */
+
+    /* The SM sets the default action: the ports (bit p = port p) where NOTIFY
+     * frames are sent and taken, 0 = off; and its route epoch. */
+    action set_notify(port_mask_t ports, bit<16> epoch) {
+        meta.notify_ports = ports;
+        meta.notify_epoch = epoch;
+    }
+
+    table notify_config {
+        actions = {
+            set_notify;
+        }
+        default_action = set_notify(0, 0);
+        size = 1;
+    }
+
+    /* Tell the neighbour the frame came from that its DLID is unreachable here:
+     * an I2E clone (the original frame, re-parsed) becomes a NOTIFY in egress. */
+    action notify_upstream() {
+        meta.fc_op = FC_OP_NOTIFY;
+        meta.fc_cls = 0;
+        meta.fc_credit_limit = meta.cfg.credit_limit;
+        clone_preserving_field_list(CloneType.I2E,
+            FC_SESSION_BASE + (bit<32>)standard_metadata.ingress_port, FL_FC);
+    }
+
     /* ------------------------------------- flow control, receive side */
 
     /* An 802.1Qbb class: paused for quanta * 512 bit times from now; quanta 0
@@ -225,6 +252,7 @@ control FabricIngress(inout headers_t hdr,
         fc_config.apply();
         port_config.apply();
         port_liveness.apply();
+        notify_config.apply();
         port_base = (bit<32>)standard_metadata.ingress_port * NUM_CLASSES;
         now_ns = (bit<64>)standard_metadata.ingress_global_timestamp * 1000;
 
@@ -269,6 +297,36 @@ control FabricIngress(inout headers_t hdr,
                     answer_credit_request(index);
                 }
                 mark_to_drop(standard_metadata);
+            } else if (hdr.notify.isValid()) {
+                /* ---- fault notification: the neighbour behind this port cannot
+                 * reach the DLID any more; recorded for this epoch, consumed. A
+                 * NOTIFY only ever comes back over a link we sent that DLID on,
+                 * so the port is that DLID's primary or backup here. */
+                notify_rx.count((bit<32>)standard_metadata.ingress_port);
+                bit<16> from = (bit<16>)standard_metadata.ingress_port + 1;
+                if ((meta.notify_ports >> standard_metadata.ingress_port)[0:0] == 1
+                        && hdr.notify.epoch == meta.notify_epoch
+                        && (bit<32>)hdr.lrh.dlid < NOTIFY_LIDS) {
+                    bit<64> pruned;
+                    notify_pruned.read(pruned, (bit<32>)hdr.lrh.dlid);
+                    bit<16> first = pruned[15:0];
+                    bit<16> second = pruned[31:16];
+                    if (pruned[47:32] != meta.notify_epoch) {
+                        first = 0;
+                        second = 0;
+                    }
+                    if (first != from && second != from) {
+                        if (first == 0) {
+                            first = from;
+                        } else {
+                            second = from;
+                        }
+                        notify_pruned.write((bit<32>)hdr.lrh.dlid,
+                            (bit<64>)meta.notify_epoch << 32 | (bit<64>)second << 16
+                            | (bit<64>)first);
+                    }
+                }
+                mark_to_drop(standard_metadata);
             } else {
                 meta.in_cls = hdr.lrh.vl[2:0];
                 sl_to_vl.apply();
@@ -280,6 +338,22 @@ control FabricIngress(inout headers_t hdr,
                     if (meta.route_has_backup == 1) {
                         backup_down = (meta.ports_down >> meta.route_backup)[0:0];
                     }
+                    /* ---- fault notification: a port a neighbour notified dead for
+                     * this DLID (in this epoch) counts as down for it. */
+                    if (meta.notify_ports != 0 && (bit<32>)hdr.lrh.dlid < NOTIFY_LIDS) {
+                        bit<64> pruned;
+                        notify_pruned.read(pruned, (bit<32>)hdr.lrh.dlid);
+                        if (pruned[47:32] == meta.notify_epoch) {
+                            bit<16> primary1 = (bit<16>)meta.route_primary + 1;
+                            bit<16> backup1 = (bit<16>)meta.route_backup + 1;
+                            if (pruned[15:0] == primary1 || pruned[31:16] == primary1) {
+                                primary_down = 1;
+                            }
+                            if (pruned[15:0] == backup1 || pruned[31:16] == backup1) {
+                                backup_down = 1;
+                            }
+                        }
+                    }
                     if (primary_down == 0) {
                         standard_metadata.egress_spec = meta.route_primary;
                     } else if (backup_down == 0) {
@@ -287,6 +361,12 @@ control FabricIngress(inout headers_t hdr,
                     } else {
                         meta.routed = 0;
                         no_route();
+                        /* ---- fault notification: no live port left for this DLID:
+                         * tell the neighbour that sent it (a switch port only). */
+                        if (hdr.lrh.kind == KIND_DATA
+                                && (meta.notify_ports >> standard_metadata.ingress_port)[0:0] == 1) {
+                            notify_upstream();
+                        }
                     }
                 }
                 if (meta.routed == 1 && hdr.lrh.kind == KIND_DATA) {

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from scapy.layers.l2 import Ether
 
-from traffic.frames import APP, BTH, CREDIT, ETHERTYPE_FABRIC, LRH, Kind
+from traffic.frames import APP, BTH, CREDIT, ETHERTYPE_FABRIC, LRH, NOTIFY, Kind
 
 FABRIC_P4 = Path(__file__).resolve().parents[2] / "p4src" / "fabric.p4"
 
@@ -77,6 +77,12 @@ class Fabric:
         self.sw.table_set_default("FabricIngress.port_liveness",
                                   self._ActionCall("FabricIngress.set_ports_down", (mask,)))
 
+    def notify(self, ports: tuple[int, ...], epoch: int) -> None:
+        """What the SM writes: notify_config's ports (NOTIFY sent and taken) and epoch."""
+        mask = sum(1 << p for p in set(ports))
+        self.sw.table_set_default("FabricIngress.notify_config",
+                                  self._ActionCall("FabricIngress.set_notify", (mask, epoch)))
+
     def pause_quantum(self, port: int, ns: int) -> None:
         from p4switch.runtime_api import MatchKind, MatchParam
 
@@ -108,3 +114,9 @@ def credit_frame(vl: int, fccl: int, fctbs: int = 0, op: int = 0):
 
 def psn_of(frame: bytes) -> int:
     return Ether(frame)[BTH].psn
+
+
+def notify_frame(dlid: int, epoch: int):
+    """A neighbour's NOTIFY: `dlid` is unreachable through it."""
+    return (Ether(dst="ff:ff:ff:ff:ff:ff", src="02:00:00:00:00:dd", type=ETHERTYPE_FABRIC)
+            / LRH(kind=int(Kind.NOTIFY), dlid=dlid) / NOTIFY(op=1, epoch=epoch))
