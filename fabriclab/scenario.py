@@ -98,7 +98,9 @@ class Scenario:
     topology: str = "line:2"
     flow_control: FlowControl = FlowControl.LOSSY
     routing: str = "minhop"
-    reroute: str = "fast"  # fast: backup ports in the data plane + SM global reroute; global: SM only
+    # fast: backup ports + fault notification upstream in the data plane, then the SM's
+    # global reroute; local: backup ports only (no notification), then the SM; global: SM only
+    reroute: str = "fast"
     vl_layering: bool = True  # break cyclic channel dependencies with VLs (false: leave them)
     baseline: bool = False  # also run without faults first: victim goodput against it
     seed: int = 1
@@ -221,8 +223,9 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     if scenario.traffic.transport not in TRANSPORTS:
         raise ScenarioError(f"{origin}: [traffic].transport {scenario.traffic.transport!r} is "
                             f"not one of {', '.join(TRANSPORTS)}")
-    if scenario.reroute not in ("fast", "global"):
-        raise ScenarioError(f"{origin}: reroute {scenario.reroute!r} is not one of fast, global")
+    if scenario.reroute not in ("fast", "local", "global"):
+        raise ScenarioError(f"{origin}: reroute {scenario.reroute!r} is not one of fast, "
+                            "local, global")
     if scenario.traffic.pattern == "stream" and scenario.traffic.src == scenario.traffic.dst:
         raise ScenarioError(f"{origin}: [traffic] src and dst are the same host")
     return scenario
