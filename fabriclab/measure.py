@@ -43,6 +43,19 @@ def link_failures(plan: RunPlan, traffic: TrafficRun, timeline: list[dict]
     return out
 
 
+def _rtt_ms(flows: dict, crossing: dict) -> float | None:
+    """One round trip of the flows crossing the failed link: twice the largest mean
+    one-way delay among them (the ACK comes back the same way)."""
+    delays = []
+    for flow in crossing:
+        f = flows.get(str(flow))
+        delay = f.get("delay_us") if isinstance(f, dict) else getattr(f, "delay_us", None)
+        mean = delay.get("mean") if isinstance(delay, dict) else getattr(delay, "mean", None)
+        if mean is not None:
+            delays.append(mean)
+    return round(2 * max(delays) / 1e3, 3) if delays else None
+
+
 def _collectives(traffic: TrafficRun, message_bytes: int) -> dict:
     out: dict = {"cct_ms": None, "algbw": None, "busbw": None}
     if traffic.spec is None:
@@ -97,6 +110,10 @@ def measure(plan: RunPlan, bringup: Bringup, traffic: TrafficRun, readout: Reado
                                     traffic.recv_logs)
         problems += figures.pop("problems", [])
         m.update(figures)
+        fault = next(f for f in plan.faults if f.kind == "link_down")
+        m.update(recovery.agent_timeline(link_names.port_pair(fault.link), first.down_ns,
+                                         sm.timeline))
+        m["rtt_ms"] = _rtt_ms(m.get("flows", {}), figures.get("recovery") or {})
     rec = reconcile(m, traffic.summaries, failures=bool(failures),
                     held_in_fabric=m["held_in_fabric"])
     m["reconciliation"] = rec

@@ -1,0 +1,51 @@
+"""Recovery figures per direction of a failed link, and the agents' detection/switchover."""
+
+from __future__ import annotations
+
+from traffic import recovery
+from traffic.nic_config import RECV_LOG_HEADER
+
+DOWN = 10_000_000_000  # the fault, CLOCK_REALTIME ns
+MS = 1_000_000
+
+
+def _recv_log(path, rows):
+    path.write_text(RECV_LOG_HEADER + "".join(
+        f"{flow},{psn},0,{t},1,0,0,0,1\n" for flow, psn, t in rows))
+    return path
+
+
+def test_gaps_are_reported_per_direction_of_the_failed_link(tmp_path):
+    paths = {1: ["h1-s1", "s1-s3", "s3-s2", "s2-h2"],  # up through the link
+             2: ["h2-s2", "s2-s3", "s3-s1", "s1-h1"],  # down through it
+             3: ["h3-s2", "s2-s4", "s4-s1", "s1-h1"]}  # elsewhere
+    flows = {1: ("h1", 2), 2: ("h2", 1), 3: ("h3", 1)}
+    # flow 1 silent 12 ms after the failure, flow 2 silent 140 ms, flow 3 never
+    log = _recv_log(tmp_path / "h.recv.csv", [
+        (1, 0, DOWN - MS), (1, 1, DOWN + 11 * MS), (1, 2, DOWN + 12 * MS),
+        (2, 0, DOWN - 2 * MS), (2, 1, DOWN + 138 * MS),
+        (3, 0, DOWN - MS), (3, 1, DOWN + MS)])
+    out = recovery.recovery("s1-s3", DOWN, paths, flows, {"s1": {2: 3}}, [log])
+    assert out["recovery_gap_by_direction"] == {"s1->s3": 12.0, "s3->s1": 140.0}
+    assert out["recovery_gap_ms"] == 140.0
+    assert out["recovery"]["1"].direction == "s1->s3" and out["recovery"]["1"].protected
+    assert out["recovery"]["2"].direction == "s3->s1" and not out["recovery"]["2"].protected
+    assert "3" not in out["recovery"]
+
+
+def test_detection_and_switchover_come_from_both_ends_reports():
+    timeline = [
+        {"event": "port_down", "link": "s1:2-s3:1", "detected_ns": DOWN + 2 * MS,
+         "switchover_ns": DOWN + 5 * MS},
+        {"event": "port_down", "link": "s1:2-s3:1", "detected_ns": DOWN + 4 * MS,
+         "switchover_ns": DOWN + 5 * MS, "note": "already known"},
+        {"event": "port_down", "link": "s2:2-s3:2", "detected_ns": DOWN + 90 * MS,
+         "switchover_ns": DOWN + 99 * MS},
+    ]
+    assert recovery.agent_timeline("s1:2-s3:1", DOWN, timeline) == {
+        "detection_ms": 4.0, "switchover_ms": 3.0}
+    failed = [dict(timeline[0], switchover_ns=0)]
+    assert recovery.agent_timeline("s1:2-s3:1", DOWN, failed) == {
+        "detection_ms": 2.0, "switchover_ms": None}
+    assert recovery.agent_timeline("s9:1-s8:1", DOWN, timeline) == {
+        "detection_ms": None, "switchover_ms": None}
