@@ -44,16 +44,17 @@ def link_failures(plan: RunPlan, traffic: TrafficRun, timeline: list[dict]
 
 
 def _rtt_ms(flows: dict, crossing: dict) -> float | None:
-    """One round trip of the flows crossing the failed link: twice the largest mean
-    one-way delay among them (the ACK comes back the same way)."""
+    """One round trip of the flows crossing the failed link, unloaded: twice the smallest
+    one-way delay of their frames (the ACK comes back the same way; the queues a loaded
+    round trip adds are the transport's window, not the fabric's)."""
     delays = []
     for flow in crossing:
         f = flows.get(str(flow))
         delay = f.get("delay_us") if isinstance(f, dict) else getattr(f, "delay_us", None)
-        mean = delay.get("mean") if isinstance(delay, dict) else getattr(delay, "mean", None)
-        if mean is not None:
-            delays.append(mean)
-    return round(2 * max(delays) / 1e3, 3) if delays else None
+        low = delay.get("min") if isinstance(delay, dict) else getattr(delay, "min", None)
+        if low is not None:
+            delays.append(low)
+    return round(2 * min(delays) / 1e3, 3) if delays else None
 
 
 def _collectives(traffic: TrafficRun, message_bytes: int) -> dict:
@@ -106,13 +107,14 @@ def measure(plan: RunPlan, bringup: Bringup, traffic: TrafficRun, readout: Reado
         **_collectives(traffic, plan.scenario.traffic.message_bytes))
     if failures:
         first = failures[0]
-        figures = recovery.recovery(first.link, first.down_ns, paths, flows, bringup.backups,
-                                    traffic.recv_logs)
+        fault = next(f for f in plan.faults if f.kind == "link_down")
+        ports = link_names.port_pair(fault.link)
+        figures = recovery.recovery(
+            first.link, first.down_ns, paths, flows, bringup.backups, traffic.recv_logs,
+            cut_ns=recovery.link_seen_down_ns(ports, first.down_ns, sm.timeline))
         problems += figures.pop("problems", [])
         m.update(figures)
-        fault = next(f for f in plan.faults if f.kind == "link_down")
-        m.update(recovery.agent_timeline(link_names.port_pair(fault.link), first.down_ns,
-                                         sm.timeline))
+        m.update(recovery.agent_timeline(ports, first.down_ns, sm.timeline))
         m["rtt_ms"] = _rtt_ms(m.get("flows", {}), figures.get("recovery") or {})
     rec = reconcile(m, traffic.summaries, failures=bool(failures),
                     held_in_fabric=m["held_in_fabric"])

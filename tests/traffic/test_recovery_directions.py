@@ -49,3 +49,21 @@ def test_detection_and_switchover_come_from_both_ends_reports():
         "detection_ms": 2.0, "switchover_ms": None}
     assert recovery.agent_timeline("s9:1-s8:1", DOWN, timeline) == {
         "detection_ms": None, "switchover_ms": None}
+
+
+def test_the_outage_ends_with_the_first_frame_sent_after_the_link_was_seen_down():
+    cut = DOWN + 5 * MS
+    frames = {7: [(DOWN - MS, DOWN - 2 * MS),        # before the failure
+                  (DOWN + 3 * MS, DOWN - MS),        # already past the link: not the end
+                  (DOWN + 30 * MS, DOWN + 25 * MS),  # sent after the cut: came another way
+                  (DOWN + 200 * MS, DOWN + 199 * MS)],  # a later wait: not the fabric's
+              8: [(DOWN - MS, DOWN - 2 * MS), (DOWN + MS, DOWN)],  # never resumed
+              9: [(DOWN + MS, DOWN + 6 * MS)]}  # nothing before the failure
+    assert recovery.outage_gaps(frames, DOWN, cut) == {7: 27.0, 8: None, 9: None}
+
+
+def test_the_link_is_seen_down_by_its_first_agent():
+    timeline = [{"event": "port_down", "link": "s1:2-s3:1", "detected_ns": DOWN + 4 * MS},
+                {"event": "port_down", "link": "s1:2-s3:1", "detected_ns": DOWN + 2 * MS}]
+    assert recovery.link_seen_down_ns("s1:2-s3:1", DOWN, timeline) == DOWN + 2 * MS
+    assert recovery.link_seen_down_ns("s2:2-s3:2", DOWN, timeline) is None
