@@ -265,7 +265,9 @@ control FabricEgress(inout headers_t hdr,
             /* A frame held for a port whose link went down would wait for credit
              * (or a resume) that never comes, and block its ingress buffer: it
              * is discarded and counted, as a switch flushes a dead port. */
-            bool dead = (meta.ports_down >> standard_metadata.egress_port)[0:0] == 1;
+            bool down = (meta.ports_down >> standard_metadata.egress_port)[0:0] == 1;
+            /* ... or notified dead for this frame's DLID (notify.p4): no route left. */
+            bool dead = down || meta.notified_dead == 1;
 
             bit<64> seen_ns;
             blocked_seen_ns.read(seen_ns, index);
@@ -285,8 +287,10 @@ control FabricEgress(inout headers_t hdr,
                 }
                 fc_wd_since_ns.write(index, 0);
 
-                if (dead) {
+                if (down) {
                     discard(DROP_LINK_DOWN);
+                } else if (dead) {
+                    discard(DROP_NO_ROUTE);
                 } else if (!allowed) {
                     discard(DROP_HOQ_LIFETIME);
                 } else if (watchdog) {

@@ -263,6 +263,19 @@ control FabricIngress(inout headers_t hdr,
                 drop_held();
             } else {
                 standard_metadata.egress_spec = meta.out_port;
+                /* ---- fault notification: held for a port a neighbour has since
+                 * notified dead for its DLID. Egress discards it like a frame held
+                 * for a down port: waiting, it would keep its ingress buffer (and
+                 * the sender's credits) from the frames our backup could carry. */
+                if (meta.notify_ports != 0 && (bit<32>)hdr.lrh.dlid < NOTIFY_LIDS) {
+                    bit<64> held_pruned;
+                    notify_pruned.read(held_pruned, (bit<32>)hdr.lrh.dlid);
+                    bit<16> out1 = (bit<16>)meta.out_port + 1;
+                    if (held_pruned[47:32] == meta.notify_epoch
+                            && (held_pruned[15:0] == out1 || held_pruned[31:16] == out1)) {
+                        meta.notified_dead = 1;
+                    }
+                }
             }
         } else if (hdr.packet_out.isValid()) {
             rx_port_counter.count((bit<32>)standard_metadata.ingress_port);

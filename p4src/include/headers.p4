@@ -261,6 +261,8 @@ struct metadata_t {
     @field_list(2) bit<16> notify_epoch;     /* notify_config's epoch, for a NOTIFY */
     /* notify_config: ports where NOTIFY frames are sent and taken (0 = off). */
     port_mask_t notify_ports;
+    /* A held frame's egress port was notified dead for its DLID (this pass). */
+    bit<1> notified_dead;
     /* Set by fc_config on every ingress pass; reaches egress with the packet. */
     fc_config_t cfg;
 }
