@@ -43,8 +43,8 @@ from controller.routing import Routes, RoutingEngine
 from controller.routing.backup import backup_routes
 from controller.routing.diagnostics import VlLayeringError, assign_vls, deadlock_free
 from controller.routing.graph import SwitchGraph
-from controller.routing.notification import notification_check
 from controller.routing.minhop import MinHop
+from controller.routing.notification import notification_check
 from topologies import link_names
 from topologies.description import Fabric, Link
 

@@ -43,20 +43,6 @@ def link_failures(plan: RunPlan, traffic: TrafficRun, timeline: list[dict]
     return out
 
 
-def _rtt_ms(flows: dict, crossing: dict) -> float | None:
-    """One round trip of the flows crossing the failed link, unloaded: twice the smallest
-    one-way delay of their frames (the ACK comes back the same way; the queues a loaded
-    round trip adds are the transport's window, not the fabric's)."""
-    delays = []
-    for flow in crossing:
-        f = flows.get(str(flow))
-        delay = f.get("delay_us") if isinstance(f, dict) else getattr(f, "delay_us", None)
-        low = delay.get("min") if isinstance(delay, dict) else getattr(delay, "min", None)
-        if low is not None:
-            delays.append(low)
-    return round(2 * min(delays) / 1e3, 3) if delays else None
-
-
 def _collectives(traffic: TrafficRun, message_bytes: int) -> dict:
     out: dict = {"cct_ms": None, "algbw": None, "busbw": None}
     if traffic.spec is None:
@@ -115,7 +101,6 @@ def measure(plan: RunPlan, bringup: Bringup, traffic: TrafficRun, readout: Reado
         problems += figures.pop("problems", [])
         m.update(figures)
         m.update(recovery.agent_timeline(ports, first.down_ns, sm.timeline))
-        m["rtt_ms"] = _rtt_ms(m.get("flows", {}), figures.get("recovery") or {})
     rec = reconcile(m, traffic.summaries, failures=bool(failures),
                     held_in_fabric=m["held_in_fabric"])
     m["reconciliation"] = rec

@@ -233,8 +233,9 @@ class RunMetrics:
     delivery_gap_protected_ms: float | None = None
     # the largest recovery gap per direction of the failed link (`a->b`), and that
     # link's detection (fault -> the later end's agent saw it) and switchover (longest
-    # liveness write) from the agents' reports; rtt_ms: one unloaded round trip of the
-    # flows crossing it (twice their smallest one-way delay)
+    # liveness write) from the agents' reports; rtt_ms: one round trip of the flows
+    # crossing it when it failed (twice their largest mean one-way delay over the
+    # 100 ms before)
     recovery_gap_by_direction: dict[str, float] | None = None
     detection_ms: float | None = None
     switchover_ms: float | None = None

@@ -137,6 +137,20 @@ def outage_gaps(frames: Mapping[int, list[tuple[int, int]]], failure_ns: int, cu
     return out
 
 
+def round_trip_ms(frames: Mapping[int, list[tuple[int, int]]], failure_ns: int,
+                  window_ns: int = 100_000_000) -> float | None:
+    """One round trip of the given flows when the failure struck: twice the largest of
+    their mean one-way delays over the frames received in the `window_ns` before it (the
+    queues a window of RC frames stands in included: the round trip the flow lives
+    with, the ACK coming back the same way). None without such frames."""
+    means = []
+    for seq in frames.values():
+        delays = [recv - sent for recv, sent in seq if failure_ns - window_ns <= recv < failure_ns]
+        if delays:
+            means.append(sum(delays) / len(delays))
+    return round(2 * max(means) / 1e6, 3) if means else None
+
+
 def recovery(link: str, down_ns: int, paths: Mapping[int, list[str]],
              flows: Mapping[int, tuple[str, int]], backups: Routes,
              recv_logs: list[Path], cut_ns: int | None = None) -> dict:
@@ -159,11 +173,14 @@ def recovery(link: str, down_ns: int, paths: Mapping[int, list[str]],
     for key, delivered_only in (("recovery", False), ("delivery", True)):
         arrivals = arrivals_from_recv_logs(recv_logs, delivered_only)
         gaps = recovery_gaps({f: ts for f, ts in arrivals.items() if f in crossing}, down_ns)
-        if key == "recovery" and cut_ns is not None:
-            outages = outage_gaps({f: fr for f, fr in sent_and_received(recv_logs, False).items()
-                                   if f in crossing}, down_ns, cut_ns)
-            for flow, gap in gaps.items():
-                gap["gap_ms"] = outages.get(int(flow))
+        if key == "recovery":
+            frames = {f: fr for f, fr in sent_and_received(recv_logs, False).items()
+                      if f in crossing}
+            out["rtt_ms"] = round_trip_ms(frames, down_ns)
+            if cut_ns is not None:
+                outages = outage_gaps(frames, down_ns, cut_ns)
+                for flow, gap in gaps.items():
+                    gap["gap_ms"] = outages.get(int(flow))
         typed = {flow: RecoveryGap(**gap, protected=int(flow) in protected,
                                    direction=direction[int(flow)])
                  for flow, gap in gaps.items()}

@@ -67,3 +67,12 @@ def test_the_link_is_seen_down_by_its_first_agent():
                 {"event": "port_down", "link": "s1:2-s3:1", "detected_ns": DOWN + 2 * MS}]
     assert recovery.link_seen_down_ns("s1:2-s3:1", DOWN, timeline) == DOWN + 2 * MS
     assert recovery.link_seen_down_ns("s2:2-s3:2", DOWN, timeline) is None
+
+
+def test_the_round_trip_is_the_flows_own_just_before_the_failure():
+    frames = {1: [(DOWN - 150 * MS, DOWN - 250 * MS),  # outside the window
+                  (DOWN - 50 * MS, DOWN - 60 * MS), (DOWN - 10 * MS, DOWN - 30 * MS),
+                  (DOWN + 5 * MS, DOWN - 95 * MS)],  # after the failure: not counted
+              2: [(DOWN - 5 * MS, DOWN - 9 * MS)]}
+    assert recovery.round_trip_ms(frames, DOWN) == 30.0  # 2 x flow 1's mean of 10 and 20
+    assert recovery.round_trip_ms({3: [(DOWN + MS, DOWN)]}, DOWN) is None
