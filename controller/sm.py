@@ -60,6 +60,7 @@ SL_ACTION = "FabricIngress.set_vl"
 NOTIFY_TABLE = "FabricIngress.notify_config"
 NOTIFY_ACTION = "FabricIngress.set_notify"  # (ports: mask of switch ports, epoch)
 NOTIFY_EPOCHS = 0xFFFF  # epoch is 16 bits; 0 is the pipeline's "never written"
+NOTIFY_GROUP = 1000  # notify.p4's multicast group: a switch's switch-to-switch ports
 # Above p4runtime-shell's default (1, 0): an operator's shell is a read-only backup.
 SM_ELECTION_ID = (2, 0)
 
@@ -209,6 +210,7 @@ class SubnetManager:
         self.notification = notification and fast_reroute
         self.notify_problem = ""
         self.notify_epoch = 0  # bumped by every install_notification
+        self._notify_groups: set[str] = set()  # switches holding NOTIFY_GROUP
         self._installed: dict[str, dict[int, RouteEntry]] = {}  # what each switch holds
         self._images: dict[str, tuple[bytes, bytes] | None] = {}  # ... as LFT bytes
         self.failed_links: set[Link] = set()  # reported down by the agents
@@ -244,6 +246,7 @@ class SubnetManager:
         """SetForwardingPipelineConfig on every switch; forgets what they held."""
         def push(name: str, conn: SwitchConnection) -> None:
             conn.set_pipeline(p4info_path, bmv2_json_path)
+            self._notify_groups.discard(name)
             self._installed[name] = {}
             self._images.pop(name, None)
 
@@ -302,13 +305,13 @@ class SubnetManager:
                 info.table(NOTIFY_TABLE)
             except KeyError:
                 return
-            mask = 0
-            if self.notifying:
-                for port, peer, _pp in self.fabric.neighbours(name):
-                    if peer in switches:
-                        mask |= 1 << port
+            ports = sorted(port for port, peer, _pp in self.fabric.neighbours(name)
+                           if peer in switches) if self.notifying else []
+            if ports and name not in self._notify_groups:
+                self._write_notify_group(name, conn, ports)
             entry = info.table_entry(NOTIFY_TABLE, {}, NOTIFY_ACTION,
-                                     {"ports": mask, "epoch": self.notify_epoch})
+                                     {"ports": sum(1 << p for p in ports),
+                                      "epoch": self.notify_epoch})
             entry.is_default_action = True
             conn.write([conn.modify(entry)])
 
@@ -471,6 +474,25 @@ class SubnetManager:
     def read_route_entries(self, switch: str) -> dict[int, RouteEntry]:
         """{dlid: (primary, backup or None)} as the switch's dlid_route holds it now."""
         return read_route_entries(self.connections[switch])
+
+    def _write_notify_group(self, name: str, conn: SwitchConnection, ports: list[int]) -> None:
+        """NOTIFY_GROUP = `ports` on one switch (INSERT, or MODIFY where it exists: an SM
+        restarted over a running fabric)."""
+        from p4.v1 import p4runtime_pb2
+
+        def update(kind: int) -> p4runtime_pb2.Update:
+            u = p4runtime_pb2.Update(type=kind)
+            group = u.entity.packet_replication_engine_entry.multicast_group_entry
+            group.multicast_group_id = NOTIFY_GROUP
+            for port in ports:
+                group.replicas.add(egress_port=port, instance=1)
+            return u
+
+        try:
+            conn.write([update(p4runtime_pb2.Update.INSERT)])
+        except Exception:  # noqa: BLE001 -- already there: replace it
+            conn.write([update(p4runtime_pb2.Update.MODIFY)])
+        self._notify_groups.add(name)
 
     # ------------------------------------------------------------- link events
     def link_at(self, switch: str, port: int) -> Link | None:

@@ -126,23 +126,6 @@ control FabricEgress(inout headers_t hdr,
                 if (meta.fc_cls == 6) { hdr.pfc.quanta6 = quanta; }
                 if (meta.fc_cls == 7) { hdr.pfc.quanta7 = quanta; }
                 pause_tx.count(index);
-            } else if (meta.fc_op == FC_OP_NOTIFY) {
-                /* ---- fault notification (notify.p4): the clone's DLID is
-                 * unreachable through this switch; link-local, never held. */
-                hdr.ethernet.dst_addr = CREDIT_DST_MAC;
-                hdr.ethernet.ether_type = ETHERTYPE_FABRIC;
-                hdr.pfc.setInvalid();
-                hdr.credit.setInvalid();
-                hdr.lrh.vl = 0;
-                hdr.lrh.sl = 0;
-                hdr.lrh.kind = KIND_NOTIFY;
-                hdr.lrh.slid = 0;
-                hdr.lrh.pkt_len = 4;
-                hdr.notify.setValid();
-                hdr.notify.op = NOTIFY_OP_UNREACHABLE;
-                hdr.notify.reserved = 0;
-                hdr.notify.epoch = meta.notify_epoch;
-                notify_tx.count((bit<32>)standard_metadata.egress_port);
             } else {
                 /* FCCL = ABR + free receive blocks; FCTBS = what we sent that way. */
                 bit<12> abr;
@@ -175,6 +158,11 @@ control FabricEgress(inout headers_t hdr,
                 hdr.credit.fccl = abr + free[11:0];
                 credit_tx.count(index);
             }
+            truncate(FC_FRAME_BYTES);
+        } else if (hdr.notify.isValid()) {
+            /* ---- fault notification (notify.p4): a NOTIFY copy of the flood. */
+            hdr.ethernet.src_addr = SWITCH_MAC_PREFIX | (bit<48>)standard_metadata.egress_port;
+            notify_tx.count((bit<32>)standard_metadata.egress_port);
             truncate(FC_FRAME_BYTES);
         } else if (meta.is_data == 1 && meta.cfg.mode == FC_LOSSY) {
             meta.held = 0;

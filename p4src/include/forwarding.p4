@@ -59,8 +59,9 @@ control FabricIngress(inout headers_t hdr,
         mark_to_drop(standard_metadata);
     }
 
+    /* dlid_route's miss: the frame is dropped and counted below (a NOTIFY is not). */
     action no_route() {
-        drop_with_reason(DROP_NO_ROUTE);
+        meta.routed = 0;
     }
 
     table dlid_route {
@@ -198,14 +199,25 @@ control FabricIngress(inout headers_t hdr,
         size = 1;
     }
 
-    /* Tell the neighbour the frame came from that its DLID is unreachable here:
-     * an I2E clone (the original frame, re-parsed) becomes a NOTIFY in egress. */
-    action notify_upstream() {
-        meta.fc_op = FC_OP_NOTIFY;
-        meta.fc_cls = 0;
-        meta.fc_credit_limit = meta.cfg.credit_limit;
-        clone_preserving_field_list(CloneType.I2E,
-            FC_SESSION_BASE + (bit<32>)standard_metadata.ingress_port, FL_FC);
+    /* Tell every neighbour on a notification port (the sender among them) that the
+     * frame's DLID is unreachable here: the frame itself becomes a NOTIFY for its
+     * DLID, replicated by multicast group NOTIFY_GROUP (the SM's: this switch's
+     * switch ports); egress stamps each copy's source MAC and cuts it. */
+    action flood_notify() {
+        hdr.ethernet.dst_addr = CREDIT_DST_MAC;
+        hdr.ethernet.ether_type = ETHERTYPE_FABRIC;
+        hdr.bth.setInvalid();
+        hdr.app.setInvalid();
+        hdr.lrh.vl = 0;
+        hdr.lrh.sl = 0;
+        hdr.lrh.kind = KIND_NOTIFY;
+        hdr.lrh.slid = 0;
+        hdr.lrh.pkt_len = 4;
+        hdr.notify.setValid();
+        hdr.notify.op = NOTIFY_OP_UNREACHABLE;
+        hdr.notify.reserved = 0;
+        hdr.notify.epoch = meta.notify_epoch;
+        standard_metadata.mcast_grp = NOTIFY_GROUP;
     }
 
     /* ------------------------------------- flow control, receive side */
@@ -310,40 +322,19 @@ control FabricIngress(inout headers_t hdr,
                     answer_credit_request(index);
                 }
                 mark_to_drop(standard_metadata);
-            } else if (hdr.notify.isValid()) {
-                /* ---- fault notification: the neighbour behind this port cannot
-                 * reach the DLID any more; recorded for this epoch, consumed. A
-                 * NOTIFY only ever comes back over a link we sent that DLID on,
-                 * so the port is that DLID's primary or backup here. */
-                notify_rx.count((bit<32>)standard_metadata.ingress_port);
-                bit<16> from = (bit<16>)standard_metadata.ingress_port + 1;
-                if ((meta.notify_ports >> standard_metadata.ingress_port)[0:0] == 1
-                        && hdr.notify.epoch == meta.notify_epoch
-                        && (bit<32>)hdr.lrh.dlid < NOTIFY_LIDS) {
-                    bit<64> pruned;
-                    notify_pruned.read(pruned, (bit<32>)hdr.lrh.dlid);
-                    bit<16> first = pruned[15:0];
-                    bit<16> second = pruned[31:16];
-                    if (pruned[47:32] != meta.notify_epoch) {
-                        first = 0;
-                        second = 0;
-                    }
-                    if (first != from && second != from) {
-                        if (first == 0) {
-                            first = from;
-                        } else {
-                            second = from;
-                        }
-                        notify_pruned.write((bit<32>)hdr.lrh.dlid,
-                            (bit<64>)meta.notify_epoch << 32 | (bit<64>)second << 16
-                            | (bit<64>)first);
-                    }
-                }
-                mark_to_drop(standard_metadata);
             } else {
                 meta.in_cls = hdr.lrh.vl[2:0];
                 sl_to_vl.apply();
                 dlid_route.apply();
+                /* ---- fault notification: a NOTIFY taken on a notification port,
+                 * of our epoch, for a DLID that may have a record. */
+                bool notify_taken = false;
+                if (hdr.notify.isValid()) {
+                    notify_rx.count((bit<32>)standard_metadata.ingress_port);
+                    notify_taken = (meta.notify_ports >> standard_metadata.ingress_port)[0:0] == 1
+                                   && hdr.notify.epoch == meta.notify_epoch
+                                   && (bit<32>)hdr.lrh.dlid < NOTIFY_LIDS;
+                }
                 if (meta.routed == 1) {
                     /* Fast reroute: the primary unless it is down, else the backup. */
                     bit<1> primary_down = (meta.ports_down >> meta.route_primary)[0:0];
@@ -351,36 +342,67 @@ control FabricIngress(inout headers_t hdr,
                     if (meta.route_has_backup == 1) {
                         backup_down = (meta.ports_down >> meta.route_backup)[0:0];
                     }
-                    /* ---- fault notification: a port a neighbour notified dead for
-                     * this DLID (in this epoch) counts as down for it. */
+                    /* ---- fault notification: ports neighbours notified dead for this
+                     * DLID in this epoch count as down for it; a NOTIFY adds its port. */
+                    bit<16> first = 0;
+                    bit<16> second = 0;
                     if (meta.notify_ports != 0 && (bit<32>)hdr.lrh.dlid < NOTIFY_LIDS) {
                         bit<64> pruned;
                         notify_pruned.read(pruned, (bit<32>)hdr.lrh.dlid);
                         if (pruned[47:32] == meta.notify_epoch) {
-                            bit<16> primary1 = (bit<16>)meta.route_primary + 1;
-                            bit<16> backup1 = (bit<16>)meta.route_backup + 1;
-                            if (pruned[15:0] == primary1 || pruned[31:16] == primary1) {
-                                primary_down = 1;
-                            }
-                            if (pruned[15:0] == backup1 || pruned[31:16] == backup1) {
-                                backup_down = 1;
-                            }
+                            first = pruned[15:0];
+                            second = pruned[31:16];
                         }
                     }
-                    if (primary_down == 0) {
+                    bit<16> primary1 = (bit<16>)meta.route_primary + 1;
+                    bit<16> backup1 = (bit<16>)meta.route_backup + 1;
+                    bool had_route = (primary_down == 0 && first != primary1 && second != primary1)
+                                     || (backup_down == 0 && first != backup1 && second != backup1);
+                    if (notify_taken) {
+                        bit<16> from = (bit<16>)standard_metadata.ingress_port + 1;
+                        if (first != from && second != from) {
+                            if (first == 0) {
+                                first = from;
+                            } else {
+                                second = from;
+                            }
+                            notify_pruned.write((bit<32>)hdr.lrh.dlid,
+                                (bit<64>)meta.notify_epoch << 32 | (bit<64>)second << 16
+                                | (bit<64>)first);
+                        }
+                    }
+                    if (first == primary1 || second == primary1) {
+                        primary_down = 1;
+                    }
+                    if (first == backup1 || second == backup1) {
+                        backup_down = 1;
+                    }
+                    if (hdr.notify.isValid()) {
+                        /* ---- fault notification: consumed; this switch just lost
+                         * its last way to the DLID: tell every neighbour in turn. */
+                        meta.routed = 0;
+                        mark_to_drop(standard_metadata);
+                        if (notify_taken && had_route && primary_down == 1 && backup_down == 1) {
+                            flood_notify();
+                        }
+                    } else if (primary_down == 0) {
                         standard_metadata.egress_spec = meta.route_primary;
                     } else if (backup_down == 0) {
                         standard_metadata.egress_spec = meta.route_backup;
                     } else {
                         meta.routed = 0;
-                        no_route();
+                        drop_with_reason(DROP_NO_ROUTE);
                         /* ---- fault notification: no live port left for this DLID:
-                         * tell the neighbour that sent it (a switch port only). */
+                         * tell the neighbours (the sender among them). */
                         if (hdr.lrh.kind == KIND_DATA
                                 && (meta.notify_ports >> standard_metadata.ingress_port)[0:0] == 1) {
-                            notify_upstream();
+                            flood_notify();
                         }
                     }
+                } else if (hdr.notify.isValid()) {
+                    mark_to_drop(standard_metadata);  /* a NOTIFY for a DLID we do not route */
+                } else {
+                    drop_with_reason(DROP_NO_ROUTE);
                 }
                 if (meta.routed == 1 && hdr.lrh.kind == KIND_DATA) {
                     /* Admission into the receive buffer of (ingress port, class). */

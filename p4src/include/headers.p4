@@ -179,7 +179,6 @@ const bit<8> FC_OP_PAUSE      = 1;  /* 802.1Qbb pause, PFC_PAUSE_QUANTA */
 const bit<8> FC_OP_RESUME     = 2;  /* 802.1Qbb pause with quanta 0 */
 const bit<8> FC_OP_CREDIT     = 3;  /* CREDIT frame carrying our FCCL */
 const bit<8> FC_OP_CREDIT_REQ = 4;  /* CREDIT frame op 1: "tell me your FCCL" */
-const bit<8> FC_OP_NOTIFY     = 5;  /* NOTIFY frame: the clone's DLID is unreachable here */
 
 /* credit_t.op values (InfiniBand: 0 normal, 1 flow-control init). */
 const bit<4> CREDIT_OP_NORMAL  = 0;
@@ -258,9 +257,9 @@ struct metadata_t {
     @field_list(2) bit<8>  fc_op;
     @field_list(2) bit<3>  fc_cls;
     @field_list(2) bit<32> fc_credit_limit;  /* cfg.credit_limit, for the FCCL */
-    @field_list(2) bit<16> notify_epoch;     /* notify_config's epoch, for a NOTIFY */
-    /* notify_config: ports where NOTIFY frames are sent and taken (0 = off). */
+    /* notify_config: ports where NOTIFY frames are sent and taken (0 = off), epoch. */
     port_mask_t notify_ports;
+    bit<16> notify_epoch;
     /* A held frame's egress port was notified dead for its DLID (this pass). */
     bit<1> notified_dead;
     /* Set by fc_config on every ingress pass; reaches egress with the packet. */

@@ -14,6 +14,7 @@ FABRIC_P4 = Path(__file__).resolve().parents[2] / "p4src" / "fabric.p4"
 
 CPU_PORT = 510
 FC_SESSION_BASE = 100
+NOTIFY_GROUP = 1000  # p4src/include/notify.p4
 PORTS = (1, 2, 3, 4)
 FC_LOSSY, FC_PFC, FC_CREDIT = 0, 1, 2
 
@@ -78,7 +79,11 @@ class Fabric:
                                   self._ActionCall("FabricIngress.set_ports_down", (mask,)))
 
     def notify(self, ports: tuple[int, ...], epoch: int) -> None:
-        """What the SM writes: notify_config's ports (NOTIFY sent and taken) and epoch."""
+        """What the SM writes: notify_config's ports (NOTIFY sent and taken) and epoch, and
+        the multicast group NOTIFY frames are flooded to (those ports)."""
+        from p4switch.runtime_api import Replica
+
+        self.sw.mc_group_set(NOTIFY_GROUP, [Replica(p, 1) for p in sorted(ports)])
         mask = sum(1 << p for p in set(ports))
         self.sw.table_set_default("FabricIngress.notify_config",
                                   self._ActionCall("FabricIngress.set_notify", (mask, epoch)))
