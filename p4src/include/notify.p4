@@ -4,20 +4,21 @@
 /* Fault notification upstream (docs/fabric.md "Fault notification").
  *
  * A switch that must drop a data frame because every port its route offers
- * (primary, backup) is down or notified dead sends a NOTIFY frame (LRH kind
- * NOTIFY, the frame's DLID) back out of the port the frame came in on: the
- * neighbour that sends it traffic for that destination. The neighbour records
- * "port p is dead for DLID d" in notify_pruned and from its next frame on
- * treats p like a down port for d: it uses its own backup, or, having none,
- * drops and notifies its own upstream in turn. So the notification travels
- * as far as needed, one hop per frame, in the data plane alone.
+ * (primary, backup) is down or notified dead turns it into a NOTIFY frame
+ * (LRH kind NOTIFY, the frame's DLID) and floods it to its switch neighbours
+ * (multicast group NOTIFY_GROUP), the sender among them. A neighbour records
+ * "port p is dead for DLID d" in notify_pruned and treats p like a down port
+ * for d: it uses its own backup, or, left with no way, floods the NOTIFY on
+ * at once. So the notification travels as far as needed, in the data plane
+ * alone.
  *
- * The SM configures it (FabricIngress.notify_config): the ports where NOTIFY
- * frames are sent and taken (switch-to-switch ports; 0 = off), and a route
- * epoch it bumps after every global reroute. A record holds the epoch it was
- * made in and counts only while that is the switch's epoch, so the SM's new
- * routes replace every patch at once without writing a register (bmv2's
- * P4Runtime server cannot). A NOTIFY of another epoch is ignored. */
+ * The SM configures it (FabricIngress.notify_config and the multicast group):
+ * the ports where NOTIFY frames are sent and taken (switch-to-switch ports;
+ * 0 = off), and a route epoch it bumps after every global reroute. A record
+ * holds the epoch it was made in and counts only while that is the switch's
+ * epoch, so the SM's new routes replace every patch at once without writing a
+ * register (bmv2's P4Runtime server cannot). A NOTIFY of another epoch is
+ * ignored. */
 
 /* Records exist for unicast LIDs (dlid_route's size). */
 const bit<32> NOTIFY_LIDS = 49152;
