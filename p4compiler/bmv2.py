@@ -53,6 +53,7 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
         self.header_stacks: list[dict[str, Any]] = []
         self.union_types: list[dict[str, Any]] = []
         self.unions: list[dict[str, Any]] = []
+        self.union_stacks: list[dict[str, Any]] = []
         self.scalars: list[list[Any]] = []
         self.scalar_names: set[str] = set()
         self.actions: list[dict[str, Any]] = []
@@ -65,6 +66,8 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
         self.register_arrays: list[dict[str, Any]] = []
         self.meter_arrays: list[dict[str, Any]] = []
         self.parse_vsets: list[dict[str, Any]] = []
+        # per enclosing run-time loop: where its break / continue jumps are
+        self._loop_jumps: list[tuple[list[int], list[int]]] = []
         self.used_names: set[str] = set()
         self.errors = {name: i for i, name in enumerate(program.errors)}
         self.direct_meter_targets: dict[str, Any] = {}
@@ -98,7 +101,7 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
             "header_stacks": self.header_stacks,
             "header_union_types": self.union_types,
             "header_unions": self.unions,
-            "header_union_stacks": [],
+            "header_union_stacks": self.union_stacks,
             "field_lists": self.field_lists,
             "errors": [[name, code] for name, code in self.errors.items()],
             "enums": self.enums(),
@@ -236,8 +239,19 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
 
     def layout_stack(self, t: ir.Stack, name: str) -> None:
         elem = ir.unwrap(t.elem)
+        if isinstance(elem, ir.StructLike) and elem.kind == "header_union":
+            # Elements are unions `u[0]`, `u[1]` (members `u[0].a`), as p4c lays them out.
+            ids = []
+            for i in range(t.size):
+                self.layout_union(elem, f"{name}[{i}]")
+                ids.append(self.unions[-1]["id"])
+            self.union_stacks.append({"name": name, "id": len(self.union_stacks),
+                                      "union_type": elem.name, "size": t.size,
+                                      "header_union_ids": ids})
+            return
         if not (isinstance(elem, ir.StructLike) and elem.kind == "header"):
-            raise Unsupported(None, f"{name}: only stacks of headers are supported")
+            raise Unsupported(None, f"{name}: only stacks of headers or header unions "
+                              "are supported")
         tname = self.add_header_type(elem)
         ids = [self.add_header(f"{name}[{i}]", tname, False) for i in range(t.size)]
         self.header_stacks.append({"name": name, "id": len(self.header_stacks),
@@ -263,6 +277,8 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
             self.add_header(v.unique, self.add_header_type(t), False)
         elif isinstance(t, ir.StructLike) and t.kind == "struct":
             self.layout_struct(t, v.unique, metadata=True)
+        elif isinstance(t, ir.StructLike) and t.kind == "header_union":
+            self.layout_union(t, v.unique)
         elif isinstance(t, ir.Stack):
             self.layout_stack(t, v.unique)
         else:
@@ -325,7 +341,11 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
             order.append(v)
         elif kind == "stack":
             assert isinstance(t, ir.Stack)
-            order.extend(f"{v}[{i}]" for i in range(t.size))
+            elem = ir.unwrap(t.elem)
+            if isinstance(elem, ir.StructLike) and elem.kind == "header_union":
+                order.extend(f"{v}[{i}].{f.name}" for i in range(t.size) for f in elem.fields)
+            else:
+                order.extend(f"{v}[{i}]" for i in range(t.size))
         elif kind == "union":
             assert isinstance(t, ir.StructLike)
             order.extend(f"{v}.{f.name}" for f in t.fields)
@@ -416,9 +436,38 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
             prims.append(self.prim("_jump", [], s.loc))
         elif isinstance(s, ir.Switch):
             self.action_stmt(_switch_to_ifs(s), env, prims, end_jumps)
+        elif isinstance(s, ir.Loop):
+            self.action_loop(s, env, prims, end_jumps)
+        elif isinstance(s, (ir.Break, ir.Continue)):
+            breaks, continues = self._loop_jumps[-1]
+            (breaks if isinstance(s, ir.Break) else continues).append(len(prims))
+            prims.append(self.prim("_jump", [], s.loc))
         else:
             raise Unsupported(getattr(s, "loc", None), f"{type(s).__name__} is not supported "
                               "inside actions on bmv2")
+
+    def action_loop(self, s: ir.Loop, env: _Env, prims: list[dict[str, Any]],
+                    end_jumps: list[int]) -> None:
+        """A run-time loop as p4c lays it out for bmv2: init; L: _jump_if_zero(cond, E);
+        body; C: updates; _jump(L); E: (break jumps to E, continue to C)."""
+        for x in s.init:
+            self.action_stmt(x, env, prims, end_jumps)
+        top = len(prims)
+        prims.append(self.prim("_jump_if_zero", [
+            expr_param({"op": "b2d", "left": None, "right": self.bool_tree(s.cond, env)})],
+            s.loc))
+        self._loop_jumps.append(([], []))
+        try:
+            self.action_stmt(s.body, env, prims, end_jumps)
+        finally:
+            breaks, continues = self._loop_jumps.pop()
+        for at in continues:
+            prims[at]["parameters"].append({"type": "hexstr", "value": hexstr(len(prims))})
+        for x in s.updates:
+            self.action_stmt(x, env, prims, end_jumps)
+        prims.append(self.prim("_jump", [{"type": "hexstr", "value": hexstr(top)}], s.loc))
+        for at in (top, *breaks):
+            prims[at]["parameters"].append({"type": "hexstr", "value": hexstr(len(prims))})
 
     def _var_by_unique(self, unique: str, t: ir.Type | None) -> VarEntity:
         return VarEntity(unique, t or ir.Bits(32), unique)  # type: ignore[arg-type]
@@ -554,6 +603,10 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
             if m in ("push_front", "pop_front"):
                 n = args[0]
                 assert isinstance(n, ir.Lit)
+                st = ir.unwrap(callee.expr.type)  # type: ignore[arg-type]
+                if isinstance(st, ir.Stack) and isinstance(ir.unwrap(st.elem), ir.StructLike) \
+                        and ir.unwrap(st.elem).kind == "header_union":  # type: ignore[union-attr]
+                    raise Unsupported(loc, f"{m} on a stack of header unions is not supported")
                 prims.append(self.prim("push" if m == "push_front" else "pop", [
                     {"type": "header_stack", "value": self.path(callee.expr, env)[1]},
                     {"type": "hexstr", "value": hexstr(n.value)}], loc))

@@ -224,6 +224,9 @@ def _calls(s: Any) -> list[ir.Call]:
             walk(x.expr)
             for c in x.cases:
                 walk(c.body)
+        elif isinstance(x, ir.Loop):
+            for y in (*x.init, x.cond, x.body, *x.updates):
+                walk(y)
         elif isinstance(x, ir.CallStmt):
             walk(x.call)
         elif isinstance(x, ir.Assign):

@@ -113,6 +113,9 @@ class ControlConverter:
             return not (isinstance(s, ir.Assign) and _has_apply(s.rhs))
         if isinstance(s, ir.CallStmt):
             return s.call.target[0] not in ("action", "apply", "control_apply")
+        if isinstance(s, ir.Loop):  # runs inside a synthesized action, as in p4c
+            return not any(isinstance(c, ir.Call) and c.target and c.target[0] in (
+                "action", "apply", "control_apply") for c in _calls(s))
         return False
 
     def lower_stmt(self, s: ir.Stmt, nxt: str | None, ret: str | None) -> str | None:
@@ -219,7 +222,10 @@ class ControlConverter:
             if k.match_kind == "selector":
                 continue
             e = k.expr
-            entry: dict[str, Any] = {"match_type": k.match_kind, "name": k.name}
+            # bmv2 has no "optional" match type: p4c's backend writes an optional key
+            # as ternary (an entry's value gets a full mask, `_` a zero mask).
+            kind_json = "ternary" if k.match_kind == "optional" else k.match_kind
+            entry: dict[str, Any] = {"match_type": kind_json, "name": k.name}
             msk = None
             if isinstance(e, ir.Binary) and e.op == "&" and isinstance(e.right, ir.Lit):
                 msk = hexstr(e.right.value, _width(e.type))
@@ -228,7 +234,7 @@ class ControlConverter:
                 callee = e.callee
                 assert isinstance(callee, ir.Member)
                 entry["target"] = [self.header_name(callee.expr, env), "$valid$"]
-                entry["match_type"] = "exact" if k.match_kind == "exact" else k.match_kind
+                entry["match_type"] = "exact" if k.match_kind == "exact" else kind_json
             else:
                 try:
                     kind, v = self.path(e, env)

@@ -111,10 +111,17 @@ class ExpressionConverter:
             if kind == "union":
                 return ("header", f"{base}.{e.member}")
             if kind == "stack" and isinstance(bt, ir.Stack):
+                if _is_union(bt.elem) and e.member == "next":
+                    return ("union_stack_next", base)
+                if _is_union(bt.elem) and e.member == "last":
+                    raise Unsupported(e.loc, "stacks of header unions: .last is not "
+                                      "supported (use a constant index)")
                 if e.member == "last":
                     return ("stack_last", base)
                 if e.member == "next":
                     return ("stack_next", base)
+            if kind == "union_stack_next":   # `u.next.a`: extract's "union_stack" target
+                return ("union_stack_member", [base, e.member])
             if kind == "stack_last":
                 return ("stack_field", [base, e.member])
             if kind == "stack_expr":
@@ -125,6 +132,12 @@ class ExpressionConverter:
             kind, base = self.path(e.expr, env)
             if kind != "stack":
                 raise Unsupported(e.loc, "only header stacks can be indexed")
+            st = ir.unwrap(e.expr.type)  # type: ignore[arg-type]
+            if isinstance(st, ir.Stack) and _is_union(st.elem):
+                if not isinstance(e.index, ir.Lit):
+                    raise Unsupported(e.loc, "stacks of header unions: only constant indices "
+                                      "are supported")
+                return ("union", f"{base}[{e.index.value}]")
             if isinstance(e.index, ir.Lit):
                 return ("header", f"{base}[{e.index.value}]")
             return ("stack_expr", (base, e.index))
@@ -383,8 +396,14 @@ class ExpressionConverter:
                 out = ex("and", out, n)
             return out
 
-        (ka, a), (kb, b) = self.path(left, env), self.path(right, env)
         t = ir.unwrap(left.type)  # type: ignore[arg-type]
+        if isinstance(t, ir.StructLike) and t.kind == "struct":
+            # p4c compares structs field by field (headers in them as headers).
+            return all_of([self.tree(ir.Binary("==", _component(left, f, loc),
+                                               _component(right, f, loc), loc, ir.Bool()),
+                                     env) for f in t.fields] or [{"type": "bool",
+                                                                   "value": True}])
+        (ka, a), (kb, b) = self.path(left, env), self.path(right, env)
         if ka == kb == "header":
             return header_eq(a, b)
         if ka == kb == "stack" and isinstance(t, ir.Stack):
@@ -399,7 +418,7 @@ class ExpressionConverter:
                 out = ex("or", n, out)
             return out
         raise Unsupported(loc, "comparing these values is not supported on bmv2 (only "
-                          "headers, header unions and header stacks as a whole)")
+                          "headers, header unions, header stacks and structs)")
 
     def inline_function(self, call: ir.Call, env: _Env) -> ir.Expr:
         _, name, body, proto = call.target
@@ -409,3 +428,18 @@ class ExpressionConverter:
                               "`return expression;` are supported")
         subst = {p.name: a.value for p, a in zip(proto.params, call.args, strict=True)}
         return _substitute(stmts[0].value, subst)
+
+
+def _is_union(t: ir.Type) -> bool:
+    u = ir.unwrap(t)
+    return isinstance(u, ir.StructLike) and u.kind == "header_union"
+
+
+def _component(e: ir.Expr, f: ir.StructField, loc: Location) -> ir.Expr:
+    """Field `f` of a struct-typed expression: the literal's own component, or a member."""
+    if isinstance(e, ir.StructExpr):
+        return dict(e.fields)[f.name]
+    if isinstance(e, ir.ListExpr):
+        names = [x.name for x in ir.unwrap(e.type).fields]  # type: ignore[union-attr]
+        return e.items[names.index(f.name)]
+    return ir.Member(e, f.name, loc, f.type)

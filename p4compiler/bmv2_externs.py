@@ -14,6 +14,7 @@ from .bmv2_common import (
     _Env,
     _source_info,
     _width,
+    expr_param,
     hexstr,
 )
 from .errors import CompileError, Location, Unsupported
@@ -211,9 +212,10 @@ class ExternConverter:
         elif name == "truncate":
             prims.append(self.prim("truncate", [op(args[0], env)], loc))  # type: ignore
         elif name in ("assert", "assume"):
-            # a primitive parameter: the condition's node inside an expression parameter
-            prims.append(self.prim(name, [{"type": "expression", "value": self.cond_expr(
-                args[0], env)}], loc))  # type: ignore[arg-type]
+            # bmv2's assert/assume take data: the condition as b2d(cond), in p4c's
+            # two-level expression parameter (a boolean node there aborts simple_switch)
+            prims.append(self.prim(name, [expr_param(self.data_expr(
+                args[0], env))], loc))  # type: ignore[arg-type]
         elif name == "log_msg":
             msg = args[0]
             assert isinstance(msg, ir.StrLit)

@@ -70,7 +70,7 @@ class ParserConverter:
                     self.lvalue_param(s.lhs, env),
                     {"type": "lookahead", "value": list(look)}]})
                 return
-            if isinstance(ir.unwrap(s.lhs.type), ir.StructLike):  # type: ignore[arg-type]
+            if isinstance(ir.unwrap(s.lhs.type), (ir.StructLike, ir.Stack)):  # type: ignore[arg-type]
                 prims: list[dict[str, Any]] = []
                 self.assign(s, env, prims)
                 ops.extend({"op": "primitive", "parameters": [p]} for p in prims)
@@ -95,6 +95,8 @@ class ParserConverter:
                         p = {"type": "stack", "value": v}
                     elif kind == "header":
                         p = {"type": "regular", "value": v}
+                    elif kind == "union_stack_member":
+                        p = {"type": "union_stack", "value": v}
                     else:
                         raise Unsupported(call.loc, "extract needs a header or stack.next")
                     if len(call.args) == 2:
@@ -111,6 +113,13 @@ class ParserConverter:
                     ops.append({"op": "advance", "parameters": [self.operand(n, env)]})
                     return
                 if m == "lookahead":
+                    # The value is dropped, but bmv2 still peeks: a packet too short
+                    # for T fails with PacketTooShort, as with p4c's temporary.
+                    w = _width(call.type)
+                    if w:
+                        ops.append({"op": "set", "parameters": [
+                            {"type": "field", "value": self.temp(ir.Bits(w), "lookahead")},
+                            {"type": "lookahead", "value": [0, w]}]})
                     return
             if tgt[0] == "extern_function" and tgt[1] == "verify":
                 cond, err = (a.value for a in call.args)

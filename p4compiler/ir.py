@@ -258,6 +258,34 @@ def unwrap(t: Type) -> Type:
     return t
 
 
+SIZE_METHODS = ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes")
+
+
+def size_method(t: Type, method: str) -> int | None:
+    """`h.minSizeInBits()` and its siblings (P4_16 8.18): a header's fields, a varbit
+    counting 0 (min) or its maximum (max); a union its smallest/largest member; a
+    struct or stack the sum of its parts. None where the type has no size."""
+    t = unwrap(t)
+    maximum = method.startswith("max")
+    if isinstance(t, Varbit):
+        bits: int | None = t.max_bits if maximum else 0
+    elif isinstance(t, StructLike):
+        parts = [size_method(f.type, method.replace("Bytes", "Bits")) for f in t.fields]
+        if any(p is None for p in parts):
+            return None
+        sizes = [p for p in parts if p is not None]
+        bits = (max if maximum else min)(sizes, default=0) if t.kind == "header_union" \
+            else sum(sizes)
+    elif isinstance(t, Stack):
+        elem = size_method(t.elem, method.replace("Bytes", "Bits"))
+        bits = None if elem is None else elem * t.size
+    else:
+        bits = t.width()
+    if bits is None:
+        return None
+    return (bits + 7) // 8 if method.endswith("Bytes") else bits
+
+
 # ---------------------------------------------------------------- syntax
 
 
@@ -492,6 +520,20 @@ class If(Stmt):
     cond: Expr
     then: Stmt
     other: Stmt | None
+    loc: Location = UNKNOWN
+
+
+@dataclass(frozen=True)
+class Loop(Stmt):
+    """A `for` loop whose iteration count is known only at run time (loops.unroll_for
+    unrolls the others): `init`, then while `cond`: `body`, `updates`. `Break` and
+    `Continue` inside `body` (not inside a nested Loop) are its own. bmv2 runs it as
+    `_jump` / `_jump_if_zero` primitives inside an action."""
+
+    init: tuple[Stmt, ...]
+    cond: Expr
+    updates: tuple[Stmt, ...]
+    body: Stmt
     loc: Location = UNKNOWN
 
 
@@ -842,7 +884,7 @@ def _ref_name(ref: Any) -> Any:
 
 # ---------------------------------------------------------------- frontend (syntax) nodes
 # Statements that exist only between parsing and loop unrolling (loops.py): no later
-# stage ever sees them.
+# stage sees them, except Break and Continue inside a Loop (a run-time loop).
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ _TYPE_DECL = re.compile(
     r"\b(?:header|header_union|struct|control|parser|package)\s+([A-Za-z_]\w*)"
     r"|\benum\s+(?:bit\s*<\s*\d+\s*>\s*|int\s*<\s*\d+\s*>\s*)?([A-Za-z_]\w*)"
     r"|\bextern\s+([A-Za-z_]\w*)\s*(?:<[^>{;]*>)?\s*\{"
-    r"|\b(?:typedef|type)\b[^;{}]*?\b([A-Za-z_]\w*)\s*;"
+    # `type` after a dot is a field (`h.eth.type : exact;`), not a declaration.
+    r"|(?<!\.)(?<!\.\s)\b(?:typedef|type)\b[^;{}]*?\b([A-Za-z_]\w*)\s*;"
 )
 _TYPE_PARAMS = re.compile(r"\b[A-Za-z_]\w*\s*<\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*>\s*[({]")
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:[^\"\\]|\\.)*\"", re.S)

@@ -14,7 +14,9 @@ see these forms:
   iterations, and each iteration becomes a copy of the body followed by the
   updates. `break` and `continue` set per-loop boolean flags that guard the rest
   of the iteration and the iterations after it. A loop whose iteration count is
-  not known at compile time is an error naming the loop.
+  not known at compile time (or that would unroll too large) stays a loop,
+  `ir.Loop`, which the bmv2 back end runs with jump primitives inside an action,
+  as p4c does.
 """
 
 from __future__ import annotations
@@ -25,11 +27,16 @@ from . import ir
 from .errors import CompileError, Location
 
 MAX_ITERATIONS = 1024
+MAX_SIMULATED = 1 << 16  # iterations simulated to find a loop that never ends
 MAX_UNROLLED_NODES = 200_000
 
 
 class _NotConstant(Exception):
     pass
+
+
+class _RunTimeLoop(Exception):
+    """The loop cannot be unrolled: it stays a loop (ir.Loop)."""
 
 
 # -- compound assignment and slices ----------------------------------------------------
@@ -61,32 +68,52 @@ def flatten_slice(s: ir.Slice) -> ir.Slice:
 
 def unroll_for(init: list[ir.Stmt], cond: ir.Expr | None, updates: list[ir.Stmt],
                body: ir.Stmt, loc: Location) -> ir.Block:
-    """The loop as straight-line code with one copy of the body per iteration."""
+    """The loop as straight-line code with one copy of the body per iteration, or, if
+    its iterations are not known at compile time, as a run-time loop (ir.Loop)."""
+    try:
+        count = _iterations(init, cond, updates, body, loc)
+    except _RunTimeLoop:
+        return ir.Block((ir.Loop(tuple(init), cond if cond is not None else
+                                 ir.BoolLit(True, loc), tuple(updates), body, loc),), loc)
+    iterations = [[body, *updates] for _ in range(count)]
+    return ir.Block(tuple(init) + _iterate(iterations, loc), loc)
+
+
+def _iterations(init: list[ir.Stmt], cond: ir.Expr | None, updates: list[ir.Stmt],
+                body: ir.Stmt, loc: Location) -> int:
+    """How many times the loop runs, simulated from its header; _RunTimeLoop if that is
+    not known at compile time (or the unrolled loop would be too large)."""
     if cond is None:
-        raise CompileError(loc, "for loop without a condition cannot be unrolled "
-                           "(its iteration count must be known at compile time)")
+        raise _RunTimeLoop()
     env, widths = _initial_values(init, loc)
     for u in updates:
-        if not (isinstance(u, ir.Assign) and isinstance(u.lhs, ir.Name)):
-            raise CompileError(u.loc, "for loop update must assign a loop variable "
-                               "for the loop to be unrolled")
-        if u.lhs.name not in env:
-            raise CompileError(u.loc, f"for loop update assigns {u.lhs.name}, which the "
-                               "loop's initialisation does not set")
-    _check_body_keeps(body, set(env))
+        if not (isinstance(u, ir.Assign) and isinstance(u.lhs, ir.Name)) \
+                or u.lhs.name not in env:
+            raise _RunTimeLoop()
+    if _body_assigns(body, set(env)):
+        raise _RunTimeLoop()
+    breaks = any(isinstance(n, ir.Break) for n in _walk(body))
     count = 0
+    seen: set[tuple] = set()
     while _evaluate(cond, env, loc, "condition"):
         count += 1
         if count > MAX_ITERATIONS:
-            raise CompileError(loc, f"for loop does not finish within {MAX_ITERATIONS} "
-                               "iterations; it cannot be unrolled")
+            # Too long to unroll: a run-time loop, unless it provably never ends.
+            state = tuple(sorted(env.items()))
+            if state in seen and not breaks:
+                raise CompileError(loc, "for loop never ends: its variables come back to "
+                                   + ", ".join(f"{k} = {v}" for k, v in state))
+            if count > MAX_SIMULATED or state in seen:
+                raise _RunTimeLoop()
+            seen.add(state)
         for u in updates:
             assert isinstance(u, ir.Assign) and isinstance(u.lhs, ir.Name)
             env[u.lhs.name] = _wrap(_evaluate(u.rhs, env, loc, "update"),
                                     widths.get(u.lhs.name))
-    _check_size(body, count, loc)
-    iterations = [[body, *updates] for _ in range(count)]
-    return ir.Block(tuple(init) + _iterate(iterations, loc), loc)
+    if count > MAX_ITERATIONS or \
+            sum(1 for _ in _walk(body, into_loops=True)) * count > MAX_UNROLLED_NODES:
+        raise _RunTimeLoop()  # it ends, but is too long to unroll
+    return count
 
 
 def unroll_for_in(tref: ir.TypeRef, name: str, collection: Any, body: ir.Stmt,
@@ -95,8 +122,8 @@ def unroll_for_in(tref: ir.TypeRef, name: str, collection: Any, body: ir.Stmt,
     if not (isinstance(collection, tuple) and collection[0] == "range"):
         _check_body_keeps(body, {name})
         return ir.Block((ir.ForInStack(tref, name, collection, body, loc),), loc)
-    lo = _evaluate(collection[1], {}, loc, "range start")
-    hi = _evaluate(collection[2], {}, loc, "range end")
+    lo = _evaluate(collection[1], {}, loc, "range start", run_time=False)
+    hi = _evaluate(collection[2], {}, loc, "range end", run_time=False)
     if hi - lo + 1 > MAX_ITERATIONS:
         raise CompileError(loc, f"for loop range has more than {MAX_ITERATIONS} values; "
                            "it cannot be unrolled")
@@ -193,8 +220,7 @@ def _initial_values(init: list[ir.Stmt], loc: Location) -> tuple[dict[str, int],
         elif isinstance(s, ir.Assign) and isinstance(s.lhs, ir.Name):
             env[s.lhs.name] = _evaluate(s.rhs, env, s.loc, "initial value")
         else:
-            raise CompileError(getattr(s, "loc", loc), "for loop initialisation must give "
-                               "the loop variables constant values for the loop to be unrolled")
+            raise _RunTimeLoop()
     return env, widths
 
 
@@ -216,32 +242,38 @@ def _wrap(value: int, width: tuple[int, bool] | None) -> int:
 
 def _check_size(body: ir.Stmt, count: int, loc: Location) -> None:
     """Nested loops multiply: keep the unrolled program to a size later passes handle."""
-    nodes = sum(1 for _ in _walk(body))
+    nodes = sum(1 for _ in _walk(body, into_loops=True))
     if nodes * count > MAX_UNROLLED_NODES:
         raise CompileError(loc, f"for loop unrolls to {nodes * count} syntax nodes (more "
                            f"than {MAX_UNROLLED_NODES}); it cannot be unrolled")
 
 
+def _body_assigns(body: ir.Stmt, names: set[str]) -> bool:
+    """Unrolling counts iterations from the header alone: not if the body assigns them."""
+    return any(isinstance(node, ir.Assign) and isinstance(node.lhs, ir.Name)
+               and node.lhs.name in names for node in _walk(body, into_loops=True))
+
+
 def _check_body_keeps(body: ir.Stmt, names: set[str]) -> None:
-    """Unrolling counts iterations from the header alone: the body may not assign them."""
-    for node in _walk(body):
+    """A `for ... in` loop's variable is read-only: the body may not assign it."""
+    for node in _walk(body, into_loops=True):
         if isinstance(node, ir.Assign) and isinstance(node.lhs, ir.Name) \
                 and node.lhs.name in names:
             raise CompileError(node.loc, f"loop variable {node.lhs.name} is assigned in "
-                               "the loop body; the loop cannot be unrolled")
+                               "the loop body")
 
 
-def _walk(node: Any):
+def _walk(node: Any, into_loops: bool = False):
     yield node
-    if isinstance(node, ir.ForInStack):
-        return  # its break/continue are lowered when it is unrolled
+    if isinstance(node, (ir.ForInStack, ir.Loop)) and not into_loops:
+        return  # their break/continue are their own
     if isinstance(node, ir.Node):
         for v in vars(node).values():
             if isinstance(v, (ir.Node, tuple, list)):
-                yield from _walk(v)
+                yield from _walk(v, into_loops)
     elif isinstance(node, (tuple, list)):
         for v in node:
-            yield from _walk(v)
+            yield from _walk(v, into_loops)
 
 
 def find_stray_jump(program: ir.Program) -> ir.Stmt | None:
@@ -265,13 +297,15 @@ _BINARY = {
 }
 
 
-def _evaluate(e: ir.Expr, env: dict[str, int], loc: Location, what: str) -> int:
+def _evaluate(e: ir.Expr, env: dict[str, int], loc: Location, what: str,
+              run_time: bool = True) -> int:
     try:
         return _value(e, env)
     except _NotConstant:
+        if run_time:
+            raise _RunTimeLoop() from None
         raise CompileError(getattr(e, "loc", loc) or loc,
-                           f"for loop {what} is not known at compile time; the loop at "
-                           f"{loc} cannot be unrolled (bmv2 has no loops)") from None
+                           f"for loop {what} is not known at compile time") from None
     except ZeroDivisionError:
         raise CompileError(loc, f"division by zero in the for loop {what}") from None
 

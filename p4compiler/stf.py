@@ -34,7 +34,7 @@ are a prefix of the packet (a longer packet matches) unless the data ends with
 
 Key values: `0x0a000000/8` (lpm), `0x0a**` (nibble wildcards: a ternary mask, or
 an lpm prefix of the spelled digits, as bmv2stf makes them), `0x0800&&&0xff00`
-(ternary value&&&mask), `10..20` (range), or a plain number (decimal, 0x hex,
+(ternary value&&&mask), `10..20` or `10->20` (range), or a plain number (decimal, 0x hex,
 0b binary, 0o octal). A hex literal on a ternary key is masked to the digits it
 spells (`0x0a` matches the low 8 bits), as in bmv2stf.
 
@@ -209,6 +209,16 @@ def _hex(text: str, wildcard: bool, where: str) -> str:
     return h
 
 
+def _packet_bytes(h: str, where: str) -> bytes:
+    """Input packet bytes. As p4c's runner converts them two digits at a time, a
+    lone last digit is a whole byte (`20 0` is 0x20 0x00, `0 f` ends in 0x0f)."""
+    if "*" in h:
+        raise StfError(f"{where}: bad character '*' in packet data")
+    if len(h) % 2:
+        h = h[:-1] + "0" + h[-1]
+    return bytes.fromhex(h)
+
+
 def _literal(text: str) -> tuple[int, int, int] | None:
     """(value, mask, bits) of a 0x/0b/0o literal with optional `*` digits, else None."""
     t = text.replace("_", "").lower()
@@ -239,8 +249,8 @@ def _key(token: str, where: str) -> KeyMatch:
             v, p = value.split("/")
             lit = _literal(v)
             return KeyMatch(name, "lpm", lit[0] if lit else parse_int(v), prefix_len=parse_int(p))
-        if ".." in value:
-            lo, hi = value.split("..")
+        if ".." in value or "->" in value:   # `lo..hi`, or simple_switch_CLI's `lo->hi`
+            lo, hi = value.split(".." if ".." in value else "->")
             return KeyMatch(name, "range", parse_int(lo), high=parse_int(hi))
         lit = _literal(value)
         if lit is not None:
@@ -360,7 +370,8 @@ def _statement(word: str, rest: str, lineno: int, where: str) -> Command | None:
         return SetDefault(table, _action(act, where), lineno)
     if word == "packet":
         port_text, _, data = rest.partition(" ")
-        return Packet(parse_int(port_text), bytes.fromhex(_hex(data, False, where)), lineno)
+        return Packet(parse_int(port_text), _packet_bytes(_hex(data, True, where), where),
+                      lineno)
     if word == "expect":
         return _expect(rest, lineno, where)
     if word == "mcast":

@@ -571,6 +571,11 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     def block(self, meta, c):
         return ir.Block(tuple(c), self._loc(meta))
 
+    def annotated_block(self, meta, c):
+        # `@atomic { ... }` (P4_16 block statement with annotations): for bmv2 the
+        # annotations change nothing, the block runs as written.
+        return c[-1]
+
     def empty_stmt(self, meta, c):
         return ir.Empty(self._loc(meta))
 

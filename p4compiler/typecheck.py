@@ -571,7 +571,8 @@ class Checker:
 
     def check_control(self, d: ir.ControlDecl, role: str,
                       ctor_args: tuple[tuple[str, ir.Expr], ...] = ()) -> TypedBlock:
-        scope = Scope(self.globals, "control", d.name)
+        from .passes.local_initializers import move_initializers_with_calls
+        d, scope = move_initializers_with_calls(d), Scope(self.globals, "control", d.name)
         for name, value in ctor_args:
             scope.declare(name, ConstEntity(name, value), d.loc)
         params = self._params(d.params, scope, "control")
@@ -707,6 +708,10 @@ class Checker:
         for a, p in zip(args, params, strict=True):
             pt = self.resolve_type(p.tref, self.globals)
             assert a.value is not None
+            if isinstance(pt, ir.BlockT) and isinstance(a.value, ir.Name) and isinstance(
+                    inst := scope.lookup(a.value.name), ControlInstance):
+                out.append((p.name, inst))  # a control instance (`C2(c1) c2;`)
+                continue
             v = self.coerce(self.expr(a.value, scope, pt), pt, a.loc)
             if not _is_constant(v):
                 raise CompileError(a.loc, f"{decl.name}: constructor argument {p.name} must be "
@@ -875,7 +880,7 @@ class Checker:
 
     def stmt(self, s: ir.Stmt, scope: Scope, ctx: str) -> ir.Stmt:
         typed = self._stmt(s, scope, ctx)
-        if isinstance(typed, (ir.Block, ir.Empty, ir.Exit)):
+        if isinstance(typed, (ir.Block, ir.Empty, ir.Exit, ir.Loop, ir.Break, ir.Continue)):
             return typed
         return self.finish(typed, ctx)
 
@@ -891,6 +896,10 @@ class Checker:
             stmts = tuple(self.stmt(x, inner, ctx) for x in s.stmts)
             self.warn_unreachable(stmts)
             return ir.Block(stmts, s.loc)
+        if isinstance(s, ir.Loop):
+            return self.run_time_loop(s, scope, ctx)
+        if isinstance(s, (ir.Break, ir.Continue)):
+            return s  # a run-time loop's own (loops.find_stray_jump found the others)
         if isinstance(s, ir.Assign):
             self.check_alias_write(s.lhs, scope, s.loc)
             lhs = self.expr(s.lhs, scope)
@@ -935,6 +944,27 @@ class Checker:
         if isinstance(s, ir.Switch):
             return self.switch(s, scope, ctx)
         raise CompileError(getattr(s, "loc", None), f"unsupported statement {type(s).__name__}")
+
+    def run_time_loop(self, s: ir.Loop, scope: Scope, ctx: str) -> ir.Loop:
+        """A `for` loop the front end could not unroll: bmv2 runs it in an action."""
+        if ctx == "parser":
+            raise CompileError(s.loc, "this for loop's iterations are known only at run "
+                               "time, and bmv2 cannot loop inside a parser state")
+        inner = Scope(scope, scope.kind, scope.prefix)
+        init = tuple(self.stmt(x, inner, ctx) for x in s.init)
+        cond = self.expr(s.cond, inner, ir.Bool())
+        if not isinstance(cond.type, ir.Bool):
+            raise CompileError(s.loc, f"for loop condition must be bool, not {cond.type}")
+        if _inline_calls(cond):
+            raise CompileError(s.loc, "a call in the condition of a for loop whose "
+                               "iterations are known only at run time is not supported")
+        body = self.stmt(s.body, Scope(inner, inner.kind, inner.prefix), ctx)
+        updates = tuple(self.stmt(x, inner, ctx) for x in s.updates)
+        for node in (body, *updates):
+            if any(isinstance(x, ir.Return) for x in _walk(node)):
+                raise CompileError(s.loc, "return inside a for loop whose iterations are "
+                                   "known only at run time is not supported")
+        return ir.Loop(init, cond, updates, body, s.loc)
 
     def switch(self, s: ir.Switch, scope: Scope, ctx: str) -> ir.Switch:
         e = self.expr(s.expr, scope)
@@ -1105,6 +1135,8 @@ class Checker:
                     raise CompileError(e.loc, f"{t.name}.{m}: no such enum member")
                 return ir.Member(base, m, e.loc, t)
             raise CompileError(e.loc, f"{t}.{m}: not a member")
+        if m in ir.SIZE_METHODS and isinstance(bt, (ir.StructLike, ir.Stack)):
+            return ir.Member(base, m, e.loc, ir.CallableT("builtin", m))
         if isinstance(bt, ir.StructLike):
             f = bt.field(m)
             if f is not None:
@@ -1515,6 +1547,9 @@ class Checker:
             return ir.CallStmt(call, s.loc)
         if isinstance(s, ir.Assign):
             lhs = lift(s.lhs, pre, False)
+            if _inline_calls(s.rhs):   # the target is evaluated before the value
+                from .passes.short_circuit import freeze_indices
+                lhs = freeze_indices(self, lhs, pre)
             return ir.Assign(lhs, lift(s.rhs, pre, False), s.loc)
         if isinstance(s, ir.If):
             return dataclasses.replace(s, cond=lift(s.cond, pre, False))
@@ -1553,18 +1588,7 @@ class Checker:
                     raise CompileError(e.loc, f"{e.target[1]} returns no value")
                 return result
             return e
-        changes = {}
-        for f in dataclasses.fields(e):
-            if f.name in ("ref", "type", "loc", "target", "tref"):
-                continue
-            v = getattr(e, f.name)
-            if isinstance(v, ir.Expr):
-                changes[f.name] = self.lift_expr(v, pre, guarded)
-            elif isinstance(v, tuple) and v and isinstance(v[0], ir.Expr):
-                changes[f.name] = tuple(self.lift_expr(x, pre, guarded) for x in v)
-            elif isinstance(v, tuple) and v and isinstance(v[0], tuple):
-                changes[f.name] = tuple((k, self.lift_expr(x, pre, guarded)) for k, x in v)
-        return dataclasses.replace(e, **changes) if changes else e
+        return short_circuit.lift_operands(self, e, pre, guarded)
 
     def expand_call(self, call: ir.Call, pre: list[ir.Stmt]) -> ir.Expr | None:
         """Inline one function call: copy-in, the body without returns, copy-out."""
@@ -1585,7 +1609,8 @@ class Checker:
                 continue
             pre.append(self.temp_decl(tmp, v if direction in ("in", "inout") else None, loc))
             if direction in ("out", "inout") and v is not None:
-                post.append(ir.Assign(v, tmp, loc))
+                from .passes.short_circuit import freeze_indices  # copy-out target: now
+                post.append(ir.Assign(freeze_indices(self, v, pre), tmp, loc))
         new_body = _rewrite(body, lambda x: subst.get(id(x.ref))
                             if isinstance(x, ir.Name) and isinstance(x.ref, ParamEntity)
                             else None)
@@ -1722,7 +1747,8 @@ class Checker:
         assert blk is not None
         inner = Scope(self.globals, "control", inst.prefix)
         for name, value in inst.ctor_args:
-            inner.declare(name, ConstEntity(name, value), d.loc)
+            inner.declare(name, value if isinstance(value, ControlInstance)
+                          else ConstEntity(name, value), d.loc)
         typed = []
         for arg, p in zip(e.args, d.params, strict=True):
             if arg.value is None:
@@ -1778,6 +1804,9 @@ class Checker:
 
     def call_builtin(self, e: ir.Call, fn: ir.Member, scope: Scope) -> ir.Expr:
         m = fn.member
+        if m in ir.SIZE_METHODS and not e.args and (  # folded: a constant of the type
+                size := ir.size_method(fn.expr.type, m)) is not None:  # type: ignore[arg-type]
+            return ir.Lit(size, e.loc, ir.InfInt())
         if m == "isValid":
             if e.args:
                 raise CompileError(e.loc, "isValid takes no arguments")
@@ -1795,7 +1824,7 @@ class Checker:
             if not isinstance(n, ir.Lit):
                 raise CompileError(e.loc, f"{m}: the count must be a constant")
             return ir.Call(fn, (ir.Arg(n, "count", e.loc),), (), e.loc, ir.Void(), ("builtin", m))
-        raise CompileError(e.loc, f"{m}: unknown method")
+        raise CompileError(e.loc, f"{m}: unknown method, or wrong arguments")
 
     def call_method(self, e: ir.Call, fn: ir.Member, scope: Scope) -> ir.Expr:
         inst_t = ir.unwrap(fn.expr.type)  # type: ignore[arg-type]
@@ -2080,6 +2109,13 @@ class _Uninit:
             return None
         if isinstance(s, ir.Exit):
             return None
+        if isinstance(s, ir.Loop):  # the body may run no time at all
+            a = self.block(list(s.init), a)
+            if a is None:
+                return None
+            self.read(s.cond, a)
+            self.block([s.body, *s.updates], set(a))
+            return a
         return a
 
 

@@ -17,6 +17,8 @@ from p4switch.program_common import (
     _indent,
 )
 
+MAX_ACTION_STEPS = 1 << 20  # primitives one action call may run
+
 
 class ActionCodegen:
     """Mixin of Program (p4switch/program.py)."""
@@ -28,8 +30,13 @@ class ActionCodegen:
         where = f"{where} ({a['name']})"
         prims = a.get("primitives", [])
         if any(p.get("op") in ("_jump", "_jump_if_zero") for p in prims):
-            # Branches inside an action: a small program-counter loop.
-            lines = ["pc = 0", "while True:"]
+            # Branches (and run-time loops) inside an action: a program-counter loop,
+            # stopped with an error where bmv2 would spin for ever.
+            lines = ["pc = 0", f"steps = {MAX_ACTION_STEPS}", "while True:",
+                     "    steps -= 1",
+                     "    if steps < 0:",
+                     f"        raise RuntimeError({where!r} + ' ran {MAX_ACTION_STEPS} "
+                     "primitives: a loop that does not end')"]
             for i, p in enumerate(prims):
                 pw = f"{where}.primitives[{i}]"
                 lines.append(f"    {'if' if i == 0 else 'elif'} pc == {i}:")

@@ -341,7 +341,9 @@ class ExpressionCodegen:
             iw = f"{where}.input[{ii}]"
             t = inp.get("type")
             if t == "field":
-                slot, w, _s, _hd, _f = self._field(inp["value"], iw)
+                slot, w, _s, hd, f = self._field(inp["value"], iw)
+                if hd.var_field == f:  # a varbit field: its current width
+                    w = f"S[{hd.var_width}]"
                 lines.append(f"    parts.append((S[{slot}], {w}))")
             elif t == "hexstr":
                 lines.append(f"    parts.append(({_hex(inp['value'])}, {int(inp['bitwidth'])}))")
@@ -349,6 +351,8 @@ class ExpressionCodegen:
                 hd = self._hdr(inp["value"], iw)
                 lines.append(f"    if S[{hd.valid}]:")
                 for f, w, _s in hd.fields:
+                    if hd.var_field == f:
+                        w = f"S[{hd.var_width}]"
                     lines.append(f"        parts.append((S[{hd.slots[f]}], {w}))")
             elif t == "payload":
                 payload = True

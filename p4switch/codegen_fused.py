@@ -39,11 +39,12 @@ class FusedCodegen:
         hd = next((h for h in self.headers.values() if h.index == index), None)
         if hd is None or hd.var_field is not None:
             return None
-        lines = [f"if S_{hd.raw} >= 0:", f"    off = S_{hd.raw}"]
+        # `_mo`, not `off`: inlined into a parser state, `off` is the parser's cursor.
+        lines = [f"if S_{hd.raw} >= 0:", f"    _mo = S_{hd.raw}"]
         bit = 0
         for f, w, signed in hd.fields:
             if (hd.name, f) not in self.read_fields:
-                o = f"off+{bit // 8}" if bit // 8 else "off"
+                o = f"_mo+{bit // 8}" if bit // 8 else "_mo"
                 val = self._read_bits(f"S_{PKT}", o, bit % 8, w)
                 if signed:
                     val = f"_sx({val}, {w})"

@@ -96,12 +96,21 @@ class ParserCodegen:
                 lines += _indent(fail("StackOutOfBounds"))
                 lines.append(f"S[{nx}] += 1")
                 return lines
+            if p.get("type") == "union_stack":
+                return self._extract_union_next(p.get("value"), vl, fail, where)
             raise ProgramError(f"{where}: unsupported extract target type {p.get('type')!r}")
         if kind == "set":
             if len(params) != 2:
                 raise ProgramError(f"{where}: set takes 2 parameters")
             pre = []
             val = self.expr(params[1], where, pre)
+            src = params[1] if isinstance(params[1], dict) else {}
+            if src.get("type") == "lookahead":
+                # bmv2 peeks for a set, and fails when the packet is too short (a
+                # select key's lookahead reads zeros instead).
+                bit_off, width = src["value"]
+                pre += [f"if off + {(bit_off + width + 7) // 8} > plen:",
+                        *_indent(fail("PacketTooShort"))]
             return pre + self._store(params[0], val, where, pre)
         if kind == "verify":
             if len(params) != 2:
@@ -125,6 +134,22 @@ class ParserCodegen:
                 lines += self._primitive(prim, f"{where}.parameters[{pi}]", in_parser=True)
             return lines
         raise ProgramError(f"{where}: unknown parser op {kind!r}")
+
+    def _extract_union_next(self, v, vl, fail, where) -> list[str]:
+        """`u.next.m` of a stack of unions: member m of the next element (bmv2's
+        "union_stack" extract, [stack, member])."""
+        if not (isinstance(v, list) and len(v) == 2 and v[0] in self.union_stacks):
+            raise ProgramError(f"{where}: unknown header union stack {v!r}")
+        name, member = v
+        nx = self.stack_next[name]
+        lines = []
+        for i, uname in enumerate(self.union_stacks[name]):
+            lines.append(f"{'if' if i == 0 else 'elif'} S[{nx}] == {i}:")
+            lines += _indent(self._extract(self._hdr(f"{uname}.{member}", where), vl, fail))
+        lines.append("else:")
+        lines += _indent(fail("StackOutOfBounds"))
+        lines.append(f"S[{nx}] += 1")
+        return lines
 
     def _invalidate_siblings(self, hd: Header) -> list[str]:
         """A header union member just became valid: the other members become invalid."""

@@ -73,7 +73,7 @@ def _primitive(p: Any, where: str, field_lists: set) -> None:
         return
     params = p.get("parameters") or []
     for i, x in enumerate(params):
-        _expression_param(x, f"{where} ({p.get('op')}).parameters[{i}]")
+        _expression_param(x, f"{where} ({p.get('op')}).parameters[{i}]", data=True)
     if p.get("op") in CLONE_PRIMITIVES and len(params) == 2 and isinstance(params[1], dict) \
             and params[1].get("type") == "hexstr":
         try:
@@ -86,9 +86,16 @@ def _primitive(p: Any, where: str, field_lists: set) -> None:
                                 "preserves nothing names an empty field list)")
 
 
-def _expression_param(x: Any, where: str) -> None:
+# Operators whose result is a boolean: bmv2 types an expression by its root.
+BOOLEAN_OPS = ("==", "!=", "<", ">", "<=", ">=", "and", "or", "not", "d2b", "valid",
+               "valid_union")
+
+
+def _expression_param(x: Any, where: str, data: bool = False) -> None:
     """An "expression" parameter's value is an expression node (with its own "type"),
-    not the operator object: bmv2 says "Invalid 'type' in expression: ''"."""
+    not the operator object: bmv2 says "Invalid 'type' in expression: ''". A primitive's
+    parameter (`data`) holds data, not a boolean: bmv2 aborts ("Invalid expression
+    type") on a condition there unless it is converted with b2d."""
     if isinstance(x, dict) and x.get("type") == "expression":
         v = x.get("value")
         if not isinstance(v, dict) or "type" not in v:
@@ -96,6 +103,12 @@ def _expression_param(x: Any, where: str) -> None:
                 f"{where}: an expression parameter's value must be an expression node "
                 "({\"type\": \"expression\", \"value\": {\"op\": ...}}), not the operator "
                 "itself (bmv2: Invalid 'type' in expression: '')")
+        root = v.get("value") if v.get("type") == "expression" else None
+        if data and (v.get("type") == "bool" or (isinstance(root, dict)
+                                                 and root.get("op") in BOOLEAN_OPS)):
+            raise JsonRuleError(f"{where}: a primitive's expression parameter must be data, "
+                                "not a boolean (bmv2 aborts: Invalid expression type); "
+                                "convert the condition with b2d")
         _node(v, f"{where}.value")
 
 

@@ -169,8 +169,6 @@ class Program(ExpressionCodegen, ParserCodegen, ControlCodegen, ActionCodegen,
             self.stack_next[s["name"]] = slot
             template.append(0)
             slot += 1
-        if self._list("header_union_stacks"):
-            raise ProgramError("header_union_stacks: not supported by this switch")
         self.unions = {}
         self.union_siblings: dict[str, list[Header]] = {}
         for u in self._list("header_unions"):
@@ -182,6 +180,19 @@ class Program(ExpressionCodegen, ParserCodegen, ControlCodegen, ActionCodegen,
             self.unions[u["name"]] = members
             for m in members:  # at most one member valid: validating one clears the rest
                 self.union_siblings[m.name] = [x for x in members if x is not m]
+        # Stacks of unions: their elements are the unions above (constant indices, and
+        # `.next` in extract); other stack operations on them are refused where used.
+        self.union_stacks: dict[str, list[str]] = {}
+        by_id = {u.get("id"): u.get("name") for u in self._list("header_unions")}
+        for i, s in enumerate(self._list("header_union_stacks")):
+            try:
+                self.union_stacks[s["name"]] = [by_id[x] for x in s["header_union_ids"]]
+            except KeyError as e:
+                raise ProgramError(f"header_union_stacks[{i}] ({s.get('name')}): unknown "
+                                   f"union id {e}") from None
+            self.stack_next[s["name"]] = slot   # the element `.next` extracts into
+            template.append(0)
+            slot += 1
         # Standard metadata, through field_aliases where the program renames it.
         aliases = {}
         for a in self._list("field_aliases"):

@@ -164,9 +164,10 @@ class EmbeddedControl:
 
 # ----------------------------------------------------------------- running
 def run_embedded(j: dict, script: stf.StfScript, filename: str = "<stf>",
-                 log: bool = False) -> Outcome:
+                 log: bool = False, fast: bool = False) -> Outcome:
     """Run `script` on an in-process embedded switch loaded with bmv2 JSON `j`
-    (`log`: the switch's bmv2-style per-packet log on stderr)."""
+    (`log`: the switch's bmv2-style per-packet log on stderr; `fast`: packets through
+    the data-plane thread's per-packet function instead of the general path)."""
     from p4switch.switch import ProgramError, Switch
 
     ports = script.ports()
@@ -181,7 +182,7 @@ def run_embedded(j: dict, script: stf.StfScript, filename: str = "<stf>",
     for c in script.commands:
         if isinstance(c, stf.Packet):
             errors = sw.pipeline_errors
-            for port, frame in sw.process(c.port, c.data):
+            for port, frame in sw.process(c.port, c.data, fast=fast):
                 if port in ports:
                     outcome.outputs[port].append(frame)
             if sw.pipeline_errors > errors:

@@ -374,29 +374,38 @@ class Switch(FastPaths, DataplaneApi):
             n += 1
 
     # ------------------------------------------------------------ sync entry
-    def process(self, port: int, frame: bytes) -> list[tuple[int, bytes]]:
+    def process(self, port: int, frame: bytes, fast: bool = False) -> list[tuple[int, bytes]]:
         """Run one frame through the whole switch at once; return (port, frame) outputs.
 
         Queues are served immediately (the configured rates and delays are ignored);
         resubmitted and recirculated packets are processed at once, at most
         MAX_SYNC_PASSES extra passes per call. CPU-port frames are returned too
-        (and given to the packet-in handler).
+        (and given to the packet-in handler). `fast`: through the data-plane thread's
+        per-packet function (the fused fast path where the program has one) instead
+        of the general path: both must give the same outputs.
         """
         with self._lock:
             prog = self._prog()
             out: list[tuple[int, bytes]] = []
             self._sync_out = out
-            saved = {p: (pq.unlimited, pq.delay_s) for p, pq in self.tm.ports.items()}
+            if fast:  # every port exists, as on the data-plane thread
+                for p in (*self.ports, *([self.cpu_port] if self.cpu_port is not None else [])):
+                    self.tm.port(p)
+            saved = {p: (pq.unlimited, pq.delay_s, pq.fast) for p, pq in self.tm.ports.items()}
             for pq in self.tm.ports.values():
-                pq.unlimited, pq.delay_s = True, 0.0
+                pq.unlimited, pq.delay_s, pq.fast = True, 0.0, pq.up if fast else pq.fast
             try:
                 now = time.monotonic()
-                self._ingress(prog, self._new_packet(prog, frame, port, now), now)
+                if fast:
+                    self._fast_path(prog)(frame, port, now, int((now - self.t0) * 1e6))
+                else:
+                    self._ingress(prog, self._new_packet(prog, frame, port, now), now)
                 self._run_resubmits(prog, now, MAX_SYNC_PASSES)
                 self._resubmits.clear()
             finally:
-                for p, (u, d) in saved.items():
-                    self.tm.ports[p].unlimited, self.tm.ports[p].delay_s = u, d
+                for p, (u, d, f) in saved.items():
+                    pq = self.tm.ports[p]
+                    pq.unlimited, pq.delay_s, pq.fast = u, d, f
                 self._sync_out = None
             return out
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from .. import ir
 from ..errors import CompileError
-from ..typecheck import VarEntity
+from ..passes.temps import Temps
 
 
 def _is_extract(c: Any) -> bool:
@@ -30,18 +30,11 @@ def _header_type(call: ir.Call, structs: dict[str, ir.StructLike]) -> ir.StructL
 
 
 class _Rewriter:
-    def __init__(self, block: Any, taken: set[str], structs: dict[str, ir.StructLike]):
-        self.block, self.taken, self.structs = block, taken, structs
+    def __init__(self, temps: Temps, structs: dict[str, ir.StructLike]):
+        self.temps, self.structs = temps, structs
 
     def fresh(self, t: ir.StructLike, loc: Any) -> ir.Name:
-        n = 0
-        while f"dontcare_hdr_{n}" in self.taken:
-            n += 1
-        name = f"dontcare_hdr_{n}"
-        self.taken.add(name)
-        ent = VarEntity(name, t, name)
-        self.block.variables.append(ent)
-        return ir.Name(name, loc, t, ent)
+        return self.temps.new("dontcare_hdr", t, loc)
 
     def stmt(self, s: ir.Stmt) -> ir.Stmt:
         if isinstance(s, ir.Block):
@@ -57,11 +50,12 @@ class _Rewriter:
 
 
 def dont_care_extracts(typed: Any) -> None:
-    taken = {v.unique for b in typed.blocks.values() for v in b.variables}
+    temps = Temps(typed)
     structs = {s.name: s for s in typed.structs}
     for b in typed.blocks.values():
         if b.kind != "parser":
             continue
-        r = _Rewriter(b, taken, structs)
+        temps.block = b
+        r = _Rewriter(temps, structs)
         b.states = [dataclasses.replace(st, stmts=tuple(r.stmt(x) for x in st.stmts))
                     for st in b.states]

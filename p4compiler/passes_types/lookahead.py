@@ -14,7 +14,7 @@ import dataclasses
 from typing import Any
 
 from .. import ir
-from ..typecheck import VarEntity
+from ..passes.temps import Temps
 
 
 def is_lookahead(e: Any) -> bool:
@@ -30,20 +30,12 @@ def _is_whole(e: Any) -> bool:
 
 
 class _Hoister:
-    def __init__(self, block: Any, taken: set[str]) -> None:
-        self.block = block
-        self.taken = taken
+    def __init__(self, temps: Temps) -> None:
+        self.temps = temps
         self.pending: list[ir.Stmt] = []
 
     def fresh(self, t: ir.Type, loc: Any) -> ir.Name:
-        n = 0
-        while f"lookahead_tmp_{n}" in self.taken:
-            n += 1
-        name = f"lookahead_tmp_{n}"
-        self.taken.add(name)
-        ent = VarEntity(name, t, name)
-        self.block.variables.append(ent)
-        return ir.Name(name, loc, t, ent)
+        return self.temps.new("lookahead_tmp", t, loc)
 
     def expr(self, e: Any) -> Any:
         """`e` with every whole lookahead form inside it replaced by a fresh local."""
@@ -96,9 +88,10 @@ class _Hoister:
 
 
 def hoist_lookaheads(typed: Any) -> None:
-    taken = {v.unique for b in typed.blocks.values() for v in b.variables}
+    temps = Temps(typed)
     for b in typed.blocks.values():
         if b.kind != "parser":
             continue
-        h = _Hoister(b, taken)
+        temps.block = b
+        h = _Hoister(temps)
         b.states = [h.state(st) for st in b.states]

@@ -195,6 +195,27 @@ def test_const_entries_with_priorities_and_match_kinds() -> None:
     assert r.p4info.tables[0].is_const_table
 
 
+def test_optional_keys_are_ternary_keys_for_bmv2() -> None:
+    # bmv2 has no "optional" match type: value -> full mask, `_` -> zero mask.
+    r = compile_program("""
+        action a(bit<8> v) { hdr.ipv4.ttl = v; }
+        table t {
+            key = { hdr.ipv4.proto: optional; hdr.ipv4.tos: optional; }
+            actions = { a; }
+            const entries = { (6, _): a(1); (_, 3): a(2); }
+        }
+        apply { t.apply(); }
+    """)
+    t = table(r, "Ing.t")
+    assert t["match_type"] == "ternary"
+    assert [k["match_type"] for k in t["key"]] == ["ternary", "ternary"]
+    assert t["entries"][0]["match_key"] == [
+        {"match_type": "ternary", "key": "0x06", "mask": "0xff"},
+        {"match_type": "ternary", "key": "0x00", "mask": "0x00"}]
+    mf = r.p4info.tables[0].match_fields
+    assert [f.match_type for f in mf] == [mf[0].OPTIONAL, mf[0].OPTIONAL]
+
+
 def test_counters_meters_registers() -> None:
     r = compile_program("""
         counter(64, CounterType.packets) c;
@@ -506,3 +527,24 @@ def test_hit_assigned_to_a_variable() -> None:
         {"type": "expression", "value": {"type": "expression", "value": {
             "op": "b2d", "left": None, "right": {"type": "bool", "value": True}}}}]
     assert table(r, miss)["base_default_next"] == table(r, hit)["base_default_next"]
+
+
+def test_lookahead_statement_still_peeks() -> None:
+    # bmv2 fails a too-short packet with PacketTooShort even when the value is dropped.
+    r = compile_program("apply { }", parser="""
+        state start { pkt.lookahead<bit<40>>(); transition accept; }
+    """)
+    ops = r.json["parsers"][0]["parse_states"][0]["parser_ops"]
+    assert ops[0]["op"] == "set"
+    assert ops[0]["parameters"][1] == {"type": "lookahead", "value": [0, 40]}
+
+
+def test_assert_and_assume_take_data() -> None:
+    # bmv2's assert/assume read data: b2d(condition), two expression levels as p4c.
+    r = compile_program("apply { assert(hdr.ipv4.ttl != 0); assume(true); }")
+    prims = {p["op"]: p for a in r.json["actions"] for p in a["primitives"]}
+    for op in ("assert", "assume"):
+        param = prims[op]["parameters"][0]
+        assert param["type"] == "expression"
+        assert param["value"]["type"] == "expression"
+        assert param["value"]["value"]["op"] == "b2d"

@@ -178,3 +178,19 @@ def test_sub_control_constructor_argument_errors() -> None:
         compile_program("Dec() d; apply { d.apply(hdr.ipv4); }", decls=CTRL)
     with pytest.raises(CompileError, match="compile-time constant"):
         compile_program("Dec(hdr.ipv4.ttl) d; apply { d.apply(hdr.ipv4); }", decls=CTRL)
+
+
+def test_control_instance_as_constructor_argument_is_applied_in_place() -> None:
+    decls = """
+        control step_t(inout bit<8> x);
+        control Inc(inout bit<8> x) { counter(4, CounterType.packets) hits;
+                                      apply { hits.count(0); x = x + 1; } }
+        control Wrap(inout bit<8> x)(step_t c) { apply { c.apply(x); c.apply(x); } }
+    """
+    r = compile_program("""
+        Inc() inc; Wrap(inc) w1; Wrap(inc) w2;
+        apply { w1.apply(hdr.ipv4.ttl); w2.apply(hdr.ipv4.tos); }
+    """, decls=decls)
+    # one instance, so one counter, however often it is applied
+    assert [c["name"] for c in r.json["counter_arrays"]] == ["Ing.inc.hits"]
+    assert "Ing.inc.hits" in {c.preamble.name for c in r.p4info.counters}

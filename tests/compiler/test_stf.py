@@ -40,7 +40,7 @@ def test_parses_entries_packets_and_expectations() -> None:
 @pytest.mark.parametrize("line", [
     "add T k:1 A(",
     "packet 1 0g",
-    "packet 1 abc",
+    "packet 1 ab*c",
     "frobnicate 1",
     "add T k:zz A()",
     "mirror 1",
@@ -49,6 +49,17 @@ def test_malformed_lines_name_the_line(line: str) -> None:
     with pytest.raises(stf.StfError) as e:
         stf.parse("\n" + line, "x.stf")
     assert str(e.value).startswith("x.stf:2:")
+
+
+def test_range_keys_in_both_spellings() -> None:
+    add = stf.parse("add t k:1..5 a()\nadd t k:0x10->0x20 a()", "x.stf").setup
+    assert [(c.keys[0].value, c.keys[0].high) for c in add] == [(1, 5), (16, 32)]
+
+
+def test_a_lone_last_digit_of_an_input_packet_is_a_byte() -> None:
+    # p4c's runner converts input data two digits at a time (gauntlet_index_3's STF).
+    pkt = stf.parse("packet 0 00 20 0\npacket 1 ab c", "x.stf").commands
+    assert pkt[0].data == b"\x00\x20\x00" and pkt[1].data == b"\xab\x0c"
 
 
 def test_p4c_dialect_entries() -> None:

@@ -69,10 +69,7 @@ def labs(tmp_path_factory):
 
 
 # Known divergences, each a bug to fix (strict: the mark fails once the bug is gone).
-KNOWN = {
-    "fe_serenum_mask": "embedded switch's fused fast path re-appends the packet's first bytes "
-                       "after a parser state that only assigns (Switch.process() is right)",
-}
+KNOWN: dict[str, str] = {}
 
 
 def _marked(p4: Path):

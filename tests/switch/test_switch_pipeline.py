@@ -21,6 +21,7 @@ from bmv2json import (
 )
 from fastpath import both_paths  # noqa: F401 - fixture
 
+from p4switch.program_common import ProgramError
 from p4switch.runtime_api import ActionCall, MatchKind, MatchParam, Replica
 from p4switch.switch import Switch
 
@@ -317,8 +318,9 @@ def test_digest_reports_learn_list_fields():
 
 def test_assert_failure_drops_the_packet_but_switch_survives():
     p = ethernet_program()
-    p.action("check", [], [prim("assert", expr("==", field("ethernet", "ether_type"),
-                                               hexstr(0x0800))),
+    # bmv2's assert takes data: the condition converted with b2d
+    p.action("check", [], [prim("assert", expr("b2d", None, expr(
+                               "==", field("ethernet", "ether_type"), hexstr(0x0800)))),
                            assign(field("standard_metadata", "egress_spec"), hexstr(2))])
     p.run("ingress", "check")
     sw = switch_for(p)
@@ -493,3 +495,12 @@ def test_removing_a_header_and_modifying_another_repacks_the_frame():
     f = frame(ipv4={}, payload=b"inner")
     [(_port, out)] = sw.process(1, f)
     assert out == f[:12] + b"\x88\xb5" + b"inner"
+
+
+def test_assert_on_a_bare_condition_is_refused_as_bmv2_aborts():
+    p = ethernet_program()
+    p.action("check", [], [prim("assert", expr("==", field("ethernet", "ether_type"),
+                                               hexstr(0x0800)))])
+    p.run("ingress", "check")
+    with pytest.raises(ProgramError, match="must be data, not a boolean"):
+        switch_for(p)

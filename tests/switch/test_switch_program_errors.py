@@ -141,3 +141,17 @@ def test_a_node_where_bmv2_reads_an_operator_is_refused():
     j["parsers"][0]["parse_states"][0]["parser_ops"].append({"op": "verify", "parameters": [
         {"type": "expression", "value": {"type": "bool", "value": False}}, hexstr(2)]})
     assert "an expression node's value must be an operator object" in refused(j)
+
+
+def test_union_stack_naming_an_unknown_union_is_refused():
+    j = program_with_table()
+    j["header_union_stacks"] = [{"name": "opts", "id": 0, "union_type": "U", "size": 1,
+                                 "header_union_ids": [7]}]
+    assert refused(j) == "header_union_stacks[0] (opts): unknown union id 7"
+
+
+def test_union_stack_extract_of_an_unknown_stack_is_refused():
+    j = program_with_table()
+    j["parsers"][0]["parse_states"][0]["parser_ops"].insert(0, {
+        "op": "extract", "parameters": [{"type": "union_stack", "value": ["nope", "a"]}]})
+    assert "unknown header union stack ['nope', 'a']" in refused(j)
