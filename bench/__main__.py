@@ -26,6 +26,8 @@ BENCHMARKS = {
     "bench.analysis_rate": "trace analysis of 1M frames, frames/s, vs Scapy decoding alone",
     "bench.routing": "routing engines on k-ary fat trees to 110k hosts (s, peak MB) and "
                      "OpenSM's ftree under ibsim, as a ratio",
+    "bench.switchover": "link failure on 4, 20 and 45 switches (Mininet): agents' detection and "
+                        "switchover, receivers' outage per direction, global reroute",
 }
 
 

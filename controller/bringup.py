@@ -37,6 +37,7 @@ class CablingError(RuntimeError):
 class BringupOptions:
     routing: str = "minhop"  # a controller.routing engine
     fast_reroute: bool = True  # backup ports in the data plane
+    notification: bool = True  # with fast_reroute: fault notification upstream (notify.p4)
     vl_layering: bool = True
     flow_control: FlowControl = FlowControl.LOSSY
     fc_params: fc.FlowControlParams = field(default_factory=fc.FlowControlParams)
@@ -110,7 +111,8 @@ def bring_up(fabric: Fabric, grpc_addrs: dict[str, str], p4info: Path, bmv2_json
     t0 = time.monotonic()
     sm = SubnetManager(fabric, connect_switches(fabric, grpc_addrs), host_macs=host_macs,
                        engine=routing_engine(options.routing),
-                       fast_reroute=options.fast_reroute, vl_layering=options.vl_layering)
+                       fast_reroute=options.fast_reroute, vl_layering=options.vl_layering,
+                       notification=options.notification)
     sm.convergence_delay_s = options.convergence_delay_s
     try:
         sm.push_pipeline(p4info, bmv2_json)
@@ -118,6 +120,7 @@ def bring_up(fabric: Fabric, grpc_addrs: dict[str, str], p4info: Path, bmv2_json
         sm.assign_lids(run_dir / "guid2lid.json")
         sm.install_routes()
         sm.install_sl_to_vl()
+        sm.install_notification()
         sm.write_address_book(run_dir / "address_book.json")
         configure_flow_control(sm.connections, fabric, options.fc_params, options.frame_bytes)
         qos = {}

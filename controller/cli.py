@@ -98,6 +98,7 @@ def cmd_route(args: argparse.Namespace) -> int:
         "deadlock_free": None, "deadlock_free_on_one_vl": None, "vls_used": None,
         "max_link_load": None, "mean_link_load": None, "unreachable_pairs": None,
         "path_length_histogram": None, "backup_loop_free": None, "backup_coverage": None,
+        "notify_deadlock_free": None, "notify_coverage": None,
     }
     failed = False
     if args.check:
@@ -123,10 +124,12 @@ def check_routes(fabric, lids: dict[str, int], engine, routes) -> dict:
     from controller.routing.backup import backup_routes, single_failure_loops
     from controller.routing.diagnostics import VlLayeringError, analyse, assign_vls, deadlock_free
     from controller.routing.graph import SwitchGraph
+    from controller.routing.notification import notification_check
 
     graph = SwitchGraph.from_fabric(fabric, lids)
     report = analyse(graph, routes, dependencies=False)
     one_vl, _cycle = deadlock_free(graph, routes)
+    vls = None
     if one_vl:
         ok, vls_used = True, 1
     else:
@@ -137,6 +140,8 @@ def check_routes(fabric, lids: dict[str, int], engine, routes) -> dict:
             ok, vls_used = False, None
     backups = backup_routes(fabric, lids, routes, engine)
     failures = single_failure_loops(graph, routes, backups)
+    notify = notification_check(graph, routes, backups,
+                                vls if not one_vl and vls_used else None)
     return {
         "deadlock_free": ok, "deadlock_free_on_one_vl": one_vl, "vls_used": vls_used,
         "max_link_load": report.max_link_load,
@@ -146,6 +151,10 @@ def check_routes(fabric, lids: dict[str, int], engine, routes) -> dict:
         "backup_loop_free": failures.loop_free,
         "backup_coverage": round(failures.rerouted / failures.failures, 4)
         if failures.failures else None,
+        # fault notification upstream: the CDG with every primary and backup choice, and
+        # the share of single-failure cases it heals (the SM turns it off on a cycle)
+        "notify_deadlock_free": notify.deadlock_free,
+        "notify_coverage": round(notify.coverage, 4) if notify.coverage is not None else None,
     }
 
 

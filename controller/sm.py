@@ -44,6 +44,7 @@ from controller.routing.backup import backup_routes
 from controller.routing.diagnostics import VlLayeringError, assign_vls, deadlock_free
 from controller.routing.graph import SwitchGraph
 from controller.routing.minhop import MinHop
+from controller.routing.notification import notification_check
 from topologies import link_names
 from topologies.description import Fabric, Link
 
@@ -55,6 +56,11 @@ DEFAULT_SL = 0
 SL_TABLE = "FabricIngress.sl_to_vl"  # hdr.lrh.sl exact -> set_vl(vl); default set_vl(0)
 SL_KEY = "hdr.lrh.sl"
 SL_ACTION = "FabricIngress.set_vl"
+# fault notification (p4src/include/notify.p4): keyless, the SM sets the default action
+NOTIFY_TABLE = "FabricIngress.notify_config"
+NOTIFY_ACTION = "FabricIngress.set_notify"  # (ports: mask of switch ports, epoch)
+NOTIFY_EPOCHS = 0xFFFF  # epoch is 16 bits; 0 is the pipeline's "never written"
+NOTIFY_GROUP = 1000  # notify.p4's multicast group: a switch's switch-to-switch ports
 # Above p4runtime-shell's default (1, 0): an operator's shell is a read-only backup.
 SM_ELECTION_ID = (2, 0)
 
@@ -183,7 +189,7 @@ class SubnetManager:
     def __init__(self, fabric: Fabric, connections: dict[str, SwitchConnection],
                  engine: RoutingEngine | None = None, lid_map: LidMap | None = None,
                  host_macs: dict[str, str] | None = None, fast_reroute: bool = True,
-                 vl_layering: bool = True) -> None:
+                 vl_layering: bool = True, notification: bool = True) -> None:
         missing = {s.name for s in fabric.switches} - set(connections)
         if missing:
             raise ValueError(f"no P4Runtime connection for switch(es) {sorted(missing)}")
@@ -202,6 +208,12 @@ class SubnetManager:
         self.backups: Routes = {}
         self.vl_of: dict[int, int] = {}  # dlid -> VL (= SL) where the routes need layering
         self.deadlock_problem = ""  # a cycle VL layering could not break
+        # fault notification upstream (with fast_reroute): on while the routes and backups
+        # pass notification_check; `notify_problem` says why it is off
+        self.notification = notification and fast_reroute
+        self.notify_problem = ""
+        self.notify_epoch = 0  # bumped by every install_notification
+        self._notify_groups: set[str] = set()  # switches holding NOTIFY_GROUP
         self._installed: dict[str, dict[int, RouteEntry]] = {}  # what each switch holds
         self._images: dict[str, tuple[bytes, bytes] | None] = {}  # ... as LFT bytes
         self.failed_links: set[Link] = set()  # reported down by the agents
@@ -238,6 +250,7 @@ class SubnetManager:
         """SetForwardingPipelineConfig on every switch; forgets what they held."""
         def push(name: str, conn: SwitchConnection) -> None:
             conn.set_pipeline(p4info_path, bmv2_json_path)
+            self._notify_groups.discard(name)
             self._installed[name] = {}
             self._images.pop(name, None)
 
@@ -261,7 +274,53 @@ class SubnetManager:
         self.backups = backup_routes(view, self.lids, self.routes, self.engine) \
             if self.fast_reroute else {}
         self._layer_vls(view)
+        self._check_notification(view)
         return self.routes
+
+    def _check_notification(self, view: Fabric) -> None:
+        """Notification may combine any switch's primary and backup: allowed only while
+        the CDG with all of them in it has no cycle (routing/notification.py)."""
+        self.notify_problem = ""
+        if not self.notification:
+            return
+        graph = SwitchGraph.from_fabric(view, self.lids)
+        check = notification_check(graph, self.routes, self.backups, self.vl_of,
+                                   coverage=False)
+        if not check.deadlock_free:
+            self.notify_problem = f"notification off: primary + backup choices close a " \
+                                  f"cycle ({check.cycle})"
+
+    @property
+    def notifying(self) -> bool:
+        """Fault notification is on for the routes computed last."""
+        return self.notification and not self.notify_problem
+
+    def install_notification(self) -> int:
+        """notify_config on every switch whose pipeline has it: its switch-to-switch ports
+        (none while notification is off) and a new route epoch, which retires every
+        record of a NOTIFY taken before: the routes just installed replace the patches.
+        Returns the epoch."""
+        self.notify_epoch = self.notify_epoch % NOTIFY_EPOCHS + 1
+        switches = {sw.name for sw in self.fabric.switches}
+
+        def install(name: str, conn: SwitchConnection) -> None:
+            info = conn.p4info
+            try:
+                info.table(NOTIFY_TABLE)
+            except KeyError:
+                return
+            ports = sorted(port for port, peer, _pp in self.fabric.neighbours(name)
+                           if peer in switches) if self.notifying else []
+            if ports and name not in self._notify_groups:
+                self._write_notify_group(name, conn, ports)
+            entry = info.table_entry(NOTIFY_TABLE, {}, NOTIFY_ACTION,
+                                     {"ports": sum(1 << p for p in ports),
+                                      "epoch": self.notify_epoch})
+            entry.is_default_action = True
+            conn.write([conn.modify(entry)])
+
+        self._on_all("notify_config", install)
+        return self.notify_epoch
 
     def _layer_vls(self, view: Fabric) -> None:
         """Spread destinations over VLs when the routes have a cyclic channel dependency
@@ -420,6 +479,25 @@ class SubnetManager:
         """{dlid: (primary, backup or None)} as the switch's dlid_route holds it now."""
         return read_route_entries(self.connections[switch])
 
+    def _write_notify_group(self, name: str, conn: SwitchConnection, ports: list[int]) -> None:
+        """NOTIFY_GROUP = `ports` on one switch (INSERT, or MODIFY where it exists: an SM
+        restarted over a running fabric)."""
+        from p4.v1 import p4runtime_pb2
+
+        def update(kind: int) -> p4runtime_pb2.Update:
+            u = p4runtime_pb2.Update(type=kind)
+            group = u.entity.packet_replication_engine_entry.multicast_group_entry
+            group.multicast_group_id = NOTIFY_GROUP
+            for port in ports:
+                group.replicas.add(egress_port=port, instance=1)
+            return u
+
+        try:
+            conn.write([update(p4runtime_pb2.Update.INSERT)])
+        except Exception:  # noqa: BLE001 -- already there: replace it
+            conn.write([update(p4runtime_pb2.Update.MODIFY)])
+        self._notify_groups.add(name)
+
     # ------------------------------------------------------------- link events
     def link_at(self, switch: str, port: int) -> Link | None:
         for link in self.fabric.links:
@@ -494,6 +572,7 @@ class SubnetManager:
             self.install_sl_to_vl()  # a VL the new layering uses for the first time
             changes = self.install_routes(self.routes, self.backups, ordered=True)
             record["entries_written"] = sum(c.writes for c in changes.values())
+            record["notify_epoch"] = self.install_notification()  # the patches retire
         except FabricError as exc:
             record["error"] = str(exc)
         except Exception as exc:  # noqa: BLE001 -- the SM keeps serving the fabric
@@ -567,6 +646,7 @@ class SubnetManager:
         self.assign_lids()
         changes = self.install_routes()
         self.install_sl_to_vl()
+        self.install_notification()
         if address_book_path is not None:
             self.write_address_book(address_book_path)
         return changes

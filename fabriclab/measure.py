@@ -100,10 +100,14 @@ def measure(plan: RunPlan, bringup: Bringup, traffic: TrafficRun, readout: Reado
             paths))
     if failures:
         first = failures[0]
-        figures = recovery.recovery(first.link, first.down_ns, paths, flows, bringup.backups,
-                                    traffic.recv_logs)
+        fault = next(f for f in plan.faults if f.kind == "link_down")
+        ports = link_names.port_pair(fault.link)
+        figures = recovery.recovery(
+            first.link, first.down_ns, paths, flows, bringup.backups, traffic.recv_logs,
+            cut_ns=recovery.link_seen_down_ns(ports, first.down_ns, sm.timeline))
         problems += figures.pop("problems", [])
         m.update(figures)
+        m.update(recovery.agent_timeline(ports, first.down_ns, sm.timeline))
     m.update(measure_qos(plan, bringup, traffic, readout, m))
     rec = reconcile(m, traffic.summaries, failures=bool(failures),
                     held_in_fabric=m["held_in_fabric"])

@@ -191,7 +191,9 @@ def _bringup_options(run_plan: RunPlan):
                        credit_coalesce=credit.coalesce, hoq_lifetime_us=credit.hoq_lifetime_us,
                        watchdog_detect_us=pfc.watchdog_detect_us,
                        watchdog_restore_us=pfc.watchdog_restore_us)
-    return BringupOptions(routing=scenario.routing, fast_reroute=scenario.reroute == "fast",
+    return BringupOptions(routing=scenario.routing,
+                          fast_reroute=scenario.reroute in ("fast", "local"),
+                          notification=scenario.reroute == "fast",
                           vl_layering=scenario.vl_layering, flow_control=scenario.flow_control,
                           fc_params=params, frame_bytes=frame_bytes(scenario),
                           convergence_delay_s=scenario.convergence_delay_s,

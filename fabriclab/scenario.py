@@ -129,7 +129,7 @@ class CompareSpec:
 
     name: str = ""  # e.g. "ib-like", "roce-like": the key in metrics.json's `training`
     flow_control: str = "credit"
-    reroute: str = "fast"  # fast: backup ports + SM; global: the SM's reroute only
+    reroute: str = "fast"  # as Scenario.reroute: fast, local or global
     convergence_delay_s: float = 0.0  # see Scenario.convergence_delay_s
 @dataclass(frozen=True)
 class QosSpec:
@@ -169,7 +169,9 @@ class Scenario:
     topology: str = "line:2"
     flow_control: FlowControl = FlowControl.LOSSY
     routing: str = "minhop"
-    reroute: str = "fast"  # fast: backup ports in the data plane + SM global reroute; global: SM only
+    # fast: backup ports + fault notification upstream in the data plane, then the SM's
+    # global reroute; local: backup ports only (no notification), then the SM; global: SM only
+    reroute: str = "fast"
     # The SM's global reroute starts this long after a port event: the time distributed
     # routing (BGP in a RoCE fabric) takes to converge, the RoCE/BGP stand-in. 0 = the SM's
     # own speed (an InfiniBand SM reacting to a trap).
@@ -333,8 +335,9 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     if scenario.traffic.transport not in TRANSPORTS:
         raise ScenarioError(f"{origin}: [traffic].transport {scenario.traffic.transport!r} is "
                             f"not one of {', '.join(TRANSPORTS)}")
-    if scenario.reroute not in ("fast", "global"):
-        raise ScenarioError(f"{origin}: reroute {scenario.reroute!r} is not one of fast, global")
+    if scenario.reroute not in ("fast", "local", "global"):
+        raise ScenarioError(f"{origin}: reroute {scenario.reroute!r} is not one of fast, "
+                            "local, global")
     if scenario.traffic.pattern == "stream" and scenario.traffic.src == scenario.traffic.dst:
         raise ScenarioError(f"{origin}: [traffic] src and dst are the same host")
     _check_training(scenario, origin)
@@ -351,8 +354,9 @@ def _compare(entries: Any, origin: str) -> tuple[CompareSpec, ...]:
         if not spec.name:
             raise ScenarioError(f"{where}: `name` is required")
         _enum(FlowControl, spec.flow_control, f"{where}: flow_control")
-        if spec.reroute not in ("fast", "global"):
-            raise ScenarioError(f"{where}: reroute {spec.reroute!r} is not one of fast, global")
+        if spec.reroute not in ("fast", "local", "global"):
+            raise ScenarioError(f"{where}: reroute {spec.reroute!r} is not one of fast, local, "
+                                "global")
         out.append(spec)
     names = [c.name for c in out]
     if len(set(names)) != len(names):

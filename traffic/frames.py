@@ -44,6 +44,7 @@ class Kind(enum.IntEnum):
     PROBE = 3
     HELLO = 4
     SA = 5  # subnet administration: PathRecord queries, answers, notices
+    NOTIFY = 6  # fault notification, switch to switch: "DLID unreachable through me"
 
 
 class CreditOp(enum.IntEnum):
@@ -117,6 +118,9 @@ HEADERS: dict[str, HeaderSpec] = {
                    (("origin_guid", 64), ("origin_port", 16), ("seq", 16)),
                    "SM discovery, sent as packet-out of one switch port"),
         HeaderSpec("HELLO", "hello_t", (("guid", 64),), "a host announces itself"),
+        HeaderSpec("NOTIFY", "notify_t", (("op", 8), ("reserved", 8), ("epoch", 16)),
+                   "fault notification between switches: the LRH DLID is unreachable "
+                   "through the sender (p4src/include/notify.p4)"),
         HeaderSpec("PFC", "pfc_t",
                    (("opcode", 16), ("class_enable", 16))
                    + tuple((f"quanta{i}", 16) for i in range(8)),
@@ -162,12 +166,14 @@ APP = _scapy_layer(HEADERS["APP"])
 CREDIT = _scapy_layer(HEADERS["CREDIT"])
 PROBE = _scapy_layer(HEADERS["PROBE"])
 HELLO = _scapy_layer(HEADERS["HELLO"])
+NOTIFY = _scapy_layer(HEADERS["NOTIFY"])
 
 bind_layers(Ether, LRH, type=ETHERTYPE_FABRIC)
 bind_layers(LRH, BTH, kind=int(Kind.DATA))
 bind_layers(LRH, CREDIT, kind=int(Kind.CREDIT))
 bind_layers(LRH, PROBE, kind=int(Kind.PROBE))
 bind_layers(LRH, HELLO, kind=int(Kind.HELLO))
+bind_layers(LRH, NOTIFY, kind=int(Kind.NOTIFY))
 bind_layers(BTH, APP)
 
 

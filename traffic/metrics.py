@@ -106,6 +106,7 @@ class RecoveryGap:
     recovery_ms: float | None
     pre_failure_pps: float
     protected: bool = False  # the switch sending into the failed link had a backup
+    direction: str | None = None  # how the flow crosses the failed link: `a->b`
 
 
 @dataclass(frozen=True)
@@ -293,6 +294,15 @@ class RunMetrics:
     recovery_gap_protected_ms: float | None = None
     delivery_gap_ms: float | None = None
     delivery_gap_protected_ms: float | None = None
+    # the largest recovery gap per direction of the failed link (`a->b`), and that
+    # link's detection (fault -> the later end's agent saw it) and switchover (longest
+    # liveness write) from the agents' reports; rtt_ms: one round trip of the flows
+    # crossing it when it failed (twice their largest mean one-way delay over the
+    # 100 ms before)
+    recovery_gap_by_direction: dict[str, float] | None = None
+    detection_ms: float | None = None
+    switchover_ms: float | None = None
+    rtt_ms: float | None = None
     baseline_run: str | None = None
     victim_goodput: VictimGoodput | None = None
     victim_goodput_ratio: float | None = None

@@ -159,6 +159,11 @@ control FabricEgress(inout headers_t hdr,
                 credit_tx.count(index);
             }
             truncate(FC_FRAME_BYTES);
+        } else if (hdr.notify.isValid()) {
+            /* ---- fault notification (notify.p4): a NOTIFY copy of the flood. */
+            hdr.ethernet.src_addr = SWITCH_MAC_PREFIX | (bit<48>)standard_metadata.egress_port;
+            notify_tx.count((bit<32>)standard_metadata.egress_port);
+            truncate(FC_FRAME_BYTES);
         } else if (meta.is_data == 1 && meta.cfg.mode == FC_LOSSY) {
             meta.held = 0;
             class_tx.count(index);
@@ -248,7 +253,9 @@ control FabricEgress(inout headers_t hdr,
             /* A frame held for a port whose link went down would wait for credit
              * (or a resume) that never comes, and block its ingress buffer: it
              * is discarded and counted, as a switch flushes a dead port. */
-            bool dead = (meta.ports_down >> standard_metadata.egress_port)[0:0] == 1;
+            bool down = (meta.ports_down >> standard_metadata.egress_port)[0:0] == 1;
+            /* ... or notified dead for this frame's DLID (notify.p4): no route left. */
+            bool dead = down || meta.notified_dead == 1;
 
             bit<64> seen_ns;
             blocked_seen_ns.read(seen_ns, index);
@@ -268,8 +275,10 @@ control FabricEgress(inout headers_t hdr,
                 }
                 fc_wd_since_ns.write(index, 0);
 
-                if (dead) {
+                if (down) {
                     discard(DROP_LINK_DOWN);
+                } else if (dead) {
+                    discard(DROP_NO_ROUTE);
                 } else if (!allowed) {
                     discard(DROP_HOQ_LIFETIME);
                 } else if (watchdog) {

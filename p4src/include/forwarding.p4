@@ -59,8 +59,9 @@ control FabricIngress(inout headers_t hdr,
         mark_to_drop(standard_metadata);
     }
 
+    /* dlid_route's miss: the frame is dropped and counted below (a NOTIFY is not). */
     action no_route() {
-        drop_with_reason(DROP_NO_ROUTE);
+        meta.routed = 0;
     }
 
     table dlid_route {
@@ -262,6 +263,44 @@ control FabricIngress(inout headers_t hdr,
         size = 4096;
     }
 
+    /* ------------------------------------- fault notification (notify.p4) */
+
+    /* The SM sets the default action: the ports (bit p = port p) where NOTIFY
+     * frames are sent and taken, 0 = off; and its route epoch. */
+    action set_notify(port_mask_t ports, bit<16> epoch) {
+        meta.notify_ports = ports;
+        meta.notify_epoch = epoch;
+    }
+
+    table notify_config {
+        actions = {
+            set_notify;
+        }
+        default_action = set_notify(0, 0);
+        size = 1;
+    }
+
+    /* Tell every neighbour on a notification port (the sender among them) that the
+     * frame's DLID is unreachable here: the frame itself becomes a NOTIFY for its
+     * DLID, replicated by multicast group NOTIFY_GROUP (the SM's: this switch's
+     * switch ports); egress stamps each copy's source MAC and cuts it. */
+    action flood_notify() {
+        hdr.ethernet.dst_addr = CREDIT_DST_MAC;
+        hdr.ethernet.ether_type = ETHERTYPE_FABRIC;
+        hdr.bth.setInvalid();
+        hdr.app.setInvalid();
+        hdr.lrh.vl = 0;
+        hdr.lrh.sl = 0;
+        hdr.lrh.kind = KIND_NOTIFY;
+        hdr.lrh.slid = 0;
+        hdr.lrh.pkt_len = 4;
+        hdr.notify.setValid();
+        hdr.notify.op = NOTIFY_OP_UNREACHABLE;
+        hdr.notify.reserved = 0;
+        hdr.notify.epoch = meta.notify_epoch;
+        standard_metadata.mcast_grp = NOTIFY_GROUP;
+    }
+
     /* ------------------------------------- flow control, receive side */
 
     /* An 802.1Qbb class: paused for quanta * 512 bit times from now; quanta 0
@@ -308,6 +347,7 @@ control FabricIngress(inout headers_t hdr,
         port_liveness.apply();
         tx_queues.apply();
         pkey_enforce.apply();
+        notify_config.apply();
         port_base = (bit<32>)standard_metadata.ingress_port * NUM_CLASSES;
         now_ns = (bit<64>)standard_metadata.ingress_global_timestamp * 1000;
 
@@ -319,6 +359,19 @@ control FabricIngress(inout headers_t hdr,
             } else {
                 standard_metadata.egress_spec = meta.out_port;
                 if (meta.class_queues == 1) { queue_by_class(); }
+                /* ---- fault notification: held for a port a neighbour has since
+                 * notified dead for its DLID. Egress discards it like a frame held
+                 * for a down port: waiting, it would keep its ingress buffer (and
+                 * the sender's credits) from the frames our backup could carry. */
+                if (meta.notify_ports != 0 && (bit<32>)hdr.lrh.dlid < NOTIFY_LIDS) {
+                    bit<64> held_pruned;
+                    notify_pruned.read(held_pruned, (bit<32>)hdr.lrh.dlid);
+                    bit<16> out1 = (bit<16>)meta.out_port + 1;
+                    if (held_pruned[47:32] == meta.notify_epoch
+                            && (held_pruned[15:0] == out1 || held_pruned[31:16] == out1)) {
+                        meta.notified_dead = 1;
+                    }
+                }
             }
         } else if (hdr.packet_out.isValid()) {
             rx_port_counter.count((bit<32>)standard_metadata.ingress_port);
@@ -358,6 +411,15 @@ control FabricIngress(inout headers_t hdr,
                 sl_to_vl.apply();
                 if (meta.class_queues == 1) { queue_by_class(); }
                 dlid_route.apply();
+                /* ---- fault notification: a NOTIFY taken on a notification port,
+                 * of our epoch, for a DLID that may have a record. */
+                bool notify_taken = false;
+                if (hdr.notify.isValid()) {
+                    notify_rx.count((bit<32>)standard_metadata.ingress_port);
+                    notify_taken = (meta.notify_ports >> standard_metadata.ingress_port)[0:0] == 1
+                                   && hdr.notify.epoch == meta.notify_epoch
+                                   && (bit<32>)hdr.lrh.dlid < NOTIFY_LIDS;
+                }
                 if (meta.routed == 1) {
                     /* Fast reroute: the primary unless it is down, else the backup. */
                     bit<1> primary_down = (meta.ports_down >> meta.route_primary)[0:0];
@@ -365,14 +427,67 @@ control FabricIngress(inout headers_t hdr,
                     if (meta.route_has_backup == 1) {
                         backup_down = (meta.ports_down >> meta.route_backup)[0:0];
                     }
-                    if (primary_down == 0) {
+                    /* ---- fault notification: ports neighbours notified dead for this
+                     * DLID in this epoch count as down for it; a NOTIFY adds its port. */
+                    bit<16> first = 0;
+                    bit<16> second = 0;
+                    if (meta.notify_ports != 0 && (bit<32>)hdr.lrh.dlid < NOTIFY_LIDS) {
+                        bit<64> pruned;
+                        notify_pruned.read(pruned, (bit<32>)hdr.lrh.dlid);
+                        if (pruned[47:32] == meta.notify_epoch) {
+                            first = pruned[15:0];
+                            second = pruned[31:16];
+                        }
+                    }
+                    bit<16> primary1 = (bit<16>)meta.route_primary + 1;
+                    bit<16> backup1 = (bit<16>)meta.route_backup + 1;
+                    bool had_route = (primary_down == 0 && first != primary1 && second != primary1)
+                                     || (backup_down == 0 && first != backup1 && second != backup1);
+                    if (notify_taken) {
+                        bit<16> from = (bit<16>)standard_metadata.ingress_port + 1;
+                        if (first != from && second != from) {
+                            if (first == 0) {
+                                first = from;
+                            } else {
+                                second = from;
+                            }
+                            notify_pruned.write((bit<32>)hdr.lrh.dlid,
+                                (bit<64>)meta.notify_epoch << 32 | (bit<64>)second << 16
+                                | (bit<64>)first);
+                        }
+                    }
+                    if (first == primary1 || second == primary1) {
+                        primary_down = 1;
+                    }
+                    if (first == backup1 || second == backup1) {
+                        backup_down = 1;
+                    }
+                    if (hdr.notify.isValid()) {
+                        /* ---- fault notification: consumed; this switch just lost
+                         * its last way to the DLID: tell every neighbour in turn. */
+                        meta.routed = 0;
+                        mark_to_drop(standard_metadata);
+                        if (notify_taken && had_route && primary_down == 1 && backup_down == 1) {
+                            flood_notify();
+                        }
+                    } else if (primary_down == 0) {
                         standard_metadata.egress_spec = meta.route_primary;
                     } else if (backup_down == 0) {
                         standard_metadata.egress_spec = meta.route_backup;
                     } else {
                         meta.routed = 0;
-                        no_route();
+                        drop_with_reason(DROP_NO_ROUTE);
+                        /* ---- fault notification: no live port left for this DLID:
+                         * tell the neighbours (the sender among them). */
+                        if (hdr.lrh.kind == KIND_DATA
+                                && (meta.notify_ports >> standard_metadata.ingress_port)[0:0] == 1) {
+                            flood_notify();
+                        }
                     }
+                } else if (hdr.notify.isValid()) {
+                    mark_to_drop(standard_metadata);  /* a NOTIFY for a DLID we do not route */
+                } else {
+                    drop_with_reason(DROP_NO_ROUTE);
                 }
                 if (meta.routed == 1 && hdr.bth.isValid() && meta.pkey_ports != 0) {
                     /* Partition enforcement at host-facing ports (see pkey_enforce). */

@@ -19,6 +19,7 @@ const bit<8> KIND_CREDIT = 2;
 const bit<8> KIND_PROBE  = 3;
 const bit<8> KIND_HELLO  = 4;
 const bit<8> KIND_SA     = 5;  /* subnet administration: punted / packet-out only */
+const bit<8> KIND_NOTIFY = 6;  /* fault notification: "DLID unreachable through me" (notify.p4) */
 
 /* bmv2's conventional CPU port for packet-in/out (--cpu-port 510). */
 const port_t CPU_PORT = 510;
@@ -115,6 +116,17 @@ header path_record_t {
     bit<128> dname;     /* destination host name, ASCII, NUL-padded */
 }
 
+/* ---- fault notification (notify.p4, docs/fabric.md "Fault notification") */
+/* Link-local, switch to switch: the sender has no live port left for the
+ * frame's LRH DLID; the receiver stops using the port it came in on for that
+ * DLID. `epoch` is the sender's route epoch (notify_config): a notification
+ * from before the SM's last global reroute is ignored. */
+header notify_t {
+    bit<8>  op;       /* NOTIFY_OP_UNREACHABLE */
+    bit<8>  reserved;
+    bit<16> epoch;
+}
+
 /* IEEE 802.1Qbb priority flow control (MAC control frame). */
 header pfc_t {
     bit<16> opcode;
@@ -152,6 +164,7 @@ struct headers_t {
     credit_t     credit;
     probe_t      probe;
     hello_t      hello;
+    notify_t     notify;
 }
 
 /* Flow-control modes, chosen at run time by the SM (FabricIngress.fc_config). */
@@ -246,6 +259,11 @@ struct metadata_t {
     @field_list(2) bit<8>  fc_op;
     @field_list(2) bit<3>  fc_cls;
     @field_list(2) bit<32> fc_credit_limit;  /* cfg.credit_limit, for the FCCL */
+    /* notify_config: ports where NOTIFY frames are sent and taken (0 = off), epoch. */
+    port_mask_t notify_ports;
+    bit<16> notify_epoch;
+    /* A held frame's egress port was notified dead for its DLID (this pass). */
+    bit<1> notified_dead;
     /* Set by fc_config on every ingress pass; reaches egress with the packet. */
     fc_config_t cfg;
     /* --- QoS (partitions and VL arbitration) --- */

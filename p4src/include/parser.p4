@@ -34,6 +34,7 @@ parser FabricParser(packet_in packet,
             KIND_CREDIT: parse_credit;
             KIND_PROBE: parse_probe;
             KIND_HELLO: parse_hello;
+            KIND_NOTIFY: parse_notify;
             default: accept;
         }
     }
@@ -54,6 +55,10 @@ parser FabricParser(packet_in packet,
         packet.extract(hdr.hello);
         transition accept;
     }
+    state parse_notify {
+        packet.extract(hdr.notify);
+        transition accept;
+    }
 }
 
 control FabricDeparser(packet_out packet, in headers_t hdr) {
@@ -67,6 +72,7 @@ control FabricDeparser(packet_out packet, in headers_t hdr) {
         packet.emit(hdr.credit);
         packet.emit(hdr.probe);
         packet.emit(hdr.hello);
+        packet.emit(hdr.notify);
     }
 }
 

@@ -8,12 +8,13 @@ from pathlib import Path
 
 from scapy.layers.l2 import Ether
 
-from traffic.frames import APP, BTH, CREDIT, ETHERTYPE_FABRIC, LRH, Kind
+from traffic.frames import APP, BTH, CREDIT, ETHERTYPE_FABRIC, LRH, NOTIFY, Kind
 
 FABRIC_P4 = Path(__file__).resolve().parents[2] / "p4src" / "fabric.p4"
 
 CPU_PORT = 510
 FC_SESSION_BASE = 100
+NOTIFY_GROUP = 1000  # p4src/include/notify.p4
 PORTS = (1, 2, 3, 4)
 FC_LOSSY, FC_PFC, FC_CREDIT = 0, 1, 2
 
@@ -77,6 +78,16 @@ class Fabric:
         self.sw.table_set_default("FabricIngress.port_liveness",
                                   self._ActionCall("FabricIngress.set_ports_down", (mask,)))
 
+    def notify(self, ports: tuple[int, ...], epoch: int) -> None:
+        """What the SM writes: notify_config's ports (NOTIFY sent and taken) and epoch, and
+        the multicast group NOTIFY frames are flooded to (those ports)."""
+        from p4switch.runtime_api import Replica
+
+        self.sw.mc_group_set(NOTIFY_GROUP, [Replica(p, 1) for p in sorted(ports)])
+        mask = sum(1 << p for p in set(ports))
+        self.sw.table_set_default("FabricIngress.notify_config",
+                                  self._ActionCall("FabricIngress.set_notify", (mask, epoch)))
+
     def pause_quantum(self, port: int, ns: int) -> None:
         from p4switch.runtime_api import MatchKind, MatchParam
 
@@ -123,3 +134,9 @@ def credit_frame(vl: int, fccl: int, fctbs: int = 0, op: int = 0):
 
 def psn_of(frame: bytes) -> int:
     return Ether(frame)[BTH].psn
+
+
+def notify_frame(dlid: int, epoch: int):
+    """A neighbour's NOTIFY: `dlid` is unreachable through it."""
+    return (Ether(dst="ff:ff:ff:ff:ff:ff", src="02:00:00:00:00:dd", type=ETHERTYPE_FABRIC)
+            / LRH(kind=int(Kind.NOTIFY), dlid=dlid) / NOTIFY(op=1, epoch=epoch))

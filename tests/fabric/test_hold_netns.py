@@ -21,7 +21,7 @@ PORTS = (1, 2)
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
 DROP_REASONS = 8
-DROP_HOQ_LIFETIME, DROP_WATCHDOG, DROP_LINK_DOWN = 4, 5, 6
+DROP_NO_ROUTE, DROP_HOQ_LIFETIME, DROP_WATCHDOG, DROP_LINK_DOWN = 0, 4, 5, 6
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to create veth pairs")
 
@@ -171,6 +171,25 @@ def test_frames_held_for_a_port_whose_link_went_down_are_discarded_and_counted(l
     assert link_down == 2
     assert fabric.register("fc_buffer", 1 * 8 + 0) == 0  # the ingress buffer is free again
     assert nb[2].data_psns(0.1) == []
+
+
+def test_frames_held_for_a_port_notified_dead_for_their_dlid_are_discarded(live):
+    from fabric_harness import notify_frame
+
+    fabric, nb = live
+    fabric.set_mode(FcConfig(mode=FC_CREDIT, credit_limit=3, credit_coalesce=1))
+    fabric.notify((1, 2), epoch=1)
+    for psn in range(1, 6):
+        nb[1].send(data_frame(5, psn=psn))
+    assert nb[2].data_psns(0.2) == [1, 2, 3]  # two held: no credit
+    nb[2].send(notify_frame(5, epoch=1))  # the neighbour cannot reach dlid 5 any more
+    time.sleep(0.05)
+    nb[1].send(data_frame(5, psn=6))  # no route left: dropped, and its sender notified
+    no_route = wait_for(lambda: fabric.counter(
+        "FabricIngress.drop_counter", 1 * DROP_REASONS + DROP_NO_ROUTE)[1], 3)
+    assert no_route == 3  # the two held, and psn 6
+    assert fabric.register("fc_buffer", 1 * 8 + 0) == 0  # the ingress buffer is free again
+    assert any(f[12:14] == b"\x88\xb5" and f[15] == 6 for f in nb[1].receive(0.2))
 
 
 def test_pfc_watchdog_stops_honouring_a_pause_storm(live):

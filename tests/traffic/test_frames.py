@@ -12,7 +12,7 @@ from scapy.contrib.mac_control import MACControlClassBasedFlowControl
 from scapy.layers.l2 import Ether
 
 from traffic import frames
-from traffic.frames import APP, BTH, CREDIT, DATA_CODEC, HEADERS, HELLO, LRH, PROBE, Kind
+from traffic.frames import APP, BTH, CREDIT, DATA_CODEC, HEADERS, HELLO, LRH, NOTIFY, PROBE, Kind
 
 HEADERS_P4 = Path(__file__).resolve().parents[2] / "p4src" / "include" / "headers.p4"
 
@@ -34,7 +34,7 @@ def parse_p4_headers(text: str) -> dict[str, list[tuple[str, int]]]:
 
 P4_HEADERS = parse_p4_headers(HEADERS_P4.read_text())
 SCAPY_LAYERS = {"LRH": LRH, "BTH": BTH, "APP": APP, "CREDIT": CREDIT, "PROBE": PROBE,
-                "HELLO": HELLO}
+                "HELLO": HELLO, "NOTIFY": NOTIFY}
 
 
 def test_every_p4_header_is_declared_on_the_host_side():
@@ -87,7 +87,8 @@ def test_ethertype_matches_headers_p4():
 
 
 @pytest.mark.parametrize("kind,layer", [(Kind.CREDIT, CREDIT), (Kind.PROBE, PROBE),
-                                        (Kind.HELLO, HELLO), (Kind.DATA, BTH)])
+                                        (Kind.HELLO, HELLO), (Kind.DATA, BTH),
+                                        (Kind.NOTIFY, NOTIFY)])
 def test_scapy_dissects_each_kind(kind, layer):
     frame = Ether(bytes(Ether(src="02:00:00:00:00:01") / LRH(dlid=5) / layer()))
     assert frame[LRH].kind == kind
