@@ -351,7 +351,11 @@ class P4InfoBuilder:
                     bound[inst.qualified] = t
             if t.implementation is not None:
                 profile_tables.setdefault(t.implementation.qualified, []).append(t)
+        seen: set[str] = set()
         for i in instances:
+            if i.qualified in seen:  # one instance reached twice (a control passed twice)
+                continue
+            seen.add(i.qualified)
             kind = i.type.name
             if kind == "counter":
                 c = self.info.counters.add()

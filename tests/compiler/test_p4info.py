@@ -259,3 +259,13 @@ def test_serializable_enums_in_digests_and_registers_get_type_info() -> None:
     assert members["mac"].type_spec.bitstring.bit.bitwidth == 48
     reg = by_name(info.registers, "Ing.kinds")
     assert reg.type_spec.serializable_enum.name == "Kind"
+
+
+def test_an_instance_reached_twice_is_listed_once():
+    # a control instance passed to two wrappers (P4_16 10.3): its register is one object
+    from pathlib import Path
+
+    p4 = Path(__file__).resolve().parents[1] / "differential" / "programs" / "ctl_control_ctor_arg.p4"
+    info = compile_file(str(p4)).p4info
+    ids = [r.preamble.id for r in info.registers]
+    assert [r.preamble.name for r in info.registers] == ["I.bump.seen"] and len(set(ids)) == 1
