@@ -75,6 +75,7 @@ class Context:
     run_dir: Path
     num_classes: int
     channels: list
+    lossless: bool  # congestion may not drop: an all-to-all must complete
     payload: int = PAYLOAD
 
 
@@ -232,7 +233,8 @@ def _stress(settings: BringupSettings, sm, net, fabric: Fabric, ledger: Ledger, 
     scenario = settings.scenario()
     p4info = next(c.p4info for c in sm.connections.values() if c.p4info is not None)
     ctx = Context(sm, net, fabric, sm.address_book()["hosts"], nic_settings(scenario), ledger,
-                  run_dir, layout(p4info).num_classes, channels(working))
+                  run_dir, layout(p4info).num_classes, channels(working),
+                  settings.flow_control is not FlowControl.LOSSY)
     plan = plan_rounds(working, sm.routes, sm.lids)
     for node, port in plan.uncovered:
         acc.entries[(node, port)].notes.append(f"{node}:{port}: no route crosses it")
@@ -246,9 +248,8 @@ def _stress(settings: BringupSettings, sm, net, fabric: Fabric, ledger: Ledger, 
         for flow in flows:
             judge_flow_path(fabric, [(ch, result.loads[ch]) for ch in flow.path],
                             acc.entries, result.name)
-    lossless = settings.flow_control is not FlowControl.LOSSY
     result = _timed(acc, "all-to-all", status,
                     lambda: run_all_to_all(ctx, settings.all_to_all_frames))
     acc.rounds.append({"name": result.name, "seconds": result.seconds, "flows": []})
     acc.problems += [f"{result.name}: {p}" for p in result.problems]
-    judge_all_to_all(fabric, result, acc.entries, lossless)
+    judge_all_to_all(fabric, result, acc.entries, ctx.lossless)

@@ -107,8 +107,10 @@ def describe(f: PlannedFault) -> str:
     if f.kind == "miswire":
         return (f"miswire: far ends of {link_names.port_pair(f.link)} and "
                 f"{link_names.port_pair(f.peer)} swapped")
-    if f.kind in ("missing", "lossy", "slow"):
-        extra = {"lossy": f" loses {f.value:.1%} of its frames",
-                 "slow": f" runs at {f.value:.0%} of its rate", "missing": " left out"}[f.kind]
-        return f"{f.kind}: cable {link_names.port_pair(f.link)}{extra}"
+    if f.kind == "missing":
+        return f"missing: cable {link_names.port_pair(f.link)} left out"
+    if f.kind == "lossy":
+        return f"lossy: cable {link_names.port_pair(f.link)} loses {f.value:.1%} of its frames"
+    if f.kind == "slow":
+        return f"slow: link {link_names.port_pair(f.link)} runs at {f.value:.0%} of its rate"
     return f"{f.kind}: switch {f.node}"
