@@ -25,10 +25,10 @@ from pathlib import Path
 from fabriclab import results
 from fabriclab.acceptance import Acceptance, judge_all_to_all, judge_flow_path
 from fabriclab.plan import bringup_fault
-from fabriclab.scenario import LinkSpec, Scenario, TrafficSpec
+from fabriclab.scenario import LinkSpec, Scenario, ScenarioError, TrafficSpec
 from fabriclab.status import StatusLine
 from topologies.description import Fabric, LinkParams
-from topologies.generators import build
+from topologies.generators import TopologyError, build
 from topologies.ledger import Ledger, cleanup_stale
 from topologies.targets import SwitchKind, Target, compile_program
 from traffic.flow_control import FlowControl
@@ -94,8 +94,6 @@ def bringup(settings: BringupSettings, target: Target, results_root: Path,
             program_source: Path = FABRIC_P4) -> tuple[Path, Acceptance]:
     status = status or StatusLine()
     run_dir = results.new_run_dir(results_root, "bringup")
-    for line in cleanup_stale():
-        print(f"cleaned up after an interrupted run: {line}", file=sys.stderr)
     acc = Acceptance.of(Fabric(settings.topology, (), ()))
     acc.settings = {"topology": settings.topology, "target": target.value,
                     "flow_control": settings.flow_control.value, "routing": settings.routing,
@@ -113,11 +111,13 @@ def bringup(settings: BringupSettings, target: Target, results_root: Path,
         why = refused_on_target(faults, target.switch is SwitchKind.EMBEDDED)
         if why:
             raise BringupStop(why)
+        for line in cleanup_stale():
+            print(f"cleaned up after an interrupted run: {line}", file=sys.stderr)
         ledger = Ledger.create(run_dir.name)
         net, program = _power_on(fabric, faults, target, program_source, ledger, run_dir,
                                  status, acc)
         _on_the_fabric(settings, fabric, net, program, ledger, run_dir, status, acc)
-    except BringupStop as exc:
+    except (BringupStop, ScenarioError, TopologyError) as exc:  # bad input: its own words
         acc.errors.append(str(exc))
     except Exception as exc:  # noqa: BLE001 - the report is still written, with why
         acc.errors.append(f"{type(exc).__name__}: {exc}")
