@@ -27,6 +27,9 @@ SCHEMA = "fabriclab.acceptance/1"
 RATE_OK = 0.8  # share of the configured rate a loaded channel must carry
 BLOCKED_SHARE = 0.2  # share of the window a sender held by pause/credit is "held back"
 LOSS_TOLERANCE = 0.002  # link errors above this share of the frames sent (and > 2) fail
+# Drops above this share of the frames sent fail; below it they are noted: a switch
+# process descheduled on a loaded host forwards a late burst a buffer may not absorb.
+DROP_TOLERANCE = 0.01
 PHASES = ("compile", "power-on", "connect", "programs", "cabling", "routing",
           "stress rounds", "all-to-all")
 NOT_BRINGUP = ("compile",)  # build work, not the fabric's: outside time to ready
@@ -112,7 +115,10 @@ def _losses(entry: LinkEntry, name: str, load: ChannelLoad, phase: str,
              **{f"{name.split('->')[1]} {r}": n for r, n in load.receiver_drops.items()}}
     if drops:
         text = ", ".join(f"{n} at {where}" for where, n in sorted(drops.items()))
-        if lossless:
+        if sum(drops.values()) <= DROP_TOLERANCE * load.sent:
+            entry.notes.append(f"{name}: {text} dropped in {phase} (within "
+                               f"{DROP_TOLERANCE:.0%} of {load.sent} frames)")
+        elif lossless:
             entry.findings.append(f"{name}: frames dropped in {phase}: {text}")
         else:
             entry.notes.append(f"{name}: congestion drops in {phase} (lossy mode): {text}")

@@ -46,6 +46,7 @@ class BringupSettings:
     flow_control: FlowControl = FlowControl.LOSSY
     routing: str = "ftree"  # spreads destinations over every up-link: every cable loaded
     rate_pps: int = 1000  # every link's configured rate
+    buffer_pkts: int = 128  # every port's buffer (fabric.p4's egress limit, flow control)
     round_s: float = 1.5  # how long each pairwise round loads its links
     all_to_all_frames: int = 40  # frames each host sends each other host
     connect_timeout_s: float = 5.0
@@ -53,7 +54,8 @@ class BringupSettings:
     def scenario(self) -> Scenario:
         """The run settings the shared stages take (flow control, NICs)."""
         return Scenario(name="bringup", topology=self.topology, flow_control=self.flow_control,
-                        routing=self.routing, link=LinkSpec(rate_pps=self.rate_pps),
+                        routing=self.routing,
+                        link=LinkSpec(rate_pps=self.rate_pps, buffer_pkts=self.buffer_pkts),
                         traffic=TrafficSpec(pattern="alltoall", rate_pps=self.rate_pps,
                                             payload_bytes=PAYLOAD))
 
@@ -80,7 +82,7 @@ class Context:
 
 
 def intended_fabric(settings: BringupSettings) -> Fabric:
-    params = LinkParams(rate_pps=settings.rate_pps)
+    params = LinkParams(rate_pps=settings.rate_pps, buffer_pkts=settings.buffer_pkts)
     running = build(settings.topology, params)
     if settings.intended:
         from fabriclab.intended import intended_from_file
@@ -97,7 +99,8 @@ def bringup(settings: BringupSettings, target: Target, results_root: Path,
     acc = Acceptance.of(Fabric(settings.topology, (), ()))
     acc.settings = {"topology": settings.topology, "target": target.value,
                     "flow_control": settings.flow_control.value, "routing": settings.routing,
-                    "rate_pps": settings.rate_pps, "round_s": settings.round_s,
+                    "rate_pps": settings.rate_pps, "buffer_pkts": settings.buffer_pkts,
+                    "round_s": settings.round_s,
                     "all_to_all_frames": settings.all_to_all_frames,
                     "intended": settings.intended or settings.topology}
     ledger, net = None, None
