@@ -107,6 +107,9 @@ def judge_flow_path(fabric: Fabric, path: list[tuple[tuple[str, int], ChannelLoa
 
 def _losses(entry: LinkEntry, name: str, load: ChannelLoad, phase: str,
             lossless: bool) -> None:
+    if load.nic_socket_drops:
+        entry.notes.append(f"{name}: the NIC could not read {load.nic_socket_drops} frames "
+                           f"in time in {phase} (host CPU, not the cable)")
     errors = load.link_errors
     if errors > max(2, LOSS_TOLERANCE * load.sent):
         entry.findings.append(f"{name}: {errors} of {load.sent} frames lost on the cable "

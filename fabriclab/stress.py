@@ -81,6 +81,7 @@ class ChannelLoad:
     credits_back: int = 0  # credit frames the receiving end returned
     blocked_ms: float = 0.0  # the sender's queue waited for pause/credit
     window_s: float = 0.0  # how long the traffic on it was offered
+    nic_socket_drops: int = 0  # frames that reached a host the NIC could not read in time
 
     @property
     def link_errors(self) -> int:
@@ -98,7 +99,7 @@ class ChannelLoad:
                 "pause_frames": self.pause_sent_back, "credit_frames": self.credits_back,
                 "blocked_ms": round(self.blocked_ms, 3),
                 "achieved_pps": None if self.achieved_pps is None else round(self.achieved_pps, 1),
-                "window_s": round(self.window_s, 3)}
+                "window_s": round(self.window_s, 3), "nic_socket_drops": self.nic_socket_drops}
 
 
 def _delta(before: Snapshot, after: Snapshot, switch: str, port: int, name: str) -> int:
@@ -141,7 +142,10 @@ def channel_load(fabric: Fabric, channel: Channel, before: Snapshot, after: Snap
         load.pause_sent_back = _delta(before, after, node, port, "pause_rx")
         load.credits_back = _delta(before, after, node, port, "credit_rx")
     if to_host:
-        load.wire_arrived = nics.get(peer, {}).get("received", 0)
+        # frames the kernel dropped at the NIC's socket did arrive: the emulator (host
+        # CPU), not the cable, could not keep up
+        load.nic_socket_drops = nics.get(peer, {}).get("socket_drops") or 0
+        load.wire_arrived = nics.get(peer, {}).get("received", 0) + load.nic_socket_drops
     else:
         load.receiver_drops = _drops(before, after, peer, peer_port, INGRESS_REASONS)
         if fabric.node(node).kind is NodeKind.SWITCH:

@@ -2,8 +2,9 @@
 with every link passed; each fault built into the delivered fabric is found and named,
 and nothing else is flagged.
 
-The fault runs use leafspine:3,3,2 (6 switches, 6 hosts): with two cables out of use
-(a swapped pair) every leaf still reaches every other through a shared spine.
+The fault runs use leafspine:3,3,3 (6 switches, 9 hosts): with two cables out of use
+(a swapped pair) every leaf still reaches every other through a shared spine, and
+ftree routing still crosses every other cable.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from topologies.targets import Target
 
 pytestmark = [pytest.mark.mininet, pytest.mark.slow]
 
-FAULT_FABRIC = "leafspine:3,3,2"
+FAULT_FABRIC = "leafspine:3,3,3"
 
 
 def _bring_up(tmp_path, topology: str, *faults: str) -> dict:
@@ -52,32 +53,32 @@ def test_a_fabric_cabled_as_intended_is_ready_with_every_link_passed(tmp_path, t
 
 def test_a_swapped_pair_of_cables_is_named_at_both_links(tmp_path):
     data = _bring_up(tmp_path, FAULT_FABRIC, "miswire:s1-s4,s2-s5")
-    assert set(_failed(data)) == {"s1:3-s4:1", "s2:4-s5:2"}
-    assert _failed(data)["s1:3-s4:1"] == [
-        "miswired cable s1:3 <-> s4:1: s1:3 reaches s5:2, s4:1 reaches s2:4"]
+    assert set(_failed(data)) == {"s1:4-s4:1", "s2:5-s5:2"}
+    assert _failed(data)["s1:4-s4:1"] == [
+        "miswired cable s1:4 <-> s4:1: s1:4 reaches s5:2, s4:1 reaches s2:5"]
     assert data["switches"] and all(s["status"] == "ok" for s in data["switches"])
 
 
 def test_a_missing_cable_is_named(tmp_path):
     data = _bring_up(tmp_path, FAULT_FABRIC, "missing:s3-s4")
-    assert _failed(data) == {"s3:3-s4:3": [
-        "missing cable s3:3 <-> s4:3: no probe crossed it in either direction"]}
+    assert _failed(data) == {"s3:4-s4:3": [
+        "missing cable s3:4 <-> s4:3: no probe crossed it in either direction"]}
 
 
 def test_a_lossy_cable_is_named_with_its_link_errors_in_both_directions(tmp_path):
     data = _bring_up(tmp_path, FAULT_FABRIC, "lossy:s1-s5@0.05")
     failed = _failed(data)
-    assert set(failed) == {"s1:4-s5:1"}
-    assert any(f.startswith("s1:4->s5:1:") and "link errors, 5.0%" in f
-               for f in failed["s1:4-s5:1"])
-    assert any(f.startswith("s5:1->s1:4:") and "link errors" in f for f in failed["s1:4-s5:1"])
+    assert set(failed) == {"s1:5-s5:1"}
+    assert any(f.startswith("s1:5->s5:1:") and "link errors, 5.0%" in f
+               for f in failed["s1:5-s5:1"])
+    assert any(f.startswith("s5:1->s1:5:") and "link errors" in f for f in failed["s1:5-s5:1"])
 
 
 def test_a_link_at_half_its_rate_is_named_and_the_links_after_it_are_not(tmp_path):
     data = _bring_up(tmp_path, FAULT_FABRIC, "slow:s2-s4@0.5")
     failed = _failed(data)
-    assert set(failed) == {"s2:3-s4:2"}
-    assert any("of its configured 1000 pps" in f for f in failed["s2:3-s4:2"])
+    assert set(failed) == {"s2:4-s4:2"}
+    assert any("of its configured 1000 pps" in f for f in failed["s2:4-s4:2"])
 
 
 def test_a_switch_running_an_old_program_is_named_and_its_links_still_pass(tmp_path):
