@@ -30,6 +30,7 @@ LOSS_TOLERANCE = 0.002  # link errors above this share of the frames sent (and >
 # Drops above this share of the frames sent fail; below it they are noted: a switch
 # process descheduled on a loaded host forwards a late burst a buffer may not absorb.
 DROP_TOLERANCE = 0.01
+LATE_NIC_MS = 100.0  # a receiving NIC this late cannot vouch for its host link's losses
 PHASES = ("compile", "power-on", "connect", "programs", "cabling", "routing",
           "stress rounds", "all-to-all")
 NOT_BRINGUP = ("compile",)  # build work, not the fabric's: outside time to ready
@@ -111,7 +112,11 @@ def _losses(entry: LinkEntry, name: str, load: ChannelLoad, phase: str,
         entry.notes.append(f"{name}: the NIC could not read {load.nic_socket_drops} frames "
                            f"in time in {phase} (host CPU, not the cable)")
     errors = load.link_errors
-    if errors > max(2, LOSS_TOLERANCE * load.sent):
+    if errors and load.receiver_late_ms > LATE_NIC_MS:
+        # frames that reached the host before its NIC read anything are not counted
+        entry.notes.append(f"{name}: {errors} frames not counted in {phase}: the receiving "
+                           f"NIC started {load.receiver_late_ms:.0f} ms late (host CPU)")
+    elif errors > max(2, LOSS_TOLERANCE * load.sent):
         entry.findings.append(f"{name}: {errors} of {load.sent} frames lost on the cable "
                               f"(link errors, {errors / max(1, load.sent):.1%}) in {phase}")
     drops = {**{f"{name.split('->')[0]} {r}": n for r, n in load.sender_drops.items()},

@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.readout import on_every_switch, read_drops, read_telemetry
-from fabriclab.hosts import NicFleet, NicSettings
+from fabriclab.hosts import START_MARGIN_S, NicFleet, NicSettings
 from fabriclab.stress_plan import Channel, Flow
 from topologies.description import Fabric, NodeKind
 from traffic.collectives import CollectiveSpec, address_book, write_flow_files
 
+NIC_START_S = 0.2  # more start-up margin per NIC: all start at once on a loaded host
 INGRESS_REASONS = ("headroom", "not_fabric")  # drops counted at the port frames came in on
 SENDER_REASONS = ("tail",)  # drops counted at the port frames were to leave by
 # fabric.p4's per-port totals of every frame (data, credit, pause, probe): the cable's view
@@ -82,6 +83,7 @@ class ChannelLoad:
     blocked_ms: float = 0.0  # the sender's queue waited for pause/credit
     window_s: float = 0.0  # how long the traffic on it was offered
     nic_socket_drops: int = 0  # frames that reached a host the NIC could not read in time
+    receiver_late_ms: float = 0.0  # the receiving NIC began reading this late
 
     @property
     def link_errors(self) -> int:
@@ -145,6 +147,7 @@ def channel_load(fabric: Fabric, channel: Channel, before: Snapshot, after: Snap
         # frames the kernel dropped at the NIC's socket did arrive: the emulator (host
         # CPU), not the cable, could not keep up
         load.nic_socket_drops = nics.get(peer, {}).get("socket_drops") or 0
+        load.receiver_late_ms = nics.get(peer, {}).get("late_start_ms") or 0.0
         load.wire_arrived = nics.get(peer, {}).get("received", 0) + load.nic_socket_drops
     else:
         load.receiver_drops = _drops(before, after, peer, peer_port, INGRESS_REASONS)
@@ -198,7 +201,8 @@ def _run_nics(net, book: dict, flow_files: dict[str, Path], settings: NicSetting
     try:
         fleet.start({h: net.host(h) for h in flow_files}, flow_files,
                     {h: book[h]["lid"] for h in flow_files},
-                    {h: book[h]["mac"] for h in flow_files}, settings, timeout_s)
+                    {h: book[h]["mac"] for h in flow_files}, settings, timeout_s,
+                    margin_s=START_MARGIN_S + NIC_START_S * len(flow_files))
         summaries = fleet.wait(timeout_s + 15, stall_s=3.0)
     finally:
         fleet.stop()
