@@ -29,6 +29,7 @@ def _bring_up(tmp_path, topology: str, *faults: str, rate_pps: int = 1000) -> di
     assert data["problems"] == [], "teardown and counters were clean"
     print(f"{topology} {faults}: {data['verdict']} in {data['time_to_ready_s']} s "
           f"{data['phases']}")
+    print("\n".join(f"  {r}" for r in data["reasons"]))
     return data
 
 
