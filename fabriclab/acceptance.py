@@ -31,7 +31,7 @@ LOSS_TOLERANCE = 0.002  # link errors above this share of the frames sent (and >
 # process descheduled on a loaded host forwards a late burst a buffer may not absorb.
 DROP_TOLERANCE = 0.01
 LATE_NIC_MS = 100.0  # a receiving NIC this late cannot vouch for its host link's losses
-PHASES = ("compile", "power-on", "connect", "programs", "cabling", "routing",
+PHASES = ("compile", "power-on", "connect", "programs", "cabling", "routing", "warm-up",
           "stress rounds", "all-to-all")
 NOT_BRINGUP = ("compile",)  # build work, not the fabric's: outside time to ready
 

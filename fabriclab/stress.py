@@ -240,10 +240,10 @@ def run_round(index: int, flows: tuple[Flow, ...], ctx, frames: int) -> PhaseRes
                        nics, problems)
 
 
-def run_all_to_all(ctx, frames_per_peer: int) -> PhaseResult:
+def run_all_to_all(ctx, frames_per_peer: int, name: str = "all-to-all") -> PhaseResult:
     """Every host sends to every other host at once; every channel measured."""
     t0 = time.monotonic()
-    out_dir = ctx.run_dir / "stress" / "all-to-all"
+    out_dir = ctx.run_dir / "stress" / name
     hosts = sorted(ctx.book, key=lambda h: ctx.book[h]["lid"])
     spec = CollectiveSpec(algorithm="alltoall", n=len(hosts),
                           message_bytes=frames_per_peer * len(hosts) * ctx.payload,
@@ -267,6 +267,6 @@ def run_all_to_all(ctx, frames_per_peer: int) -> PhaseResult:
         elif not s.get("done") and ctx.lossless:
             problems.append(f"all-to-all did not complete on {h}: received "
                             f"{s.get('received', 0)} of {expected} frames")
-    return PhaseResult("all-to-all", round(time.monotonic() - t0, 3), loads,
+    return PhaseResult(name, round(time.monotonic() - t0, 3), loads,
                        [{"hosts": len(hosts), "frames_per_peer": frames_per_peer}], nics,
                        problems)
