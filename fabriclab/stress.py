@@ -199,11 +199,11 @@ def _run_nics(net, book: dict, flow_files: dict[str, Path], settings: NicSetting
               log_dir: Path, ledger, timeout_s: float) -> dict[str, dict]:
     fleet = NicFleet(log_dir, ledger)
     try:
-        fleet.start({h: net.host(h) for h in flow_files}, flow_files,
+        start_at = fleet.start({h: net.host(h) for h in flow_files}, flow_files,
                     {h: book[h]["lid"] for h in flow_files},
                     {h: book[h]["mac"] for h in flow_files}, settings, timeout_s,
                     margin_s=START_MARGIN_S + NIC_START_S * len(flow_files))
-        summaries = fleet.wait(timeout_s + 15, stall_s=3.0)
+        summaries = fleet.wait(timeout_s + 15, stall_s=3.0, start_at=start_at)
     finally:
         fleet.stop()
     return summaries
