@@ -161,14 +161,18 @@ class SwitchConnection:
 
     # ------------------------------------------------------------------- pipeline
 
-    def set_pipeline(self, p4info_path: Path | str, bmv2_json_path: Path | str) -> None:
-        """SetForwardingPipelineConfig(VERIFY_AND_COMMIT) with the P4Info and bmv2 JSON."""
-        info = P4Info.from_file(p4info_path)
+    def set_pipeline(self, p4info_path: Path | str | P4Info, bmv2_json_path: Path | str,
+                     cookie: int | None = None) -> None:
+        """SetForwardingPipelineConfig(VERIFY_AND_COMMIT) with the P4Info and bmv2 JSON;
+        `cookie` (64 bits) names the program version, read back by fetch_pipeline_cookie."""
+        info = p4info_path if isinstance(p4info_path, P4Info) else P4Info.from_file(p4info_path)
         request = p4runtime_pb2.SetForwardingPipelineConfigRequest(
             device_id=self.device_id, election_id=_uint128(self.election_id),
             action=p4runtime_pb2.SetForwardingPipelineConfigRequest.VERIFY_AND_COMMIT)
         request.config.p4info.CopyFrom(info.proto)
         request.config.p4_device_config = Path(bmv2_json_path).read_bytes()
+        if cookie is not None:
+            request.config.cookie.cookie = cookie
         self._call("SetForwardingPipelineConfig", request)
         self.p4info = info
 
@@ -190,6 +194,22 @@ class SwitchConnection:
             return None
         self.p4info = P4Info(config.config.p4info)
         return self.p4info
+
+    def fetch_pipeline_config(self) -> p4runtime_pb2.ForwardingPipelineConfig | None:
+        """The P4Info and cookie of the pipeline the switch runs, as the switch answers
+        (None if it runs none); unlike fetch_pipeline, this connection's P4Info stays."""
+        request = p4runtime_pb2.GetForwardingPipelineConfigRequest(
+            device_id=self.device_id,
+            response_type=p4runtime_pb2.GetForwardingPipelineConfigRequest.P4INFO_AND_COOKIE)
+        try:
+            answer = self._stub.GetForwardingPipelineConfig(request, timeout=self.timeout)
+        except grpc.RpcError as exc:
+            if exc.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                return None
+            raise SwitchConnectionError(
+                f"switch {self.name}: GetForwardingPipelineConfig failed: "
+                f"{exc.code().name}: {exc.details()}") from None
+        return answer.config if answer.config.p4info.tables else None
 
     def use_p4info(self, p4info_path: Path | str) -> None:
         """Adopt the P4Info of a pipeline that is already on the switch."""

@@ -257,6 +257,32 @@ class SubnetManager:
         self._on_all("pipeline push", push)
         self.drop_reasons = _drop_reasons(p4info_path, bmv2_json_path)
 
+    def provision_pipelines(self, p4info_path: Path | str, bmv2_json_path: Path | str) -> dict:
+        """The acceptance variant of push_pipeline (controller/acceptance.py): the intended
+        program, with its version cookie, on every switch that runs none; every switch's
+        program read back and compared. {switch: PipelineCheck}; raises nothing."""
+        from controller.acceptance import check_pipelines, program
+
+        checks = check_pipelines(self.connections, program(p4info_path, bmv2_json_path))
+        for name, check in checks.items():
+            if check.pushed:
+                self._installed[name] = {}
+                self._images.pop(name, None)
+        self.drop_reasons = _drop_reasons(p4info_path, bmv2_json_path)
+        return checks
+
+    def discover_cabling(self, quiet: float = 0.3) -> list:
+        """Probe every switch port of the intended fabric; one CableFinding per link that
+        is not cabled as intended (controller/acceptance.py), [] when all are."""
+        from controller.acceptance import cabling_findings
+        from controller.discovery import discover
+
+        guids = {sw.name: sw.guid for sw in self.fabric.switches}
+        ports = {sw.name: [p for p, _peer, _pp in self.fabric.neighbours(sw.name)]
+                 for sw in self.fabric.switches}
+        return cabling_findings(self.fabric, discover(self.connections, guids, ports,
+                                                      quiet=quiet))
+
     # --------------------------------------------------------------------- LIDs
     def assign_lids(self, guid2lid_path: Path | str | None = None) -> dict[str, int]:
         """Node -> LID; with a path, the persistent guid -> LID map is (re)loaded from it."""

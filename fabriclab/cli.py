@@ -2,6 +2,7 @@
 
     fabriclab run [--scenario stream] [--topo line:2] [--fc lossy] [--target auto]
                   [--compiler embedded|p4c] [--switch embedded|bmv2] [--web PORT | --no-view]
+    fabriclab bringup --topo fattree:4 [--fault KIND:TARGET ...] [--intended NETFILE]
     fabriclab list
     fabriclab report RUN_DIR
     fabriclab cleanup
@@ -70,6 +71,34 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _print_result(result.metrics)
     print(f"verdict: {result.metrics.verdict}   results: {result.run_dir}")
     return 0 if result.ok else 1
+
+
+def _cmd_bringup(args: argparse.Namespace) -> int:
+    """Bring a fabric up and judge it: acceptance.json/.md/.html (docs/run.md)."""
+    from fabriclab.bringup import BringupSettings, bringup
+    from fabriclab.plan import bringup_fault
+    from topologies.generators import build
+
+    settings = BringupSettings(
+        topology=args.topo, faults=tuple(args.fault), intended=args.intended,
+        flow_control=scenarios.FlowControl(args.fc), routing=args.routing,
+        rate_pps=args.rate, round_s=args.round_s)
+    fabric = build(args.topo)  # a bad topology or fault fails here, before anything starts
+    for text in settings.faults:
+        bringup_fault(text, fabric)
+    target = resolve(args.target, None, None)
+    print(f"fabriclab: bring-up of {args.topo}, target {target.label}"
+          + (f", faults {', '.join(settings.faults)}" if settings.faults else ""))
+    with StatusLine() as status:
+        run_dir, acc = bringup(settings, target, Path(args.results), status)
+    data = acc.as_dict()
+    print(f"links: {data['summary']['passed']} passed, {data['summary']['failed']} failed, "
+          f"{data['summary']['untested']} untested; phases: " + ", ".join(
+              f"{k} {data['phases'][k]:.1f}s" for k in data["phase_order"]))
+    for reason in data["reasons"]:
+        print(f"  {reason}")
+    print(f"verdict: {data['verdict']} in {data['time_to_ready_s']:.1f}s   results: {run_dir}")
+    return 0 if data["verdict"] == "ready" else 1
 
 
 def _print_result(m: RunMetrics) -> None:
@@ -190,6 +219,19 @@ def main(argv: list[str] | None = None) -> int:
                       help="do not record the live view (no replay in the report); by default "
                            "the SM samples every switch once a second (docs/liveview.md)")
     p_run.set_defaults(func=_cmd_run)
+    p_up = sub.add_parser("bringup", help="bring a fabric up and judge it (acceptance test)")
+    p_up.add_argument("--topo", required=True, help="the fabric, e.g. fattree:4 or netfile:PATH")
+    p_up.add_argument("--fault", action="append", default=[], metavar="KIND:TARGET",
+                      help="miswire:LINK,LINK  missing:LINK  lossy:LINK@F  slow:LINK@F  "
+                           "old_program:SWITCH  unreachable:SWITCH (repeatable)")
+    p_up.add_argument("--intended", help="a net-file of the intended fabric (default: --topo)")
+    p_up.add_argument("--fc", default="lossy", choices=[m.value for m in scenarios.FlowControl])
+    p_up.add_argument("--routing", default="ftree")
+    p_up.add_argument("--rate", type=int, default=1000, help="every link's rate, packets/s")
+    p_up.add_argument("--round-s", type=float, default=1.5, help="seconds per stress round")
+    p_up.add_argument("--target", default="auto")
+    p_up.add_argument("--results", default=str(ROOT / "results"))
+    p_up.set_defaults(func=_cmd_bringup)
     sub.add_parser("list", help="scenarios and topologies").set_defaults(func=_cmd_list)
     p_rep = sub.add_parser("report", help="show a run's results")
     p_rep.add_argument("run_dir")

@@ -51,10 +51,12 @@ class NicFleet:
     stalled_after_s: float | None = None  # wait() stopped NICs on which nothing moved
 
     def start(self, hosts: dict, flows: dict[str, Path], lids: dict[str, int],
-              macs: dict[str, str], settings: NicSettings, duration_s: float) -> float:
-        """Start a NIC on every host in `flows`; returns the common start time (epoch s)."""
+              macs: dict[str, str], settings: NicSettings, duration_s: float,
+              margin_s: float = START_MARGIN_S) -> float:
+        """Start a NIC on every host in `flows`; returns the common start time (epoch s),
+        `margin_s` (plus 50 ms per NIC) from now."""
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        start_at = time.time() + START_MARGIN_S + 0.05 * len(flows)
+        start_at = time.time() + margin_s + 0.05 * len(flows)
         for name, flows_path in sorted(flows.items()):
             control = self.control_dir / f"{name}.ctl"
             self.control[name] = control

@@ -31,6 +31,13 @@ from topologies.generators import build as build_fabric
 LINK_FAULTS = ("link_down", "link_up")
 NIC_FAULTS = ("stall", "unstall", "pause_storm", "credit_loss")
 SWITCH_FAULTS = ("switch_kill", "switch_restart")
+# Faults a bring-up (`fabriclab bringup --fault KIND:TARGET[@VALUE]`) builds into the
+# fabric before the SM sees it: cables and switches as delivered.
+CABLE_FAULTS = ("miswire", "missing", "lossy", "slow")  # on switch-to-switch links
+PROGRAM_FAULTS = ("old_program", "unreachable")  # on switches
+BRINGUP_FAULTS = CABLE_FAULTS + PROGRAM_FAULTS
+BRINGUP_FAULT_FORMS = ("miswire:LINK,LINK", "missing:LINK", "lossy:LINK@FRACTION",
+                       "slow:LINK@FRACTION", "old_program:SWITCH", "unreachable:SWITCH")
 _RANK = re.compile(r"rank:(\d+)(?:/(uplink):(\d+)|/(switch))?$")
 
 
@@ -45,12 +52,16 @@ class PlannedFault:
     at_s: float
     kind: str
     target: str  # as the scenario wrote it
-    link: Link | None = None  # LINK_FAULTS
-    node: str = ""  # the host (NIC_FAULTS) or switch (SWITCH_FAULTS)
+    link: Link | None = None  # LINK_FAULTS, CABLE_FAULTS
+    node: str = ""  # the host (NIC_FAULTS) or switch (SWITCH_FAULTS, PROGRAM_FAULTS)
+    peer: Link | None = None  # miswire: the link whose far end is swapped with `link`'s
+    value: float | None = None  # lossy: fraction of frames lost; slow: fraction of the rate
 
     @property
     def label(self) -> str:
         """What the fault hits, spelled as reports show it (`s1-s3`, `h1`, `s2`)."""
+        if self.peer is not None:
+            return f"{link_names.node_pair(self.link)},{link_names.node_pair(self.peer)}"
         return link_names.node_pair(self.link) if self.link is not None else self.node
 
 
@@ -162,3 +173,42 @@ def _node_target(target: str, fabric: Fabric, ranks: tuple[str, ...], where: str
                              "(`rank:R`) or a switch (`rank:R/switch`)")
     host = _rank_host(m.group(1), ranks, where)
     return fabric.host_switch(host)[0] if m.group(4) else host
+
+
+def bringup_fault(text: str, fabric: Fabric) -> PlannedFault:
+    """`KIND:TARGET[@VALUE]` (BRINGUP_FAULT_FORMS) resolved on `fabric`; FaultPlanError
+    naming the problem otherwise."""
+    kind, sep, rest = text.partition(":")
+    where = f"fault {text!r} on {fabric.name}"
+    if not sep or kind not in BRINGUP_FAULTS:
+        raise FaultPlanError(f"{where}: expected one of {', '.join(BRINGUP_FAULT_FORMS)}")
+    target, at, raw = rest.partition("@")
+    value = None
+    if kind in ("lossy", "slow"):
+        try:
+            value = float(raw)
+        except ValueError:
+            value = -1.0
+        if not at or not 0 < value < 1:
+            raise FaultPlanError(f"{where}: needs @FRACTION between 0 and 1, e.g. "
+                                 f"{kind}:s1-s3@{0.05 if kind == 'lossy' else 0.5}")
+    elif at:
+        raise FaultPlanError(f"{where}: {kind} takes no @VALUE")
+    if kind in PROGRAM_FAULTS:
+        node = _node_target(target, fabric, (), where)
+        if fabric.node(node).kind is not NodeKind.SWITCH:
+            raise FaultPlanError(f"{where}: {node} is not a switch")
+        return PlannedFault(0.0, kind, target, node=node)
+    names = target.split(",")
+    if len(names) != (2 if kind == "miswire" else 1):
+        raise FaultPlanError(f"{where}: " + ("miswire swaps two links: LINK,LINK"
+                                             if kind == "miswire" else "names one link"))
+    links = [_link_target(n, fabric, (), where) for n in names]
+    for link in links:
+        if not (link_names.is_switch(fabric, link.a) and link_names.is_switch(fabric, link.b)):
+            raise FaultPlanError(f"{where}: {link_names.node_pair(link)} is a host's link; "
+                                 "cable faults are on switch-to-switch links")
+    if kind == "miswire" and links[0] == links[1]:
+        raise FaultPlanError(f"{where}: the two links are the same link")
+    return PlannedFault(0.0, kind, target, link=links[0], value=value,
+                        peer=links[1] if kind == "miswire" else None)

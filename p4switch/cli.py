@@ -8,8 +8,9 @@
 
 A `--` separating target options (as simple_switch_grpc wants them) is
 accepted and ignored. `--port-params` is our extension: per port egress
-rate_pps, rate_bps, delay_us (propagation delay) and depth (queue depth in
-packets); it may be repeated. Errors (missing interface, bad JSON, gRPC
+rate_pps, rate_bps, delay_us (propagation delay), depth (queue depth in
+packets) and loss (the fraction of frames the port's cable loses: an emulated
+lossy cable); it may be repeated. Errors (missing interface, bad JSON, gRPC
 address taken) are one line on stderr and exit status 1; SIGTERM or SIGINT
 stop the switch cleanly with status 0.
 """
@@ -27,7 +28,8 @@ from p4switch.ports import PortError
 from p4switch.program import ProgramError
 from p4switch.switch import Switch
 
-PORT_PARAM_KEYS = {"rate_pps": float, "rate_bps": float, "delay_us": float, "depth": int}
+PORT_PARAM_KEYS = {"rate_pps": float, "rate_bps": float, "delay_us": float, "depth": int,
+                   "loss": float}
 
 
 class UsageError(ValueError):
@@ -75,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--priority-queues", type=int, default=1)
     ap.add_argument("--thrift-port", type=int, default=None, help="ignored (no Thrift)")
     ap.add_argument("--port-params", action="append", default=[],
-                    metavar="PORT:rate_pps=..,rate_bps=..,delay_us=..,depth=..")
+                    metavar="PORT:rate_pps=..,rate_bps=..,delay_us=..,depth=..,loss=..")
     ap.add_argument("--recirc-interval-us", type=float, default=50.0,
                     help="wait before each recirculation pass (default 50)")
     return ap
@@ -139,7 +141,8 @@ def _main(argv: list[str] | None) -> int:
             sw.port_set_params(port, rate_pps=params.get("rate_pps"),
                                rate_bps=params.get("rate_bps"),
                                delay_us=params.get("delay_us"),
-                               queue_depth=params.get("depth"))
+                               queue_depth=params.get("depth"),
+                               loss=params.get("loss"))
         sw.start()
     except (UsageError, ProgramError, PortError) as e:
         print(f"fabriclab-switch: error: {e}", file=sys.stderr)

@@ -63,6 +63,9 @@ class Switch(FastPaths, DataplaneApi):
         self.mc_groups: dict[int, list[Replica]] = {}
         self.clone_sessions: dict[int, tuple[list[Replica], int, int]] = {}
         self.pipeline_errors = 0
+        # ports whose cable loses frames (port_set_params(loss=)): [fraction, accumulator]
+        self._wire_loss: dict[int, list[float]] = {}
+        self.wire_lost: dict[int, int] = {}  # frames those cables lost, per port
         self._packet_in: Callable[[bytes], None] | None = None
         self._digest: Callable[[str, tuple[int, ...]], None] | None = None
         self._port_status: Callable[[int, bool], None] | None = None
@@ -345,6 +348,14 @@ class Switch(FastPaths, DataplaneApi):
         sock = self._socks.get(port)
         if sock is None or not self._port_up.get(port, False):
             return False
+        loss = self._wire_loss.get(port)
+        if loss is not None:
+            # a lossy cable: every 1/fraction-th frame leaves the port and never arrives
+            loss[1] += loss[0]
+            if loss[1] >= 1.0:
+                loss[1] -= 1.0
+                self.wire_lost[port] = self.wire_lost.get(port, 0) + 1
+                return True
         try:
             sock.send(frame)
         except OSError:
@@ -470,7 +481,7 @@ class Switch(FastPaths, DataplaneApi):
             self._port_up[port] = carrier(iface)
             pq = self.tm.port(port)
             pq.up = self._port_up[port]
-            if port not in self._pcap_out:
+            if port not in self._pcap_out and port not in self._wire_loss:
                 pq.send = socks[port].send
         self._wake_fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
         self._running = True

@@ -151,11 +151,18 @@ class DataplaneApi:
     # ---------------------------------------------------------------- ports
     def port_set_params(self, port: int, rate_pps: float | None = None,
                         rate_bps: float | None = None, delay_us: int | None = None,
-                        queue_depth: int | None = None) -> None:
-        """Egress rate (0 = unlimited), propagation delay and queue depth (packets)."""
+                        queue_depth: int | None = None, loss: float | None = None) -> None:
+        """Egress rate (0 = unlimited), propagation delay, queue depth (packets) and the
+        fraction of transmitted frames the port's cable loses (set before start())."""
+        if loss is not None and not 0 <= loss < 1:
+            raise DataplaneError(f"loss must be a fraction in [0, 1), got {loss}")
         try:
             with self._lock:
                 self.tm.set_params(port, rate_pps, rate_bps, delay_us, queue_depth)
+                if loss:
+                    self._wire_loss[port] = [float(loss), 0.0]
+                elif loss is not None:
+                    self._wire_loss.pop(port, None)
         except ValueError as e:
             raise DataplaneError(str(e)) from None
         self._wake()
