@@ -60,8 +60,9 @@ class AgentFleet:
         (controller.port_reports.AgentNotReady) names the agents and their logs."""
         self.log_dir.mkdir(parents=True, exist_ok=True)
         try:
+            prefix = self.ledger.prefix  # the run's interface names (`fk3-s1-eth2`)
             for sw in fabric.switches:
-                ports = ",".join(f"{link_names.interface(sw.name, port)}={port}"
+                ports = ",".join(f"{link_names.kernel_interface(prefix, sw.name, port)}={port}"
                                  for port, _peer, _peer_port in fabric.neighbours(sw.name))
                 cmd = [sys.executable, "-m", "controller.agent", "--switch", sw.name,
                        "--grpc", grpc_addrs[sw.name], "--device-id", str(sw.device_id),

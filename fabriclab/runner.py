@@ -70,6 +70,7 @@ def run(scenario: Scenario, target: Target, results_root: Path,
         baseline = run(replace(scenario, faults=(), baseline=False), target,
                        run_dir / "baseline", status, program_source)
     ledger = Ledger.create(run_dir.name)
+    metrics["run_prefix"] = ledger.prefix
     net: EmulatedNetwork | None = None
     try:
         net, program = _build_fabric(run_plan, target, program_source, ledger, run_dir,

@@ -2,8 +2,9 @@
 
 Hosts are Mininet hosts (network namespaces); each switch is a `P4Switch` node
 whose process (embedded switch or simple_switch_grpc) runs in the root namespace
-on the `sN-ethP` interfaces. Everything created is written to the run's ledger
-so teardown (or the next run) removes exactly that.
+on the `sN-ethP` interfaces, named with the run's prefix (`fk3-s1-eth2`, from the
+ledger) so two runs can share one machine. Everything created is written to the
+run's ledger so teardown (or the next run) removes exactly that.
 """
 
 from __future__ import annotations
@@ -169,7 +170,8 @@ def _quiet_interface(iface: str) -> None:
 
 
 class _FabricTopo(Topo):
-    def build(self, fabric: Fabric, switch_opts: dict[str, dict]) -> None:  # noqa: D102
+    def build(self, fabric: Fabric, switch_opts: dict[str, dict],  # noqa: D102
+              prefix: str = "") -> None:
         macs = host_macs(fabric)
         for node in fabric.nodes:
             if node.kind is NodeKind.HOST:
@@ -177,7 +179,9 @@ class _FabricTopo(Topo):
             else:
                 self.addSwitch(node.name, **switch_opts[node.name])
         for link in fabric.links:
-            self.addLink(link.a, link.b, port1=link.a_port, port2=link.b_port)
+            name_a, name_b = link_names.kernel_interfaces(prefix, link)
+            self.addLink(link.a, link.b, port1=link.a_port, port2=link.b_port,
+                         intfName1=name_a, intfName2=name_b)
 
 
 @dataclass
@@ -191,6 +195,15 @@ class EmulatedNetwork:
     device_ids: dict[str, int]
     ledger: Ledger
     link_rates: dict[str, str] = field(default_factory=dict)  # switch -> how rates are enforced
+
+    @property
+    def prefix(self) -> str:
+        """The run's name prefix: every interface of this network starts with it."""
+        return self.ledger.prefix
+
+    def intf(self, node: str, port: int) -> str:
+        """The machine's name for a node's port (`fk3-s1-eth2`; a host's port is 0)."""
+        return link_names.kernel_interface(self.prefix, node, port)
 
     def host(self, name: str) -> Host:
         return self.net.get(name)
@@ -215,8 +228,10 @@ class EmulatedNetwork:
         return leftovers
 
 
-def interface_names(fabric: Fabric) -> list[str]:
-    return [name for link in fabric.links for name in link_names.interfaces(link)]
+def interface_names(fabric: Fabric, prefix: str = "") -> list[str]:
+    """Every interface the fabric's links make, as the machine names them."""
+    return [name for link in fabric.links
+            for name in link_names.kernel_interfaces(prefix, link)]
 
 
 def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
@@ -224,7 +239,11 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
     """Build and start the network; on any failure everything created is removed."""
     if os.geteuid() != 0:
         raise NetworkError("building the emulated network needs root (network namespaces)")
-    clashes = [n for n in interface_names(fabric) if Path("/sys/class/net", n).exists()]
+    try:
+        names = interface_names(fabric, ledger.prefix)
+    except link_names.LinkNameError as exc:
+        raise NetworkError(str(exc)) from None
+    clashes = [n for n in names if Path("/sys/class/net", n).exists()]
     if clashes:
         raise NetworkError(
             f"interfaces already exist: {', '.join(clashes[:8])}"
@@ -241,8 +260,9 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
             cls=P4Switch, target=target, device_id=node.device_id, grpc_port=port,
             log_dir=log_dir, ledger=ledger, port_params=(port_params or {}).get(node.name),
             thrift_port=free_tcp_port() if target.switch is SwitchKind.BMV2 else None)
-    ledger.add_interfaces(interface_names(fabric))
-    net = Mininet(topo=_FabricTopo(fabric=fabric, switch_opts=switch_opts), controller=None,
+    ledger.add_interfaces(names)
+    net = Mininet(topo=_FabricTopo(fabric=fabric, switch_opts=switch_opts,
+                                   prefix=ledger.prefix), controller=None,
                   link=MininetLink, build=False, autoSetMacs=False, waitConnected=False)
     emulated = EmulatedNetwork(fabric, net, target, grpc_addrs, device_ids, ledger)
     try:
