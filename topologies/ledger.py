@@ -95,6 +95,17 @@ def allocate_prefix(directory: Path, rng: random.Random | None = None) -> str:
                        "`fabriclab cleanup` removes those of interrupted runs")
 
 
+def namespace_exists(name: str) -> bool:
+    return Path("/run/netns", name).exists()
+
+
+def delete_namespace(name: str) -> bool:
+    """`ip netns del` by name, if it exists; True once it is gone."""
+    if namespace_exists(name):
+        subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
+    return not namespace_exists(name)
+
+
 def stop_pid(pid: int, expected_start: int | None = None, timeout: float = 3.0) -> bool:
     """SIGTERM, then SIGKILL after `timeout`. Returns True if the process is gone."""
     current = start_time(pid)
@@ -146,6 +157,7 @@ class Ledger:
     interfaces: list[str] = field(default_factory=list)
     owner: dict = field(default_factory=dict)  # {"pid", "start"} of the run that writes it
     prefix: str = ""  # the run's name prefix (`fk3-`), see allocate_prefix
+    namespaces: list[str] = field(default_factory=list)  # named netns (`fk3-srv1`)
 
     @classmethod
     def create(cls, run_id: str, directory: Path | None = None) -> Ledger:
@@ -161,13 +173,14 @@ class Ledger:
     def load(cls, path: Path) -> Ledger:
         data = json.loads(Path(path).read_text())
         return cls(Path(path), data.get("processes", []), data.get("interfaces", []),
-                   data.get("owner", {}), data.get("prefix", ""))
+                   data.get("owner", {}), data.get("prefix", ""), data.get("namespaces", []))
 
     def save(self) -> None:
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps({"owner": self.owner, "prefix": self.prefix,
                                    "processes": self.processes,
-                                   "interfaces": self.interfaces}))
+                                   "interfaces": self.interfaces,
+                                   "namespaces": self.namespaces}))
         os.replace(tmp, self.path)
 
     def add_process(self, pid: int, what: str) -> None:
@@ -178,6 +191,12 @@ class Ledger:
     def add_interfaces(self, names: list[str]) -> None:
         self.interfaces.extend(n for n in names if n not in self.interfaces)
         self.save()
+
+    def add_namespace(self, name: str) -> None:
+        """A named network namespace the run made (a namespace "server")."""
+        if name not in self.namespaces:
+            self.namespaces.append(name)
+            self.save()
 
     def owner_alive(self) -> bool:
         """True while the run that writes this ledger is still running."""
@@ -196,6 +215,10 @@ class Ledger:
             delete_interface(name)
             if _interface_exists(name):
                 leftovers.append(f"interface {name}")
+        for name in reversed(self.namespaces):
+            # Its processes were stopped above; its interfaces (veths, VXLAN) go with it.
+            if not delete_namespace(name):
+                leftovers.append(f"namespace {name}")
         if not leftovers:
             self.path.unlink(missing_ok=True)
         return leftovers
@@ -220,6 +243,8 @@ def cleanup_stale(directory: Path | None = None) -> list[str]:
             continue
         leftovers = ledger.teardown()
         what = f"{len(ledger.processes)} processes, {len(ledger.interfaces)} interfaces"
+        if ledger.namespaces:
+            what += f", {len(ledger.namespaces)} namespaces"
         if leftovers:
             report.append(f"{path.stem}: could not remove {', '.join(leftovers)}")
         else:
