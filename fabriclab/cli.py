@@ -1,6 +1,7 @@
 """`fabriclab`: run scenarios, list what exists, show reports, clean up.
 
     fabriclab run [--scenario stream] [--topo line:2] [--fc lossy] [--target auto]
+                  [--servers ns:3|HOST1,HOST2] [--placement block|random|group]
                   [--compiler embedded|p4c] [--switch embedded|bmv2]
     fabriclab list
     fabriclab report RUN_DIR
@@ -30,7 +31,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from fabriclab.runner import IMPLEMENTED_FLOW_CONTROL, run
     from fabriclab.sweep import run_sweep, sweep_table
 
-    points = [(label, s.with_overrides(args.topo, args.fc))
+    points = [(label, s.with_overrides(args.topo, args.fc, args.servers, args.placement))
               for label, s in scenarios.load_points(args.scenario)]
     for _label, scenario in points:
         plan(scenario)  # a bad topology or fault target fails here, before anything starts
@@ -138,6 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument("--scenario", default="stream")
     p_run.add_argument("--topo", help="override the scenario's topology, e.g. fattree:4")
     p_run.add_argument("--fc", help="override the flow-control mode: lossy, pfc, credit")
+    p_run.add_argument("--servers", help="spread the fabric over servers: ns:N (N namespace "
+                       "servers made by the run) or HOST1,HOST2,... (docs/cluster.md)")
+    p_run.add_argument("--placement", help="which server runs which node: block, random "
+                       "or group (default: keeps pods and leaf groups together)")
     p_run.add_argument("--target", default="auto",
                        help="embedded, bmv2 (real simple_switch_grpc; with p4c where installed) "
                             "or auto (bmv2 where p4c and simple_switch_grpc are installed)")

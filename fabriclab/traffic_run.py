@@ -117,7 +117,8 @@ def fault_schedule(plan: RunPlan, net: EmulatedNetwork, fleet: NicFleet
     for f in plan.faults:
         if f.kind in LINK_FAULTS:
             ends = [faults.LinkEnd(net.intf(node, port),
-                                   () if link_names.is_switch(plan.fabric, node)
+                                   tuple(net.run_prefix(node))
+                                   if link_names.is_switch(plan.fabric, node)
                                    else ("mnexec", "-a", str(net.host(node).pid)))
                     for node, port in ((f.link.a, f.link.a_port), (f.link.b, f.link.b_port))]
             action = faults.LinkDown(ends) if f.kind == "link_down" else faults.LinkUp(ends)

@@ -30,7 +30,7 @@ import subprocess
 
 from mininet.examples.cluster import RemoteLink, RemoteMixin
 from mininet.link import Link
-from mininet.node import Host
+from mininet.node import Host, Node
 
 from topologies.servers import Server, ServerError, ServerSet
 
@@ -62,10 +62,21 @@ class ClusterNodeMixin(RemoteMixin):
 class ClusterHost(ClusterNodeMixin, Host):
     """A host made on its server; its processes start from the runner (see above)."""
 
+    _local = False
+
     def popen(self, *args, **kwargs):
         if self.fabric_server.netns is None:
             return super().popen(*args, **kwargs)
-        return Host.popen(self, *args, **kwargs)  # mnexec -da PID: same kernel, same PIDs
+        self._local = True  # Host.popen's `mnexec -da PID`, from here: same kernel, same PIDs
+        try:
+            return Host.popen(self, *args, **kwargs)
+        finally:
+            self._local = False
+
+    def _popen(self, cmd, **params):
+        if self._local:
+            return Node._popen(self, cmd, **params)
+        return super()._popen(cmd, **params)  # the node's shell: over SSH
 
 
 class VxlanLink(RemoteLink):
