@@ -42,14 +42,27 @@ FABRIC_MTU = 1500
 class ClusterNodeMixin(RemoteMixin):
     """Mininet's remote node, with the run's SSH configuration (keys, known hosts)."""
 
-    def __init__(self, name: str, server: Server, servers: ServerSet, **params) -> None:
+    def __init__(self, name: str, server: Server, servers: ServerSet, run_ledger,
+                 **params) -> None:
         self.fabric_server = server
         self.servers = servers
+        self.run_ledger = run_ledger
         # RemoteMixin prefixes `sudo -E -u USER` and adds the destination itself.
         self.sshbase = ["ssh", "-F", str(servers.ssh_config), "-q", "-o", "BatchMode=yes",
                         "-tt"]
         super().__init__(name, server=server.name, user="root", serverIP=server.address,
                          **params)
+
+    def startShell(self, *args, **kwargs) -> None:  # noqa: N802 - Mininet's name
+        """The node's shell over SSH; both its ends go into the ledger at once (the local
+        ssh client and the shell on the server), so a killed run's next cleanup ends them
+        and with them the SSH session."""
+        super().startShell(*args, **kwargs)
+        self.run_ledger.add_process(self.shell.pid, f"ssh to {self.fabric_server.name} "
+                                    f"for {self.name}")
+        if self.pid:
+            self.run_ledger.add_process(self.pid, f"shell of {self.name} on "
+                                        f"{self.fabric_server.name}")
 
     def run_prefix(self) -> list[str]:
         """How the runner starts a process in this node's server's root namespace."""
@@ -180,16 +193,17 @@ def _switch_class():
     return ClusterSwitch
 
 
-def node_options(placement, servers: ServerSet, hosts: list[str], switches: list[str]
-                 ) -> dict[str, dict]:
+def node_options(placement, servers: ServerSet, hosts: list[str], switches: list[str],
+                 ledger) -> dict[str, dict]:
     """Per node, the Mininet options that put it on its server."""
     switch_cls = _switch_class()
     out = {}
     for name in hosts:
         server = servers.by_name(placement.node_server[name])
-        out[name] = {"cls": ClusterHost, "server": server, "servers": servers}
+        out[name] = {"cls": ClusterHost, "server": server, "servers": servers,
+                     "run_ledger": ledger}
     for name in switches:
         server = servers.by_name(placement.node_server[name])
         out[name] = {"cls": switch_cls, "server": server, "servers": servers,
-                     "grpc_host": server.address}
+                     "run_ledger": ledger, "grpc_host": server.address}
     return out

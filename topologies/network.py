@@ -284,7 +284,7 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
         from topologies import cluster
 
         placed = cluster.node_options(placement, servers, [h.name for h in fabric.hosts],
-                                      [s.name for s in fabric.switches])
+                                      [s.name for s in fabric.switches], ledger)
         link_cls = cluster.VxlanLink
     for node in fabric.switches:
         # A namespace server's ports are all free: one gRPC port per switch there.

@@ -1,0 +1,89 @@
+"""One fabric over three namespace servers (each with its own sshd on a management
+network the run makes): Mininet's cluster nodes, VXLAN tunnels between servers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fabriclab import scenario as sc
+from fabriclab.runner import ROOT, run
+from topologies.ledger import prefixed_names, start_time
+from topologies.targets import Target
+
+pytestmark = [pytest.mark.mininet, pytest.mark.slow]
+pytest.importorskip("mininet.examples.cluster")
+if not Path("/usr/sbin/sshd").exists():
+    pytest.skip("needs sshd (apt-get install openssh-server)", allow_module_level=True)
+
+
+def test_incast_in_credit_mode_on_three_servers_loses_nothing(tmp_path):
+    before = prefixed_names()
+    scenario = sc.load("incast").with_overrides("leafspine:2,2,2", "credit", "ns:3", "block")
+    result = run(scenario, Target.EMBEDDED, tmp_path)
+    m = result.metrics
+    assert m.error is None, m.error
+    assert m.verdict == "pass" and m.lost == 0 and m.received == m.sent > 0
+    assert m.credit_frames > 0, "credit frames crossed the fabric, tunnels included"
+    cluster = m.cluster
+    assert sorted(cluster["servers"]) == ["srv1", "srv2", "srv3"]
+    assert set(cluster["node_server"]) == {"s1", "s2", "s3", "s4", "h1", "h2", "h3", "h4"}
+    # block: leaves s1, s2 on srv1, spine s3 on srv2, spine s4 on srv3: every
+    # leaf-spine link crosses servers.
+    assert cluster["node_server"]["s3"] == "srv2" and cluster["node_server"]["s4"] == "srv3"
+    assert cluster["cross_server_links"] == 4 == len(cluster["tunnels"])
+    assert {t["kind"] for t in cluster["tunnels"]} == {"vxlan"}
+    assert all(t["mtu"] == 1500 for t in cluster["tunnels"])
+    written = json.loads((result.run_dir / "metrics.json").read_text())
+    assert written["cluster"]["cross_server_links"] == 4
+    assert prefixed_names() - before == set(), "servers, namespaces and links all removed"
+
+
+def _ledger_of(prefix: str) -> dict:
+    for path in (ROOT / "build" / "ledger").glob("*.json"):
+        data = json.loads(path.read_text())
+        if data.get("prefix") == prefix:
+            return data
+    return {}
+
+
+def test_a_killed_distributed_run_leaves_nothing_on_any_server_after_cleanup(tmp_path):
+    before = prefixed_names()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fabriclab.cli", "run", "--scenario", "incast", "--topo",
+         "leafspine:2,2,2", "--servers", "ns:3", "--placement", "block", "--target",
+         "embedded", "--results", str(tmp_path)], cwd=ROOT,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"), stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True)
+    ledger: dict = {}
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            new = prefixed_names() - before
+            servers = [n for n in new if n.endswith("-srv3")]
+            if servers:
+                ledger = _ledger_of(servers[0][:4])
+                if any(p["what"].startswith("switch") for p in ledger.get("processes", [])):
+                    break
+            time.sleep(0.2)
+        time.sleep(1.0)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the runner and its session; not its children's
+        proc.wait()
+    assert ledger, "the run made its servers and started switches before it was killed"
+    alive = [p for p in ledger["processes"] if start_time(p["pid"]) == p["start"]]
+    assert alive, "the killed run left processes behind (sshd, switches) to clean up"
+    assert ledger["namespaces"] == [f"{ledger['prefix']}srv{i}" for i in (1, 2, 3)]
+    done = subprocess.run([sys.executable, "-m", "fabriclab.cli", "cleanup"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "3 namespaces" in done.stdout
+    assert [p for p in ledger["processes"] if start_time(p["pid"]) == p["start"]] == []
+    assert prefixed_names() - before == set(), "no namespace, bridge or veth left"
