@@ -97,7 +97,24 @@ def _cmd_list(_args: argparse.Namespace) -> int:
         print(f"  {usage}")
     print("flow control: lossy, pfc, credit    targets: embedded, bmv2, auto    "
           "compilers: embedded, p4c    switches: embedded, bmv2")
+    print("servers: --servers ns:N (namespace servers) | HOST1,HOST2    "
+          "placements: block, random, group (docs/cluster.md)")
+    _print_server_sizes()
     return 0
+
+
+def _print_server_sizes() -> None:
+    """How many servers of C cores forward each fabric at the default link rate."""
+    from topologies import capacity
+    from topologies.generators import build
+
+    cores = (2, 16, 64)
+    print("servers needed at full link rate (default [link] rate_pps), by cores per server:")
+    print("  " + f"{'topology':<18}" + "".join(f"{c:>6} cores" for c in cores))
+    for topo in ("leafspine:2,2,2", "fattree:4", "leafspine:8,4,4", "fattree:8"):
+        fabric = build(topo)
+        print("  " + f"{topo:<18}" + "".join(
+            f"{capacity.servers_needed(fabric, c):>12}" for c in cores))
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
