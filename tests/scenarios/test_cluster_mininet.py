@@ -87,3 +87,27 @@ def test_a_killed_distributed_run_leaves_nothing_on_any_server_after_cleanup(tmp
     assert "3 namespaces" in done.stdout
     assert [p for p in ledger["processes"] if start_time(p["pid"]) == p["start"]] == []
     assert prefixed_names() - before == set(), "no namespace, bridge or veth left"
+
+
+def test_a_link_between_servers_fails_mid_collective_and_fast_reroute_recovers(tmp_path):
+    from tests.scenarios.test_fault_scenarios import ROUTING, _failed_link_on_path
+
+    topology = "leafspine:2,2,1"
+    link = _failed_link_on_path(topology, "h1", "h2")
+    data = sc.load("link-failure-allreduce").as_dict()
+    data.update(topology=topology, duration_s=20, routing=ROUTING,
+                faults=[{"at_s": 0.1, "kind": "link_down", "target": link}],
+                cluster={"servers": "ns:3", "placement": "block"})
+    m = run(sc.parse(data, "cross-server link failure"), Target.EMBEDDED, tmp_path).metrics
+    assert m.error is None, m.error
+    a, b = link.split("-")
+    assert m.cluster["node_server"][a] != m.cluster["node_server"][b], "the link is a tunnel"
+    # as on one server (tests/scenarios/test_fault_scenarios.py): the collective
+    # completes, every PSN arrives, what the fabric lost was on the failed link
+    assert m.verdict == "pass", (m.verdict, m.problems)
+    assert m.cct_ms is not None and m.lost == 0
+    assert m.unexplained_loss <= 0, m.problems
+    assert m.recovery_gap_ms is not None, "a flow crossed the failed link"
+    assert [f.link for f in m.link_failures] == [link]
+    assert any(r.get("event") == "port_down" for r in m.sm_timeline), "the SM heard of it"
+    assert m.held_in_fabric == 0, m.held_at_end
