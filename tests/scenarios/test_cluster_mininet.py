@@ -46,6 +46,24 @@ def test_incast_in_credit_mode_on_three_servers_loses_nothing(tmp_path):
     assert prefixed_names() - before == set(), "servers, namespaces and links all removed"
 
 
+def _state(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+def _running(processes: list[dict], wait_s: float = 5.0) -> list[dict]:
+    """Recorded processes still running (a zombie awaiting its reaper is not)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        alive = [p for p in processes if start_time(p["pid"]) == p["start"]
+                 and _state(p["pid"]) not in ("Z", None)]
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.2)
+
+
 def _ledger_of(prefix: str) -> dict:
     for path in (ROOT / "build" / "ledger").glob("*.json"):
         data = json.loads(path.read_text())
@@ -78,14 +96,14 @@ def test_a_killed_distributed_run_leaves_nothing_on_any_server_after_cleanup(tmp
         os.killpg(proc.pid, signal.SIGKILL)  # the runner and its session; not its children's
         proc.wait()
     assert ledger, "the run made its servers and started switches before it was killed"
-    alive = [p for p in ledger["processes"] if start_time(p["pid"]) == p["start"]]
+    alive = _running(ledger["processes"], wait_s=0)
     assert alive, "the killed run left processes behind (sshd, switches) to clean up"
     assert ledger["namespaces"] == [f"{ledger['prefix']}srv{i}" for i in (1, 2, 3)]
     done = subprocess.run([sys.executable, "-m", "fabriclab.cli", "cleanup"], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "3 namespaces" in done.stdout
-    assert [p for p in ledger["processes"] if start_time(p["pid"]) == p["start"]] == []
+    assert _running(ledger["processes"]) == []
     assert prefixed_names() - before == set(), "no namespace, bridge or veth left"
 
 
