@@ -163,10 +163,20 @@ def link_report(net, fabric, prefix: str, placement) -> list[dict]:
     return out
 
 
+def describe(net, fabric, prefix: str, servers: ServerSet, placement) -> dict:
+    """metrics.json's `cluster`: servers, placement per node, cross-server links, tunnels."""
+    return {**servers.as_dict(), "placement": placement.how,
+            "node_server": dict(placement.node_server),
+            "switches_per_server": placement.switches_per_server(fabric),
+            "cross_server_links": len(placement.cross_server_links),
+            "tunnel": TUNNEL_KIND,
+            "tunnels": link_report(net, fabric, prefix, placement)}
+
+
 def check_tools(servers: ServerSet) -> None:
     """Every server has what the cluster nodes run there (mnexec, ip, sudo)."""
     for server in servers.servers:
-        done = servers.ssh(server, ["sh", "-c", "command -v mnexec ip sudo"])
+        done = servers.ssh(server, ["command", "-v", "mnexec", "ip", "sudo"])
         if done.returncode != 0 or len(done.stdout.split()) < 3:
             raise ServerError(f"server {server.name} lacks mnexec, ip or sudo "
                               "(apt-get install mininet iproute2 sudo)")

@@ -6,6 +6,7 @@ otherwise), so it is made, and reported, before any server exists.
 
 from __future__ import annotations
 
+from topologies.cluster import check_tools
 from topologies.description import Fabric
 from topologies.ledger import Ledger
 from topologies.placement import Placement, place
@@ -25,7 +26,13 @@ def plan_placement(fabric: Fabric, cluster, seed: int) -> Placement:
 def make_servers(cluster, ledger: Ledger) -> ServerSet:
     kind, what = parse_servers(cluster.servers)
     if kind == "namespaces":
-        return make_namespace_servers(what, ledger)
+        servers = make_namespace_servers(what, ledger)
+        try:
+            check_tools(servers)
+        except BaseException:
+            servers.close()
+            raise
+        return servers
     raise ServerError(
         f"--servers {cluster.servers}: real servers reached by SSH are not supported yet: "
         "the switch, NIC and agent processes need a supervisor on each server that the "

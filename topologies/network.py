@@ -319,13 +319,7 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
         if servers is not None:
             from topologies import cluster
 
-            emulated.cluster = {
-                **servers.as_dict(), "placement": placement.how,
-                "node_server": dict(placement.node_server),
-                "switches_per_server": placement.switches_per_server(fabric),
-                "cross_server_links": len(placement.cross_server_links),
-                "tunnel": cluster.TUNNEL_KIND,
-                "tunnels": cluster.link_report(net, fabric, ledger.prefix, placement)}
+            emulated.cluster = cluster.describe(net, fabric, ledger.prefix, servers, placement)
         if target.switch is SwitchKind.BMV2:
             emulated.link_rates = {sw.name: sw.apply_link_rates() for sw in net.switches}
         else:

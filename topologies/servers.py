@@ -176,6 +176,16 @@ def make_namespace_servers(count: int, ledger: Ledger) -> ServerSet:
     servers = tuple(Server(f"srv{i}", str(hosts[i + 9]), f"{prefix}srv{i}")
                     for i in range(1, count + 1))
     out = ServerSet(servers, "namespaces", str(hosts[0]), workdir=workdir)
+    try:
+        _start_servers(out, ledger, bridge, subnet.prefixlen)
+    except BaseException:
+        out.close()  # sshd by PID, the key directory; the ledger has the rest
+        raise
+    return out
+
+
+def _start_servers(out: ServerSet, ledger: Ledger, bridge: str, prefixlen: int) -> None:
+    prefix, servers, workdir = ledger.prefix, out.servers, out.workdir
     for i, server in enumerate(servers, 1):
         outside = f"{prefix}m{i}"
         ledger.add_namespace(server.netns)
@@ -185,8 +195,8 @@ def make_namespace_servers(count: int, ledger: Ledger) -> ServerSet:
               "name", "mgmt0", "mtu", str(MGMT_MTU), "netns", server.netns])
         _run(["ip", "link", "set", outside, "master", bridge, "up"])
         for cmd in (["ip", "link", "set", "lo", "up"],
-                    ["ip", "addr", "add", f"{server.address}/{subnet.prefixlen}", "dev",
-                     "mgmt0"], ["ip", "link", "set", "mgmt0", "up"]):
+                    ["ip", "addr", "add", f"{server.address}/{prefixlen}", "dev", "mgmt0"],
+                    ["ip", "link", "set", "mgmt0", "up"]):
             _run(server.run_here(cmd))
     host_key, client_key = _keys(workdir)
     out.ssh_config = _ssh_config(workdir, servers, client_key, host_key)
@@ -200,7 +210,6 @@ def make_namespace_servers(count: int, ledger: Ledger) -> ServerSet:
         out.sshd[server.name] = proc
         ledger.add_process(proc.pid, f"sshd of server {server.name}")
     wait_reachable(out)
-    return out
 
 
 def ssh_servers(names: list[str], ssh_config: Path | None = None) -> ServerSet:
