@@ -37,6 +37,7 @@ class BringupOptions:
     flow_control: FlowControl = FlowControl.LOSSY
     fc_params: fc.FlowControlParams = field(default_factory=fc.FlowControlParams)
     frame_bytes: int = 0  # a data frame on the wire: sets the pause quantum per link
+    convergence_delay_s: float = 0.0  # the SM's global reroute waits this long (SubnetManager)
 
 
 @dataclass
@@ -102,6 +103,7 @@ def bring_up(fabric: Fabric, grpc_addrs: dict[str, str], p4info: Path, bmv2_json
     sm = SubnetManager(fabric, connect_switches(fabric, grpc_addrs), host_macs=host_macs,
                        engine=routing_engine(options.routing),
                        fast_reroute=options.fast_reroute, vl_layering=options.vl_layering)
+    sm.convergence_delay_s = options.convergence_delay_s
     try:
         sm.push_pipeline(p4info, bmv2_json)
         links = check_cabling(sm, fabric)

@@ -9,8 +9,10 @@
         live: push the pipeline, assign LIDs and install routes on running switches.
     fabriclab-sm serve TOPO --switch ... --p4info P --bmv2-json J [--engine E] [--sa]
                    --iface s1:2=s1-eth2 [--iface ...] [--timeline FILE]
+                   [--web PORT] [--view-recording FILE]
         live: `up`, then a local agent per switch watching the listed interfaces
-        (fast reroute) and the SM's global reroute, until SIGTERM/SIGINT.
+        (fast reroute) and the SM's global reroute, until SIGTERM/SIGINT; with --web,
+        the live view on http://127.0.0.1:PORT/ (docs/liveview.md).
     fabriclab-sm discover TOPO --switch ... --p4info P [--links-only]
         live: PROBE every cable, print what was found and every difference from TOPO
         (exit 1 when there is one).
@@ -238,9 +240,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     sm = SubnetManager(fabric, connections, engine=_engine(args.engine),
                        lid_map=LidMap(args.guid2lid))
     agents: list[LocalAgent] = []
+    view = None
     try:
         sm.bring_up(args.p4info, args.bmv2_json, args.address_book)
         sm.start_event_loop(args.timeline)
+        if args.web is not None or args.view_recording:
+            from controller.liveview import LiveView
+
+            view = LiveView.start(sm, args.view_recording, args.web)
+            if view.url:
+                print(f"live view: {view.url}", flush=True)
         if args.sa:
             sm.serve_sa(args.sa_log)
         for switch, ports in sorted(ifaces.items()):
@@ -251,6 +260,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
               f"{sum(len(p) for p in ifaces.values())} watched ports", flush=True)
         stop.wait()
     finally:
+        if view is not None:
+            view.stop()
         for agent in agents:
             agent.stop()
             agent.conn.close()
@@ -661,6 +672,11 @@ def main(argv: list[str] | None = None) -> int:
                        help="answer the hosts' in-band PathRecord queries and REPORT changed "
                             "paths after a reroute (controller/sa.py)")
     serve.add_argument("--sa-log", help="with --sa: the answered queries as JSON lines")
+    serve.add_argument("--web", type=int, metavar="PORT",
+                       help="serve the live view on http://127.0.0.1:PORT/ (0: any free port)")
+    serve.add_argument("--view-recording", metavar="FILE",
+                       help="append the live view's samples and events here (liveview.jsonl: "
+                            "a replay, controller/liveview/replay.py)")
     serve.set_defaults(func=cmd_serve)
     disc = sub.add_parser("discover", help="probe every cable and compare with the topology")
     disc.add_argument("topology")

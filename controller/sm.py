@@ -194,6 +194,9 @@ class SubnetManager:
         self.host_macs = host_macs or {}
         self.lids: dict[str, int] = {}
         self.fast_reroute = fast_reroute  # install backups where the pipeline can use them
+        # A global reroute starts this long after the port event was detected: distributed
+        # routing's convergence (the RoCE/BGP stand-in; scenario convergence_delay_s).
+        self.convergence_delay_s = 0.0
         self.vl_layering = vl_layering  # False: leave a cyclic dependency in place (to show it)
         self.routes: Routes = {}
         self.backups: Routes = {}
@@ -478,6 +481,12 @@ class SubnetManager:
             self.failed_links.discard(link)
         else:
             self.failed_links.add(link)
+        if self.convergence_delay_s > 0:
+            record["convergence_delay_s"] = self.convergence_delay_s
+            wait_s = (event.detected_ns - time.time_ns()) / 1e9 + self.convergence_delay_s
+            if wait_s > 0:
+                time.sleep(wait_s)
+            received_ns = time.time_ns()  # recompute_ms: from the end of the wait
         try:
             self.compute_routes()
             record["recompute_done_ns"] = time.time_ns()

@@ -2,7 +2,7 @@
 
     fabriclab run [--scenario stream] [--topo line:2] [--fc lossy] [--target auto]
                   [--servers ns:3|HOST1,HOST2] [--placement block|random|group]
-                  [--compiler embedded|p4c] [--switch embedded|bmv2]
+                  [--compiler embedded|p4c] [--switch embedded|bmv2] [--web PORT | --no-view]
     fabriclab list
     fabriclab report RUN_DIR
     fabriclab cleanup
@@ -17,6 +17,7 @@ from pathlib import Path
 
 from fabriclab import scenario as scenarios
 from fabriclab.status import StatusLine
+from fabriclab.view import ViewPortError
 from topologies.generators import TopologyError
 from topologies.generators import available as topologies_available
 from topologies.ledger import cleanup_stale
@@ -30,6 +31,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from fabriclab.plan import plan
     from fabriclab.runner import IMPLEMENTED_FLOW_CONTROL, run
     from fabriclab.sweep import run_sweep, sweep_table
+    from fabriclab.view import ViewOptions, check_port
 
     points = [(label, s.with_overrides(args.topo, args.fc, args.servers, args.placement))
               for label, s in scenarios.load_points(args.scenario)]
@@ -40,12 +42,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 f"flow control {scenario.flow_control.value!r} is not implemented in "
                 f"p4src/fabric.p4 yet; available: "
                 f"{', '.join(m.value for m in IMPLEMENTED_FLOW_CONTROL)}")
+    if args.web is not None:
+        check_port(args.web)  # before anything starts
     target = resolve(args.target, args.compiler, args.switch)
     first = points[0][1]
     print(f"fabriclab: scenario {first.name} on {first.topology}, "
           f"flow control {first.flow_control.value}, target {target.label} ({target.reason})"
           + (f", sweep over {len(points)} points" if len(points) > 1 else ""))
     if len(points) > 1:
+        if args.web is not None:
+            print("fabriclab: --web: a sweep's points are not served (run one point to watch "
+                  "it live)", file=sys.stderr)
         with StatusLine() as status:
             sweep_dir, rows = run_sweep(points, target, Path(args.results), status,
                                         Path(args.program))
@@ -53,7 +60,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"results: {sweep_dir}")
         return 0 if all(r["verdict"] not in ("error", None) for r in rows) else 1
     with StatusLine() as status:
-        result = run(first, target, Path(args.results), status, Path(args.program))
+        if first.compare:  # one run per fabric compared, one result directory
+            from fabriclab.compare import run_compared
+
+            result = run_compared(first, target, Path(args.results), status,
+                                  Path(args.program))
+        else:
+            view = None if args.no_view else ViewOptions(web_port=args.web)
+            result = run(first, target, Path(args.results), status, Path(args.program), view)
     _print_result(result.metrics)
     print(f"verdict: {result.metrics.verdict}   results: {result.run_dir}")
     return 0 if result.ok else 1
@@ -81,10 +95,26 @@ def _print_result(m: RunMetrics) -> None:
         print(f"recovery gap after the link failure: {m.recovery_gap_ms:.1f} ms "
               "(frames reaching the receivers; flows whose switch holds a backup port: "
               + ("-" if protected is None else f"{protected:.1f} ms") + ")")
+    from traffic import report_sections
+
+    line = report_sections.transport_line(m)
+    if line:
+        print(line)
+    if m.training:
+        print(_table(report_sections.TRAINING_COLUMNS,
+                     report_sections.training_rows(m.training)))
+        for note in report_sections.training_notes(m.training):
+            print(note)
     for reason in m.verdict_reasons:
         print(f"verdict {m.verdict}: {reason}")
     if m.error:
         print(f"fabriclab: run failed: {m.error}", file=sys.stderr)
+
+
+def _table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    return "\n".join("  ".join(c.rjust(w) for c, w in zip(row, widths))
+                     for row in [headers, *rows])
 
 
 def _cmd_list(_args: argparse.Namespace) -> int:
@@ -135,6 +165,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
         if metrics is not None:
             _print_result(metrics)
             print(f"verdict: {metrics.verdict}")
+    from fabriclab.view import write_replay
+
+    replay = write_replay(run_dir)
+    if replay is not None:
+        print(f"written: {replay}")
     for path in write(run_dir):
         print(f"written: {path}")
     return 0
@@ -169,6 +204,13 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument("--results", default=str(ROOT / "results"))
     p_run.add_argument("--program", default=str(ROOT / "p4src" / "fabric.p4"),
                        help="the P4 program the SM pushes (default p4src/fabric.p4)")
+    view = p_run.add_mutually_exclusive_group()
+    view.add_argument("--web", type=int, metavar="PORT",
+                      help="serve the live view on http://127.0.0.1:PORT/ while the run lasts "
+                           "(0: any free port; the URL is printed)")
+    view.add_argument("--no-view", action="store_true",
+                      help="do not record the live view (no replay in the report); by default "
+                           "the SM samples every switch once a second (docs/liveview.md)")
     p_run.set_defaults(func=_cmd_run)
     sub.add_parser("list", help="scenarios and topologies").set_defaults(func=_cmd_list)
     p_rep = sub.add_parser("report", help="show a run's results")
@@ -181,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         return args.func(args)
-    except (scenarios.ScenarioError, TopologyError, TargetError) as exc:
+    except (scenarios.ScenarioError, TopologyError, TargetError, ViewPortError) as exc:
         print(f"fabriclab: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -34,6 +34,7 @@ class NicSettings:
     xon: int
     credit_coalesce: int
     transport: str = "ud"
+    rc_options: tuple[str, ...] = ()  # RC transport options on the NIC's command line
 
 
 @dataclass
@@ -62,7 +63,7 @@ class NicFleet:
                    "--frame-bytes", str(settings.frame_bytes), "--buffer", str(settings.buffer),
                    "--xoff", str(settings.xoff), "--xon", str(settings.xon),
                    "--credit-coalesce", str(settings.credit_coalesce),
-                   "--transport", settings.transport,
+                   "--transport", settings.transport, *settings.rc_options,
                    "--flows", str(flows_path), "--log-dir", str(self.log_dir),
                    "--duration", str(duration_s), "--start-at", f"{start_at:.6f}",
                    "--until-done", "--control", str(control), "--name", name,

@@ -15,7 +15,7 @@ from controller.readout import Readout
 from fabriclab.plan import RunPlan
 from fabriclab.traffic_run import UNKNOWN_DLID, TrafficRun
 from topologies import link_names
-from traffic import recovery, stall
+from traffic import recovery, stall, training
 from traffic.analysis import ReceiverTrace, analyze, bandwidth, collective_times
 from traffic.metrics import CollectiveTime, FaultRecord, LinkFailure, UnknownDlidCheck
 from traffic.reconcile import reconcile
@@ -91,6 +91,10 @@ def measure(plan: RunPlan, bringup: Bringup, traffic: TrafficRun, readout: Reado
         deadlock_problem=sm.deadlock_problem or None, vls_used=bringup.vls_used,
         discovered_links=bringup.discovered_links,
         **_collectives(traffic, plan.scenario.traffic.message_bytes))
+    if failures and plan.scenario.training.iterations:  # every flap, for the job's report
+        m["failure_gaps"] = tuple(training.failure_gaps(
+            traffic.sent_logs, traffic.recv_logs, [(f.link, f.down_ns) for f in failures],
+            paths))
     if failures:
         first = failures[0]
         figures = recovery.recovery(first.link, first.down_ns, paths, flows, bringup.backups,

@@ -53,7 +53,11 @@ def versions(target: Target) -> dict:
 
 
 def write_report(run_dir: Path) -> None:
-    """report.md and report.html with plots; one line saying why when that fails."""
+    """report.md and report.html with plots (and the live view's replay when the run
+    recorded one); one line saying why when that fails."""
+    from fabriclab.view import write_replay
+
+    write_replay(run_dir)
     try:
         from traffic.report import write_report as write
 

@@ -13,6 +13,9 @@ typed hand-offs:
     metrics     fabriclab/measure.py     -> the figures; traffic/verdict.py the verdict
     report      traffic/report.py        metrics.json -> report.md, report.html
 
+With a ViewOptions, the live view (fabriclab/view.py, controller/liveview) samples the
+switches from bring-up to readout and its replay is written beside the report.
+
 Teardown removes exactly what the run created. A run that fails still writes what it
 has, with verdict "error" and why.
 """
@@ -23,10 +26,11 @@ import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from fabriclab import results
+from fabriclab import results, training_job
 from fabriclab.plan import LINK_FAULTS, RunPlan, plan
 from fabriclab.scenario import Scenario
 from fabriclab.status import StatusLine
+from fabriclab.view import ViewOptions
 from topologies import capacity, distributed
 from topologies.ledger import Ledger, cleanup_stale
 from topologies.network import EmulatedNetwork, host_macs, port_params, start_network
@@ -52,7 +56,8 @@ class RunResult:
 
 
 def run(scenario: Scenario, target: Target, results_root: Path,
-        status: StatusLine | None = None, program_source: Path = FABRIC_P4) -> RunResult:
+        status: StatusLine | None = None, program_source: Path = FABRIC_P4,
+        view: ViewOptions | None = None) -> RunResult:
     status = status or StatusLine()
     run_plan = plan(scenario)  # a fault that means nothing here is refused before anything
     run_dir = results.new_run_dir(results_root, scenario.name)
@@ -63,9 +68,9 @@ def run(scenario: Scenario, target: Target, results_root: Path,
     for line in cleanup_stale():
         print(f"cleaned up after an interrupted run: {line}", file=sys.stderr)
     baseline = None
-    if scenario.baseline and scenario.faults:
+    if (scenario.baseline or scenario.training.iterations) and scenario.faults:
         # The same run without its faults, first (one emulation at a time): what the
-        # victims' goodput is measured against.
+        # victims' goodput and a training job's efficiency are measured against.
         status.set_phase("baseline: the same run without faults")
         baseline = run(replace(scenario, faults=(), baseline=False), target,
                        run_dir / "baseline", status, program_source)
@@ -75,9 +80,12 @@ def run(scenario: Scenario, target: Target, results_root: Path,
     try:
         net, program = _build_fabric(run_plan, target, program_source, ledger, run_dir,
                                      status, metrics)
-        metrics.update(_on_the_fabric(run_plan, net, program, run_dir, ledger, status))
-        if baseline is not None:
+        metrics.update(_on_the_fabric(run_plan, net, program, run_dir, ledger, status, view))
+        if baseline is not None and scenario.baseline:
             metrics.update(_victims(run_plan, run_dir, metrics, baseline))
+        if scenario.training.iterations:
+            metrics.update(training_job.figures(
+                run_plan, metrics, baseline.metrics if baseline is not None else None))
     except Exception as exc:  # noqa: BLE001 - a failed run still writes what it has
         metrics["error"] = f"{type(exc).__name__}: {exc}"
     finally:
@@ -131,7 +139,8 @@ def _build_fabric(run_plan: RunPlan, target: Target, program_source: Path, ledge
 
 
 def _on_the_fabric(run_plan: RunPlan, net: EmulatedNetwork, program, run_dir: Path,
-                   ledger: Ledger, status: StatusLine) -> dict:
+                   ledger: Ledger, status: StatusLine, view_options: ViewOptions | None = None
+                   ) -> dict:
     """Stages bring-up, traffic, readout and metrics, on a running fabric."""
     # Imported here: the controller and traffic talk to switches over the network;
     # nothing above needs them to plan or build a fabric.
@@ -140,6 +149,7 @@ def _on_the_fabric(run_plan: RunPlan, net: EmulatedNetwork, program, run_dir: Pa
     from fabriclab.agents import start_agents
     from fabriclab.measure import measure, unknown_dlid_check
     from fabriclab.traffic_run import run_traffic, send_to_unknown_dlid
+    from fabriclab.view import start_view, stop_view
 
     scenario, fabric = run_plan.scenario, run_plan.fabric
     status.set_phase("subnet manager: pipeline, cabling, LIDs, routes, flow control")
@@ -147,6 +157,8 @@ def _on_the_fabric(run_plan: RunPlan, net: EmulatedNetwork, program, run_dir: Pa
                        host_macs(fabric),
                        _bringup_options(scenario), run_dir)
     sm, agents = bringup.sm, None
+    view_problems: list[str] = []
+    view = start_view(sm, run_dir, view_options, status, view_problems)
     try:
         if any(f.kind in LINK_FAULTS for f in run_plan.faults):
             sm.start_event_loop(run_dir / "sm_timeline.jsonl")
@@ -171,8 +183,13 @@ def _on_the_fabric(run_plan: RunPlan, net: EmulatedNetwork, program, run_dir: Pa
             after = read_all(sm, fabric)
             metrics["checks"] = {"unknown_dlid": unknown_dlid_check(run_plan, readout, after,
                                                                     frames)}
+        stop_view(view, view_problems)
+        view = None
+        if view_problems:
+            metrics.setdefault("problems", []).extend(view_problems)
         return metrics
     finally:
+        stop_view(view, [])
         if agents is not None:
             agents.stop()
         sm.stop_event_loop()
@@ -191,7 +208,8 @@ def _bringup_options(scenario: Scenario):
                        watchdog_restore_us=pfc.watchdog_restore_us)
     return BringupOptions(routing=scenario.routing, fast_reroute=scenario.reroute == "fast",
                           vl_layering=scenario.vl_layering, flow_control=scenario.flow_control,
-                          fc_params=params, frame_bytes=frame_bytes(scenario))
+                          fc_params=params, frame_bytes=frame_bytes(scenario),
+                          convergence_delay_s=scenario.convergence_delay_s)
 
 
 def _victims(run_plan: RunPlan, run_dir: Path, metrics: dict, baseline: RunResult) -> dict:

@@ -48,6 +48,12 @@ class TrafficSpec:
     message_bytes: int = 65536  # collectives: the message each rank contributes
     repetitions: int = 1  # collectives: how many times the collective runs
     transport: str = "ud"  # ud: unacknowledged; rc: ACK/NAK + go-back-N, as InfiniBand RC
+    rc_timeout_ms: float = 100.0  # RC: the retransmission timeout before an RTT was measured
+    rc_rto: str = "adaptive"  # RC: adaptive (SRTT + 4 RTTVAR) or fixed (rc_timeout_ms)
+    rc_rto_min_ms: float = 10.0  # RC: the adaptive timeout's floor
+    rc_retry_limit: int = 7  # RC: timeouts in a row before the QP fails (IB retry_cnt)
+    rc_paused_timeouts: str = "defer"  # RC: a timeout while our class is held: defer|retransmit
+    rc_timeout_resend: str = "probe"  # RC: a timeout resends the oldest frame, or the window
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,47 @@ class SweepSpec:
 
 
 @dataclass(frozen=True)
+class TrainingSpec:
+    """A training job (traffic/training.py): `iterations` x (compute, then the AllReduce of
+    [traffic] message_bytes of gradients); 0 iterations = no training job."""
+
+    iterations: int = 0  # replaces [traffic] repetitions
+    compute_ms: float = 50.0  # per iteration, before its AllReduce
+    checkpoint_interval_s: float = 10.0  # an interrupted job rolls back to the last one
+    restart_s: float = 60.0  # ... and takes this long to restart
+    failures_per_day: float = 0.0  # for the cost per day; 0 = the [flaps] rate of the run
+
+
+@dataclass(frozen=True)
+class FlapSpec:
+    """A link that goes down and comes back at a steady rate (expanded into [[faults]])."""
+
+    target: str = ""  # a link, as [[faults]] targets: "s1-s3", "rank:0/uplink:1"
+    first_s: float = 0.5  # the first failure, seconds after traffic starts
+    every_s: float = 2.0  # one failure every this many seconds
+    down_s: float = 0.5  # each lasts this long
+    count: int = 0  # failures; 0 = no flaps
+
+    def faults(self) -> tuple[FaultSpec, ...]:
+        out = []
+        for k in range(self.count):
+            at = round(self.first_s + k * self.every_s, 6)
+            out += [FaultSpec(at, "link_down", self.target),
+                    FaultSpec(round(at + self.down_s, 6), "link_up", self.target)]
+        return tuple(out)
+
+
+@dataclass(frozen=True)
+class CompareSpec:
+    """One fabric a comparing scenario runs on (the rest of the scenario is shared)."""
+
+    name: str = ""  # e.g. "ib-like", "roce-like": the key in metrics.json's `training`
+    flow_control: str = "credit"
+    reroute: str = "fast"  # fast: backup ports + SM; global: the SM's reroute only
+    convergence_delay_s: float = 0.0  # see Scenario.convergence_delay_s
+
+
+@dataclass(frozen=True)
 class ChecksSpec:
     unknown_dlid_frames: int = 3  # frames sent to a DLID nobody has: must be dropped and counted
 
@@ -107,6 +154,10 @@ class Scenario:
     flow_control: FlowControl = FlowControl.LOSSY
     routing: str = "minhop"
     reroute: str = "fast"  # fast: backup ports in the data plane + SM global reroute; global: SM only
+    # The SM's global reroute starts this long after a port event: the time distributed
+    # routing (BGP in a RoCE fabric) takes to converge, the RoCE/BGP stand-in. 0 = the SM's
+    # own speed (an InfiniBand SM reacting to a trap).
+    convergence_delay_s: float = 0.0
     vl_layering: bool = True  # break cyclic channel dependencies with VLs (false: leave them)
     baseline: bool = False  # also run without faults first: victim goodput against it
     seed: int = 1
@@ -120,6 +171,9 @@ class Scenario:
     sweep: SweepSpec = field(default_factory=SweepSpec)
     checks: ChecksSpec = field(default_factory=ChecksSpec)
     cluster: ClusterSpec = field(default_factory=ClusterSpec)
+    training: TrainingSpec = field(default_factory=TrainingSpec)
+    flaps: FlapSpec = field(default_factory=FlapSpec)  # its faults are in `faults` too
+    compare: tuple[CompareSpec, ...] = ()  # run once per fabric (fabriclab/compare.py)
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -212,7 +266,7 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     for key in ("vl_layering", "baseline"):
         if key in data and not isinstance(data[key], bool):
             raise ScenarioError(f"{origin}: {key}: expected true or false, got {data[key]!r}")
-    for key in ("seed", "duration_s", "stall_timeout_s"):
+    for key in ("seed", "duration_s", "stall_timeout_s", "convergence_delay_s"):
         if key in data and (not isinstance(data[key], int | float) or data[key] < 0):
             raise ScenarioError(f"{origin}: {key}: expected a non-negative number")
     values["link"] = _section(LinkSpec, data.get("link", {}), f"{origin}: [link]")
@@ -223,11 +277,21 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     values["sweep"] = _section(SweepSpec, data.get("sweep", {}), f"{origin}: [sweep]")
     values["cluster"] = _section(ClusterSpec, data.get("cluster", {}), f"{origin}: [cluster]")
     _check_cluster(values["cluster"], f"{origin}: [cluster]")
+    values["training"] = _section(TrainingSpec, data.get("training", {}),
+                                  f"{origin}: [training]")
+    values["flaps"] = _section(FlapSpec, data.get("flaps", {}), f"{origin}: [flaps]")
+    if values["flaps"].count and not values["flaps"].target:
+        raise ScenarioError(f"{origin}: [flaps] count = {values['flaps'].count} needs a "
+                            "`target`")
     faults = data.get("faults", [])
     if not isinstance(faults, list | tuple):
         raise ScenarioError(f"{origin}: faults: expected an array of tables ([[faults]])")
-    values["faults"] = tuple(_section(FaultSpec, f, f"{origin}: [[faults]] #{i + 1}")
-                             for i, f in enumerate(faults))
+    explicit = tuple(_section(FaultSpec, f, f"{origin}: [[faults]] #{i + 1}")
+                     for i, f in enumerate(faults))
+    # The scenario as run lists the flaps' faults already: they are not added twice.
+    values["faults"] = explicit + tuple(f for f in values["flaps"].faults()
+                                        if f not in explicit)
+    values["compare"] = _compare(data.get("compare", []), origin)
     scenario = Scenario(**values)
     for i, fault in enumerate(scenario.faults):
         if fault.kind not in FAULT_KINDS:
@@ -249,6 +313,16 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     if scenario.routing not in ROUTING_ENGINES:
         raise ScenarioError(f"{origin}: routing {scenario.routing!r} is not one of "
                             f"{', '.join(ROUTING_ENGINES)}")
+    if scenario.traffic.rc_rto not in ("adaptive", "fixed"):
+        raise ScenarioError(f"{origin}: [traffic].rc_rto {scenario.traffic.rc_rto!r} is not "
+                            "one of adaptive, fixed")
+    if scenario.traffic.rc_paused_timeouts not in ("defer", "retransmit"):
+        raise ScenarioError(f"{origin}: [traffic].rc_paused_timeouts "
+                            f"{scenario.traffic.rc_paused_timeouts!r} is not one of defer, "
+                            "retransmit")
+    if scenario.traffic.rc_timeout_resend not in ("probe", "window"):
+        raise ScenarioError(f"{origin}: [traffic].rc_timeout_resend "
+                            f"{scenario.traffic.rc_timeout_resend!r} is not one of probe, window")
     if scenario.traffic.transport not in TRANSPORTS:
         raise ScenarioError(f"{origin}: [traffic].transport {scenario.traffic.transport!r} is "
                             f"not one of {', '.join(TRANSPORTS)}")
@@ -256,7 +330,48 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
         raise ScenarioError(f"{origin}: reroute {scenario.reroute!r} is not one of fast, global")
     if scenario.traffic.pattern == "stream" and scenario.traffic.src == scenario.traffic.dst:
         raise ScenarioError(f"{origin}: [traffic] src and dst are the same host")
+    _check_training(scenario, origin)
     return scenario
+
+
+def _compare(entries: Any, origin: str) -> tuple[CompareSpec, ...]:
+    if not isinstance(entries, list | tuple):
+        raise ScenarioError(f"{origin}: compare: expected an array of tables ([[compare]])")
+    out = []
+    for i, entry in enumerate(entries):
+        where = f"{origin}: [[compare]] #{i + 1}"
+        spec = _section(CompareSpec, entry, where)
+        if not spec.name:
+            raise ScenarioError(f"{where}: `name` is required")
+        _enum(FlowControl, spec.flow_control, f"{where}: flow_control")
+        if spec.reroute not in ("fast", "global"):
+            raise ScenarioError(f"{where}: reroute {spec.reroute!r} is not one of fast, global")
+        out.append(spec)
+    names = [c.name for c in out]
+    if len(set(names)) != len(names):
+        raise ScenarioError(f"{origin}: [[compare]] names must differ, got {', '.join(names)}")
+    return tuple(out)
+
+
+def _check_training(scenario: Scenario, origin: str) -> None:
+    if scenario.flaps.count and scenario.flaps.down_s >= scenario.flaps.every_s:
+        raise ScenarioError(f"{origin}: [flaps] down_s ({scenario.flaps.down_s}) must be "
+                            f"shorter than every_s ({scenario.flaps.every_s})")
+    if scenario.training.iterations:
+        if not scenario.traffic.pattern.startswith("allreduce"):
+            raise ScenarioError(f"{origin}: [training] needs an AllReduce [traffic] pattern "
+                                f"(allreduce-ring, allreduce-hd), got "
+                                f"{scenario.traffic.pattern!r}")
+        if scenario.traffic.transport != "rc":
+            raise ScenarioError(f"{origin}: [training] needs [traffic] transport = \"rc\" "
+                                "(an interruption is a QP exhausting its retry limit)")
+
+
+def variant(scenario: Scenario, spec: CompareSpec) -> Scenario:
+    """The scenario on one of the fabrics it compares."""
+    return replace(scenario, name=f"{scenario.name}-{spec.name}",
+                   flow_control=FlowControl(spec.flow_control), reroute=spec.reroute,
+                   convergence_delay_s=spec.convergence_delay_s, compare=())
 
 
 def sweep_points(data: dict[str, Any], origin: str) -> list[tuple[str, Scenario]]:

@@ -44,6 +44,12 @@ class StatusLine:
             self.stream.write(f"[{time.monotonic() - self.start:6.1f}s] {phase}\n")
             self.stream.flush()
 
+    def note(self, text: str) -> None:
+        """A line that stays (a URL to open), above the redrawn status line."""
+        with self._lock:
+            self.stream.write(("\r\033[K" if self.tty else "") + text + "\n")
+            self.stream.flush()
+
     def set_count(self, name: str, value: int) -> None:
         with self._lock:
             self.counts[name] = value

@@ -69,7 +69,12 @@ def nic_settings(scenario: Scenario, transport: str | None = None) -> NicSetting
                        buffer=scenario.credit.buffer_pkts if credit else scenario.link.buffer_pkts,
                        xoff=scenario.pfc.xoff, xon=scenario.pfc.xon,
                        credit_coalesce=scenario.credit.coalesce,
-                       transport=transport or scenario.traffic.transport)
+                       transport=transport or scenario.traffic.transport,
+                       rc_options=("--rc-timeout-ms", str(t.rc_timeout_ms), "--rc-rto", t.rc_rto,
+                                   "--rc-rto-min-ms", str(t.rc_rto_min_ms),
+                                   "--rc-retry-limit", str(t.rc_retry_limit),
+                                   "--rc-paused-timeouts", t.rc_paused_timeouts,
+                                   "--rc-timeout-resend", t.rc_timeout_resend))
 
 
 def _hosts(bringup: Bringup) -> dict[str, dict]:
@@ -91,9 +96,11 @@ def write_flows(plan: RunPlan, bringup: Bringup, flows_dir: Path
                                "frames": t.frames}]}})
     ranks = plan.ranks
     root = ranks.index(t.dst) if t.dst in ranks else 0
+    job = plan.scenario.training  # a training job: its iterations, each after its compute
     spec = CollectiveSpec(algorithm=PATTERN_ALGORITHM[t.pattern], n=len(ranks),
                           message_bytes=t.message_bytes, payload=t.payload_bytes,
-                          reps=t.repetitions, root=root)
+                          reps=job.iterations or t.repetitions, root=root,
+                          compute_s=job.compute_ms / 1e3 if job.iterations else 0.0)
     endpoints = address_book({h: (book[h]["lid"], book[h]["mac"], book[h]["sl"])
                               for h in ranks})
     return spec, write_flow_files(spec, endpoints, flows_dir)

@@ -14,6 +14,7 @@ apt_packages=(
   python3 python3-venv python3-pip python3-dev
   shellcheck vagrant make
   opensm ibsim-utils   # make bench: OpenSM side by side with our routing engines
+  chromium chromium-driver python3-selenium   # the live view's test in a real headless browser
 )
 
 log() { printf '[setup] %s\n' "$*"; }

@@ -24,7 +24,9 @@ Algorithms (`ALGORITHMS`):
 
 Repetitions are separate collective ids (coll_id, coll_id+1, ...); a rank
 starts repetition k+1 once its own part of repetition k is complete (all its
-receives arrived), as nccl-tests' back-to-back iterations do.
+receives arrived), as nccl-tests' back-to-back iterations do. With `compute_s`
+(a training job's iterations, traffic/training.py) each repetition's first step
+waits that long more at every rank: the compute before the gradients' AllReduce.
 Frames: chunk_bytes = message_bytes / n rounded up to whole frames of
 `payload` bytes; every DATA frame carries flow, coll_id, step, chunk, PSN and
 send time (APP header). Flow ids: flow_base + src * n + dst.
@@ -81,6 +83,8 @@ class CollectiveSpec:
     perm: tuple[int, ...] | None = None  # permutation
     sl: int = 0
     flow_base: int = 1000
+    compute_s: float = 0.0  # a training job: each repetition's first step at every rank
+    # starts this long after its dependencies (the iteration's compute, traffic/training.py)
 
     @property
     def chunk_frames(self) -> int:
@@ -194,12 +198,17 @@ def rank_flows(spec: CollectiveSpec, transfers: Sequence[Transfer], rank: int,
     """The FLOWS.json content for one rank's NIC (traffic/nic.py)."""
     me = book[rank]
     fpc = spec.chunk_frames
+    first_step: dict[int, int] = {}
+    for t in transfers:
+        first_step[t.coll_id] = min(first_step.get(t.coll_id, t.step), t.step)
     flows = [{
         "flow": spec.flow_base + t.src * spec.n + t.dst, "dst_mac": book[t.dst].mac,
         "dlid": book[t.dst].lid, "sl": _sl(spec, book[t.dst]), "payload": spec.payload,
         "coll_id": t.coll_id, "step": t.step, "chunks": list(t.chunks),
         "frames_per_chunk": fpc,
         "after": [[c, s, book[src].lid] for c, s, src in t.after],
+        **({"compute_s": spec.compute_s}
+           if spec.compute_s > 0 and t.step == first_step[t.coll_id] else {}),
     } for t in transfers if t.src == rank]
     recvs = [{"coll_id": t.coll_id, "step": t.step, "slid": book[t.src].lid,
               "frames": len(t.chunks) * fpc} for t in transfers if t.dst == rank]

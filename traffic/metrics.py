@@ -161,6 +161,55 @@ class VictimGoodput:
 
 
 @dataclass(frozen=True)
+class FailureGap:
+    """One link failure and the receivers' delivery gap it caused (traffic/training.py)."""
+
+    link: str
+    down_ns: int
+    gap_ms: float | None  # None: no flow crossing the link had frames in flight
+    flows: tuple[int, ...] = ()  # the flows crossing it that had frames in flight
+    recovered: bool = True  # false: a frame in flight at the failure was never delivered
+    usual_wait_ms: float | None = None  # the same flows' median frame wait over the run
+
+
+@dataclass(frozen=True)
+class TrainingIteration:
+    index: int
+    time_ms: float
+    comm_ms: float  # time - compute
+    slowed: bool = False  # slower than SLOWED_FACTOR x the fault-free run's slowest
+    end_ns: int = 0
+
+
+@dataclass(frozen=True)
+class TrainingMetrics:
+    """A training job's figures on one fabric (definitions: traffic/training.py)."""
+
+    fabric: str
+    iterations_planned: int
+    iterations_done: int
+    iterations: tuple[TrainingIteration, ...] = ()
+    compute_ms: float = 0.0
+    baseline_iteration_ms: float | None = None  # fault-free run's mean
+    comm_share: float | None = None
+    parallel_efficiency: float | None = None
+    iterations_slowed: int = 0
+    failures: int = 0  # link failures while the job ran
+    failure_gaps: tuple[FailureGap, ...] = ()
+    interruptions: int = 0  # a QP exhausted its retry limit (from the NICs' records)
+    interrupted_by: tuple[str, ...] = ()
+    interrupted_at_s: float | None = None
+    rollback_s: float | None = None
+    compute_lost_s: float = 0.0  # rollback + restart
+    slowdown_s: float | None = None  # slowed iterations' excess over the fault-free mean
+    failures_per_day: float = 0.0
+    compute_lost_per_failure_s: float | None = None
+    compute_lost_per_day_s: float | None = None
+    compute_lost_day_share: float | None = None  # of a day's compute; > 1: no progress
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class RunMetrics:
     schema: str = SCHEMA
     scenario: str = ""
@@ -236,6 +285,10 @@ class RunMetrics:
     baseline_run: str | None = None
     victim_goodput: VictimGoodput | None = None
     victim_goodput_ratio: float | None = None
+    # ---- a training job (scenario [training]), per fabric compared
+    failure_gaps: tuple[FailureGap, ...] = ()
+    training: dict[str, TrainingMetrics] | None = None
+    compared_runs: dict[str, str] | None = None  # fabric -> its run directory
 
     @property
     def ok(self) -> bool:

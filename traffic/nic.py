@@ -40,12 +40,14 @@ one; a frame past a gap is discarded and NAKed once (syndrome 0x60, PSN sequence
 error) until the gap fills; a duplicate is discarded and ACKed again. ACKs are
 DATA-kind frames routed to the sender's LID on the SL of paths to it: they take transmit
 slots, credits and pauses like data, ahead of data. The sender keeps every frame
-until it is acknowledged (at most `rc_window` per flow); a NAK, or
-`rc_timeout_ms` without acknowledgement progress (doubled for every timeout in
-a row up to 8 x, like TCP's backoff; InfiniBand keeps it fixed), sends every
+until it is acknowledged (at most `rc_window` per flow); a NAK sends every
 unacknowledged frame of the flow again in PSN order before any new one
-(go-back-N); after `rc_retry_limit` timeouts in a row (about 3.9 s at the
-default 100 ms) the flow fails (reported, never completes).
+(go-back-N); a timeout without acknowledgement progress (from the measured round
+trip, traffic/rc_rto.py; doubled for every timeout in a row up to 8 x, like TCP's
+backoff; deferred while our own class is paused or out of credit) resends the
+oldest frame, then the rest once it is acknowledged (`rc_timeout_resend`, see
+nic_rc.py); after `rc_retry_limit` timeouts in a row the flow fails (reported with
+its time in `rc_failures`, never completes).
 With RC a flow's job is done when acknowledged. The sender log has a row per
 transmission, so a retransmitted PSN appears again with its new send time; the
 receive log's `admitted` is 0 dropped by the buffer, 1 accepted, 2 taken by the
@@ -73,7 +75,9 @@ FLOWS.json (see docs/traffic.md): {"name", "lid", "mac"?, "vls"?, "sl_to_vl"?,
 "payload", "coll_id", "step", "start_s", "after": [[coll_id, step, slid], ...]}],
 "recvs": [{"coll_id", "step", "slid", "frames"}], "actions": [...]}. A flow
 with "after" starts once every listed receive is complete (delivered from the
-receive buffer): that is how collectives.py expresses NCCL-style dependencies.
+receive buffer): that is how collectives.py expresses NCCL-style dependencies. With
+"compute_s" it starts that much later still (a training job's compute before the
+AllReduce of its gradients, traffic/training.py).
 
 Output in --log-dir: NAME.sent.csv (sender.py's log format), NAME.recv.csv
 (`flow,psn,send_ns,recv_ns,slid,coll_id,step,chunk,admitted`) and
@@ -127,6 +131,9 @@ from traffic.nic_config import (
     CREDIT_MOD,
     CREDIT_WINDOW,
     NUM_CLASSES,
+    RC_PAUSED_TIMEOUTS,
+    RC_RTO_MODES,
+    RC_TIMEOUT_RESENDS,
     RX_BURST,
     SLIP_LIMIT_NS,
     TIMER_BURST,
@@ -333,7 +340,16 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
     def _time_reached(self, entry: list) -> None:
         entry[2] = True
         if entry[1] == 0:
-            self._activate(entry[0])
+            self._ready(entry[0])
+
+    def _ready(self, spec: FlowSpec) -> None:
+        """The flow's time came and its receives arrived: send, after its compute time
+        (a training job's iteration computes before its gradients' AllReduce)."""
+        if spec.compute_s > 0:
+            self._at(time.monotonic_ns() + spec.compute_s * 1e9,
+                     lambda: self._activate(spec))
+        else:
+            self._activate(spec)
 
     def _loop(self) -> None:
         sock_fd = self.sock.fileno()
@@ -699,7 +715,7 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
             for entry in self._waiting.pop(key, ()):
                 entry[1] -= 1
                 if entry[1] == 0 and entry[2]:
-                    self._activate(entry[0])
+                    self._ready(entry[0])
             self._check_done()
 
 
@@ -772,7 +788,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--transport", choices=TRANSPORTS, default=None,
                     help="ud: nobody acknowledges (default); rc: ACK/NAK and go-back-N "
                          "retransmission, as InfiniBand RC (default: FLOWS.json, else ud)")
-    ap.add_argument("--rc-timeout-ms", type=float, default=100.0)
+    ap.add_argument("--rc-timeout-ms", type=float, default=100.0,
+                    help="the retransmission timeout before a round trip was measured "
+                         "(with --rc-rto fixed: always)")
+    ap.add_argument("--rc-rto", choices=RC_RTO_MODES, default="adaptive",
+                    help="adaptive: SRTT + 4 RTTVAR from ACKs, within --rc-rto-min-ms.."
+                         "--rc-rto-max-ms (traffic/rc_rto.py); fixed: --rc-timeout-ms")
+    ap.add_argument("--rc-rto-min-ms", type=float, default=10.0)
+    ap.add_argument("--rc-rto-max-ms", type=float, default=800.0)
+    ap.add_argument("--rc-paused-timeouts", choices=RC_PAUSED_TIMEOUTS, default="defer",
+                    help="a timeout while our class is paused or out of credit: defer "
+                         "(wait for the link) or retransmit (as RNICs do)")
+    ap.add_argument("--rc-timeout-resend", choices=RC_TIMEOUT_RESENDS, default="probe",
+                    help="what a timeout resends: probe (the oldest frame, then the rest "
+                         "once it is acknowledged) or window (go-back-N, as InfiniBand)")
     ap.add_argument("--rc-retry-limit", type=int, default=7)
     ap.add_argument("--rc-ack-every", type=int, default=16)
     ap.add_argument("--rc-window", type=int, default=128)
@@ -806,6 +835,9 @@ def main(argv: list[str] | None = None) -> int:
             storm_interval_ms=args.storm_interval_ms,
             transport=args.transport or port.get("transport", "ud"),
             rc_timeout_ms=args.rc_timeout_ms, rc_retry_limit=args.rc_retry_limit,
+            rc_rto=args.rc_rto, rc_rto_min_ms=args.rc_rto_min_ms,
+            rc_rto_max_ms=args.rc_rto_max_ms, rc_paused_timeouts=args.rc_paused_timeouts,
+            rc_timeout_resend=args.rc_timeout_resend,
             rc_ack_every=args.rc_ack_every, rc_window=args.rc_window,
             sl_of_lid=port.get("sl_of_lid", ()))
         nic = Nic(config, workload, control_path=None if args.control in (None, "-")

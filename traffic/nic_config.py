@@ -28,7 +28,15 @@ TX_BURST = 16  # late slots sent back to back before the loop looks at the socke
 SLIP_LIMIT_NS = 5e6  # a send later than this (or 4 slots) restarts the schedule: not caught up
 TIMER_BURST = 64  # due timers run per wake-up, likewise
 TRANSPORTS = ("ud", "rc")
-RC_BACKOFF_MAX_SHIFT = 3  # the retransmission timeout grows to 8 x rc_timeout_ms at most
+RC_BACKOFF_MAX_SHIFT = 3  # the retransmission timeout grows to 8 x its base at most
+RC_RTO_MODES = ("adaptive", "fixed")  # traffic/rc_rto.py
+# A timeout while the flow's own class is paused (PFC) or out of credit: "defer" waits for
+# the link (no go-back, no retry counted, the timer restarts); "retransmit" goes back
+# anyway, as an RNIC whose transport timer ignores link-level flow control does.
+RC_PAUSED_TIMEOUTS = ("defer", "retransmit")
+# What a timeout resends: "probe" the oldest frame only (then the rest once it is
+# acknowledged), "window" every unacknowledged frame (InfiniBand's go-back-N).
+RC_TIMEOUT_RESENDS = ("probe", "window")
 
 
 class NicConfigError(Exception):
@@ -59,6 +67,12 @@ class NicConfig:
     storm_classes: int = 0xFF
     transport: str = "ud"  # "rc": acknowledged, go-back-N retransmission (InfiniBand RC)
     rc_timeout_ms: float = 100.0  # no acknowledgement progress for this long: go back
+    # (the initial timeout; "adaptive" then follows the measured round trip, rc_rto.py)
+    rc_rto: str = "adaptive"  # or "fixed": always rc_timeout_ms (with the backoff)
+    rc_rto_min_ms: float = 10.0  # adaptive: the floor ...
+    rc_rto_max_ms: float = 800.0  # ... and the ceiling, before the backoff
+    rc_paused_timeouts: str = "defer"  # see RC_PAUSED_TIMEOUTS
+    rc_timeout_resend: str = "probe"  # see RC_TIMEOUT_RESENDS
     rc_retry_limit: int = 7  # timeouts in a row without progress: the flow fails (IB retry_cnt)
     rc_ack_every: int = 16  # frames received in order per ACK ...
     rc_ack_delay_ms: float = 20.0  # ... or this long after the flow's first unacked one
@@ -73,6 +87,20 @@ class NicConfig:
                 or self.rc_window < self.rc_ack_every:
             raise NicConfigError("RC needs --rc-timeout-ms > 0, --rc-retry-limit >= 1, "
                                  "--rc-ack-every >= 1 and --rc-window >= --rc-ack-every")
+        if self.rc_rto not in RC_RTO_MODES:
+            raise NicConfigError(f"--rc-rto must be one of {', '.join(RC_RTO_MODES)}, "
+                                 f"got {self.rc_rto!r}")
+        if not 0 < self.rc_rto_min_ms <= self.rc_rto_max_ms:
+            raise NicConfigError(f"RC needs 0 < --rc-rto-min-ms <= --rc-rto-max-ms, got "
+                                 f"{self.rc_rto_min_ms} and {self.rc_rto_max_ms}")
+        if self.rc_timeout_resend not in RC_TIMEOUT_RESENDS:
+            raise NicConfigError(f"--rc-timeout-resend must be one of "
+                                 f"{', '.join(RC_TIMEOUT_RESENDS)}, got "
+                                 f"{self.rc_timeout_resend!r}")
+        if self.rc_paused_timeouts not in RC_PAUSED_TIMEOUTS:
+            raise NicConfigError(f"--rc-paused-timeouts must be one of "
+                                 f"{', '.join(RC_PAUSED_TIMEOUTS)}, got "
+                                 f"{self.rc_paused_timeouts!r}")
         if self.rate_pps <= 0:
             raise NicConfigError(f"--rate-pps must be > 0, got {self.rate_pps}")
         if self.buffer < 1:
@@ -108,6 +136,7 @@ class FlowSpec:
     frames_per_chunk: int = 1
     start_s: float = 0.0
     after: tuple[tuple[int, int, int], ...] = ()  # receives (coll_id, step, slid) to wait for
+    compute_s: float = 0.0  # then wait this long more: the rank's compute before sending
 
     @classmethod
     def from_json(cls, d: dict) -> FlowSpec:

@@ -52,14 +52,15 @@ class Retransmission:
     While it runs it stands in the class queue in place of the flow's jobs
     (parked), so that no new PSN overtakes a retransmitted one."""
 
-    __slots__ = ("flow", "vl", "entries", "pos", "parked")
+    __slots__ = ("flow", "vl", "entries", "pos", "parked", "paused")
 
-    def __init__(self, flow: int, vl: int, entries: list) -> None:
+    def __init__(self, flow: int, vl: int, entries: list, paused: bool = False) -> None:
         self.flow = flow
         self.vl = vl
-        self.entries = entries  # [(psn, job, frame index)]
+        self.entries = entries  # [(psn, job, frame index, first send ns)]
         self.pos = 0
         self.parked: list[TxJob] = []
+        self.paused = paused  # started by a timeout while the flow's class was held
 
 
 PSN_I = DATA_CODEC.fields.index("psn")

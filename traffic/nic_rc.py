@@ -1,6 +1,32 @@
 """The NIC's RC transport (InfiniBand reliable connection): PSNs, ACK/NAK, go-back-N, timeouts.
 
-See traffic/nic.py's module doc for the protocol; this mixin holds its state and handlers."""
+See traffic/nic.py's module doc for the protocol; this mixin holds its state and handlers.
+
+Recovery after a path change: the receiver NAKs the first frame past a gap, and
+the NAK starts the go-back at once (also when a go-back is already under way and
+has passed the NAKed PSN: it starts over from there). When every frame of the
+window was lost, nothing arrives to be NAKed; as on an RNIC the timeout is then
+the only way back, so it follows the measured round trip (traffic/rc_rto.py, per
+flow as IB's local ACK timeout is per QP) instead of a fixed 100 ms.
+
+Timeouts and link-level flow control: a timeout that fires while the flow's own
+class is paused (PFC) or out of credit, or that counted time the class was held,
+is not the peer's silence but the link's: by default (`rc_paused_timeouts`
+"defer") it is deferred, with no go-back and no retry counted. "retransmit" goes
+back anyway, as RNICs do; either way the retransmissions a timeout started while
+the class had been held since the last progress are counted
+(`retransmitted_while_paused`, total and per flow): the finding behind a
+retransmission storm in a PFC storm.
+
+What a timeout resends (`rc_timeout_resend`): "window" is InfiniBand's go-back-N
+from the oldest unacknowledged PSN; "probe" (default) resends only the oldest
+frame, like TCP after a timeout, and goes back over the rest once the receiver
+answers that it took the probe and wants the PSN after it (the frames behind it
+were lost); an ACK further on means they arrived late, and nothing is resent. Frames held behind a pause
+further down the path, which the sender cannot see, are then not sent again
+and again: each timeout costs one frame, not a window. The receiver ACKs an
+isolated frame at once (no other frame of the flow arrived for
+`rc_ack_delay_ms`), so a probe's answer is not held by ACK coalescing."""
 
 from __future__ import annotations
 
@@ -9,6 +35,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
+from traffic.flow_control import FlowControl
 from traffic.frames import (
     DATA_CODEC,
     ETHERTYPE_FABRIC,
@@ -31,6 +58,7 @@ from traffic.nic_jobs import (
     Retransmission,
     TxJob,
 )
+from traffic.rc_rto import RtoEstimator
 from traffic.sender import APP_LEN, BTH_LEN
 
 
@@ -44,12 +72,19 @@ class RcStats:
     naks_received: int = 0
     retransmitted: int = 0  # frames sent again
     go_backs: int = 0  # retransmissions started (by a NAK or a timeout)
-    timeouts: int = 0
+    nak_go_backs: int = 0  # ... of them by a NAK (a restart of a running one included)
+    timeouts: int = 0  # timeouts that went back (and counted towards the retry limit)
+    timeouts_deferred: int = 0  # fired while the flow's class was held: waited instead
+    retransmitted_while_paused: int = 0  # frames of go-backs a timeout started while held
+    timeout_probes: int = 0  # timeouts that resent only the oldest frame (rc_timeout_resend)
+    rtt_samples: int = 0
     out_of_sequence: int = 0  # received past a gap: discarded, NAKed once
     duplicates: int = 0  # received again: discarded, acknowledged
     flows_failed: int = 0  # gave up after rc_retry_limit timeouts
 
 
+FLOW_COUNTERS = ("retransmitted", "retransmitted_while_paused", "go_backs", "nak_go_backs",
+                 "timeouts", "timeouts_deferred")
 
 
 class RcTransport:
@@ -72,10 +107,17 @@ class RcTransport:
         self.sa_changes: list[dict] = []
         self.sa_bad_frames = 0
         self.rto_ns = int(config.rc_timeout_ms * 1e6)
+        self._rtt: dict[int, RtoEstimator] = {}  # flow -> its round trip and timeout
+        self._retx_high: dict[int, int] = {}  # flow -> highest PSN sent twice (Karn)
+        self._held_ref: dict[int, int] = {}  # flow -> its class's held time at progress
+        self._flow_rc: dict[int, dict[str, int]] = {}  # flow -> FLOW_COUNTERS
+        self.rc_failures: list[dict] = []  # flows that exhausted rc_retry_limit, when
         self._rx_expected: dict[tuple[int, int], int] = {}  # (slid, flow) -> next PSN
         self._rx_nak_sent: set[tuple[int, int]] = set()  # until the expected PSN arrives
         self._rx_unacked: dict[tuple[int, int], int] = {}  # accepted since the last ACK
         self._rx_unacked_since: dict[tuple[int, int], int] = {}  # ... the first of them
+        self._rx_last_ns: dict[tuple[int, int], int] = {}  # last frame accepted, per flow
+        self._probing: dict[int, int] = {}  # flow -> PSN a timeout resent alone (a probe)
         self._ack_to: dict[tuple[int, int], tuple[int, int, int]] = {}  # -> (mac, sl, vl)
         self._ackq: list[deque] = [deque() for _ in range(NUM_CLASSES)]
         self._ack_queued: dict[tuple[int, int], int] = {}  # key -> syndrome, while queued
@@ -93,11 +135,12 @@ class RcTransport:
         inflight = self._inflight.get(flow)
         if inflight is None:
             inflight = self._inflight[flow] = deque()
+        now = time.monotonic_ns()
         if not inflight:
-            self._progress_ns[flow] = time.monotonic_ns()
+            self._progress(flow, job.vl, now)
             if flow not in self._rto_entry:
                 self._arm_rto(flow)
-        inflight.append((psn, job, i))
+        inflight.append((psn, job, i, now))
 
     def _window_open(self, vl: int) -> bool:
         """Rotate the class queue to a job whose flow has fewer than rc_window unacknowledged
@@ -111,9 +154,27 @@ class RcTransport:
         self._window_waits += 1
         return False
 
-    def _arm_rto(self, flow: int) -> None:
-        due = self._progress_ns[flow] + self._rto(flow)
+    def _arm_rto(self, flow: int, extra_ns: int = 0) -> None:
+        due = self._progress_ns[flow] + self._rto(flow) + extra_ns
         self._rto_entry[flow] = self._at(due, lambda f=flow: self._rto_fired(f))
+
+    def _progress(self, flow: int, vl: int, now: int) -> None:
+        """The flow's timer starts over: acknowledgement progress, a go-back, the link."""
+        self._progress_ns[flow] = now
+        self._held_ref[flow] = self._held_total(vl, now)
+
+    def _held_now(self, vl: int, now: int) -> bool:
+        """The class may not send at our port: paused (PFC) or out of credit (CREDIT)."""
+        if self.mode is FlowControl.PFC:
+            return self.paused_until[vl] > now
+        if self.mode is FlowControl.CREDIT:
+            return self.fccl_known[vl] and not self._allowed_quiet(vl)
+        return False
+
+    def _held_total(self, vl: int, now: int) -> int:
+        """Time the class spent blocked with frames to send, so far (ns)."""
+        since = self._blocked_since[vl]
+        return self.fc.blocked_ns[vl] + (now - since if since is not None else 0)
 
     def _rto_fired(self, flow: int) -> None:
         del self._rto_entry[flow]
@@ -121,39 +182,90 @@ class RcTransport:
         if not inflight or flow in self._failed_flows:
             return
         now = time.monotonic_ns()
-        if now - self._progress_ns[flow] < self._rto(flow):  # progress since it was armed
+        rto = self._rto(flow)
+        if len(inflight) < self.cfg.rc_ack_every:
+            # Fewer frames out than the receiver ACKs at once: it may hold the ACK for up
+            # to rc_ack_delay_ms (the same on every NIC of a run) before sending it.
+            rto += int(self.cfg.rc_ack_delay_ms * 1e6)
+        if now - self._progress_ns[flow] < rto:  # progress since it was armed
+            self._arm_rto(flow, rto - self._rto(flow))
+            return
+        vl = inflight[0][1].vl
+        held_now = self._held_now(vl, now)
+        held = self._held_total(vl, now) - self._held_ref.get(flow, 0)
+        waited = now - self._progress_ns[flow] - held  # time the link let the frames go
+        if (held_now or waited < rto) and self.cfg.rc_paused_timeouts == "defer":
+            # The link held the frames, not the peer: wait for it, count no retry.
+            self.rc_stats.timeouts_deferred += 1
+            self._count(flow, "timeouts_deferred")
+            if held_now:
+                self._progress(flow, vl, now)  # a full timeout once the link lets us go
+            else:
+                self._held_ref[flow] += held
+                self._progress_ns[flow] = now - max(0, waited)
             self._arm_rto(flow)
             return
+        paused = held_now or held > 0
         self.rc_stats.timeouts += 1
+        self._count(flow, "timeouts")
         retries = self._retries.get(flow, 0) + 1
         self._retries[flow] = retries
         if retries > self.cfg.rc_retry_limit:
+            psn, job = inflight[0][0], inflight[0][1]
+            self.rc_failures.append({"flow": flow, "dlid": job.spec.dlid, "psn": psn,
+                                     "coll_id": job.spec.coll_id, "timeouts": retries - 1,
+                                     "t_ns": time.time_ns()})
             self._fail_flow(flow, f"flow {flow}: {retries - 1} retransmission timeouts in a "
-                                  f"row, PSN {inflight[0][0]} never acknowledged")
+                                  f"row, PSN {psn} never acknowledged")
             return
-        self._go_back(flow)
-        self._progress_ns[flow] = now
+        self._go_back(flow, paused=paused, probe=self.cfg.rc_timeout_resend == "probe")
+        self._progress(flow, vl, now)
         self._arm_rto(flow)
 
     def _rto(self, flow: int) -> int:
-        """The retransmission timeout, doubled for every timeout in a row up to 8 x (a
-        receiver that stalls for a second or two is waited for, rather than given up on
-        after 7 x rc_timeout; the cap keeps a resumed receiver's wait short)."""
-        return self.rto_ns << min(self._retries.get(flow, 0), RC_BACKOFF_MAX_SHIFT)
+        """The flow's retransmission timeout (rc_rto.py), doubled for every timeout in a
+        row up to 8 x (a receiver that stalls for a second or two is waited for, rather
+        than given up on after 7 short timeouts; the cap keeps a resumed receiver's wait
+        short)."""
+        return self._estimator(flow).rto_ns(self._retries.get(flow, 0))
 
-    def _go_back(self, flow: int) -> None:
-        """Send every unacknowledged frame of the flow again, in PSN order, before new ones."""
+    def _estimator(self, flow: int) -> RtoEstimator:
+        est = self._rtt.get(flow)
+        if est is None:
+            cfg = self.cfg
+            est = self._rtt[flow] = RtoEstimator(
+                self.rto_ns, int(cfg.rc_rto_min_ms * 1e6), int(cfg.rc_rto_max_ms * 1e6),
+                RC_BACKOFF_MAX_SHIFT, adaptive=cfg.rc_rto == "adaptive")
+        return est
+
+    def _count(self, flow: int, counter: str, n: int = 1) -> None:
+        counts = self._flow_rc.get(flow)
+        if counts is None:
+            counts = self._flow_rc[flow] = dict.fromkeys(FLOW_COUNTERS, 0)
+        counts[counter] += n
+
+    def _go_back(self, flow: int, paused: bool = False, probe: bool = False) -> None:
+        """Send every unacknowledged frame of the flow again, in PSN order, before new ones
+        (`probe`: only the oldest; its acknowledgement decides about the rest).
+        `paused`: a timeout started it while the flow's class was held (counted)."""
         inflight = self._inflight.get(flow)
         if not inflight:
             return
         self.rc_stats.go_backs += 1
-        entries = list(inflight)
+        self._count(flow, "go_backs")
+        entries = [inflight[0]] if probe else list(inflight)
+        if probe:
+            self._probing[flow] = inflight[0][0]
+            self.rc_stats.timeout_probes += 1
+        else:
+            self._probing.pop(flow, None)
+        self._retx_high[flow] = max(self._retx_high.get(flow, -1), entries[-1][0])
         retx = self._retx.get(flow)
         if retx is not None:  # already going back: start over from the oldest
-            retx.entries, retx.pos = entries, 0
+            retx.entries, retx.pos, retx.paused = entries, 0, paused
             return
         vl = entries[0][1].vl
-        retx = self._retx[flow] = Retransmission(flow, vl, entries)
+        retx = self._retx[flow] = Retransmission(flow, vl, entries, paused)
         queue = self._queues[vl]
         keep = deque()
         for job in queue:
@@ -173,7 +285,7 @@ class RcTransport:
         while retx.pos < len(entries) and (oldest is None or entries[retx.pos][0] < oldest):
             retx.pos += 1  # acknowledged meanwhile
         if retx.pos < len(entries):
-            psn, job, i = entries[retx.pos]
+            psn, job, i, _first_ns = entries[retx.pos]
             values = job.values
             values[PSN_I] = psn
             values[CHUNK_I] = job.chunk_of(i)
@@ -191,6 +303,10 @@ class RcTransport:
             self.last_tx_ns = ts
             self.fctbs[retx.vl] = (self.fctbs[retx.vl] + 1) % CREDIT_MOD
             self.rc_stats.retransmitted += 1
+            self._count(flow, "retransmitted")
+            if retx.paused:
+                self.rc_stats.retransmitted_while_paused += 1
+                self._count(flow, "retransmitted_while_paused")
             retx.pos += 1
         queue = self._queues[retx.vl]
         if retx.pos >= len(entries):
@@ -207,6 +323,7 @@ class RcTransport:
         self.rc_errors.append(why)
         self._failed_flows.add(flow)
         self._inflight.pop(flow, None)
+        self._probing.pop(flow, None)
         retx = self._retx.pop(flow, None)
         for vl in range(NUM_CLASSES):
             queue = self._queues[vl]
@@ -226,22 +343,46 @@ class RcTransport:
         inflight = self._inflight.get(flow)
         if not inflight:
             return
-        progress = False
+        newest = clean = None
+        sent_twice = self._retx_high.get(flow, -1)
         while inflight and inflight[0][0] < psn:
-            _psn, job, _i = inflight.popleft()
+            newest = inflight.popleft()
+            if clean is None and newest[0] > sent_twice:
+                clean = newest
+            job = newest[1]
             job.acked += 1
-            progress = True
             if job.acked >= job.spec.count:
                 job.acked_ns = time.time_ns()
                 if job.done_ns is not None:
                     self._jobs_left -= 1
                     self._check_done()
-        if progress:
-            self._progress_ns[flow] = time.monotonic_ns()
+        if newest is not None:
+            now = time.monotonic_ns()
+            if clean is not None:
+                # The oldest frame it covers that was sent once (Karn): its wait includes
+                # the receiver's coalescing of rc_ack_every frames, as a timeout must.
+                self._estimator(flow).sample(now - clean[3])
+                self.rc_stats.rtt_samples += 1
+            self._progress(flow, newest[1].vl, now)
             self._retries[flow] = 0
             self._kick_tx()  # the flow's window may have opened
-        if nak and inflight and flow not in self._retx:
-            self._go_back(flow)
+            probe = self._probing.get(flow)
+            if probe is not None and psn > probe:
+                # Answered: the receiver took the probe and wants the PSN after it, so the
+                # frames sent after it before the timeout were lost: send them. An ACK
+                # further on came from those frames arriving late (queued behind a
+                # pause): nothing to resend.
+                del self._probing[flow]
+                if psn == probe + 1 and inflight and not nak:
+                    self._go_back(flow)
+        if nak and inflight:
+            retx = self._retx.get(flow)
+            # A go-back under way that already resent the NAKed PSN (into a path that
+            # was still broken) starts over from it; one that has not reached it goes on.
+            if retx is None or (retx.pos > 0 and retx.entries[retx.pos - 1][0] >= psn):
+                self.rc_stats.nak_go_backs += 1
+                self._count(flow, "nak_go_backs")
+                self._go_back(flow)
 
     def _rc_receive(self, f, key: tuple[int, int], vl: int) -> bool:
         """Transport check of an admitted RC frame: True if it is the next in sequence."""
@@ -254,10 +395,15 @@ class RcTransport:
             self._rx_nak_sent.discard(key)
             unacked = self._rx_unacked.get(key, 0) + 1
             self._rx_unacked[key] = unacked
-            if unacked >= self.cfg.rc_ack_every:
+            now = time.monotonic_ns()
+            last = self._rx_last_ns.get(key)
+            self._rx_last_ns[key] = now
+            # An isolated frame (a timeout's probe, a step's first frame) is ACKed at once:
+            # no other frame of the flow is coming soon to share the ACK with.
+            if unacked >= self.cfg.rc_ack_every or (
+                    last is not None and now - last >= self.cfg.rc_ack_delay_ms * 1e6):
                 self._queue_ack(key, SYNDROME_ACK)
             elif unacked == 1:
-                now = time.monotonic_ns()
                 self._rx_unacked_since[key] = now
                 if self._ack_delay_entry is None:
                     self._ack_delay_entry = self._at(now + self.cfg.rc_ack_delay_ms * 1e6,

@@ -16,6 +16,7 @@ from traffic.nic_config import (
     SUMMARY_SCHEMA,
     NicConfigError,
 )
+from traffic.nic_rc import FLOW_COUNTERS
 from traffic.nic_socket import socket_drops
 from traffic.sender import write_log_rows
 
@@ -123,6 +124,16 @@ class NicSummary:
             "collectives": self.collectives(),
             "transport": self.cfg.transport, "rc": asdict(self.rc_stats),
             "rc_errors": list(self.rc_errors),
+            "rc_failures": list(self.rc_failures),  # per flow that hit rc_retry_limit: when
+            "rc_config": {"rto": self.cfg.rc_rto, "timeout_ms": self.cfg.rc_timeout_ms,
+                          "rto_min_ms": self.cfg.rc_rto_min_ms,
+                          "rto_max_ms": self.cfg.rc_rto_max_ms,
+                          "retry_limit": self.cfg.rc_retry_limit,
+                          "paused_timeouts": self.cfg.rc_paused_timeouts,
+                          "timeout_resend": self.cfg.rc_timeout_resend},
+            "rc_per_flow": {str(flow): {**dict.fromkeys(FLOW_COUNTERS, 0),
+                                        **self._flow_rc.get(flow, {}), "rtt": est.as_dict()}
+                            for flow, est in sorted(self._rtt.items())} if self.rc else {},
             "unacknowledged": sum(len(q) for q in self._inflight.values()),
             "rc_flows": {str(flow): {
                 "oldest_psn": q[0][0], "unacknowledged": len(q),

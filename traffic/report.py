@@ -49,6 +49,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 from matplotlib.lines import Line2D  # noqa: E402
 
+from traffic import report_sections  # noqa: E402
 from traffic.analysis import goodput_timeline  # noqa: E402
 from traffic.arrivals import NoArrivalsError, read_arrivals  # noqa: E402
 from traffic.metrics import MetricsSchemaError, RunMetrics  # noqa: E402
@@ -191,6 +192,12 @@ def _natural(name: str):
 
 def _headline(run: RunFiles) -> Section:
     m: RunMetrics = run.need("metrics")
+    if m.compared_runs:  # a comparison of fabrics: the frame figures are in each run
+        return Section("Headline", [Table(("metric", "value"), (
+            ("verdict", f"**{m.verdict}**"),
+            *((f"run on {name}", f"`{d}`") for name, d in m.compared_runs.items()))),
+            *(Note(f"verdict: {reason}") for reason in m.verdict_reasons),
+            *(Note(f"problem: {problem}") for problem in m.problems)])
     rows = []
     for key in HEADLINE:
         value = getattr(m, key)
@@ -660,14 +667,39 @@ def _fabric(run: RunFiles) -> Section:
     return section
 
 
-RUN_SECTIONS: tuple[tuple[str, Callable[[RunFiles], Section]], ...] = (
-    ("Headline", _headline), ("Goodput per flow", _goodput),
+def _rc_transport(run: RunFiles) -> Section | None:
+    """None (no section) for a run without the RC transport."""
+    m = run.metrics
+    line = report_sections.transport_line(m) if m is not None else None
+    if line is None:
+        return None
+    rows = report_sections.transport_rows(m)
+    blocks: list = [Note(line)]
+    if rows:
+        blocks.append(Table(report_sections.TRANSPORT_COLUMNS, tuple(rows)))
+    return Section("RC transport", blocks)
+
+
+def _training(run: RunFiles) -> Section | None:
+    """None (no section) for a run without a training job."""
+    m = run.metrics
+    if m is None or not m.training:
+        return None
+    return Section("Training job", [
+        Table(report_sections.TRAINING_COLUMNS,
+              tuple(report_sections.training_rows(m.training))),
+        *(Note(n) for n in report_sections.training_notes(m.training))])
+
+
+RUN_SECTIONS: tuple[tuple[str, Callable[[RunFiles], Section | None]], ...] = (
+    ("Headline", _headline), ("Training job", _training), ("RC transport", _rc_transport),
+    ("Goodput per flow", _goodput),
     ("Pause and credit stall spread", _stall_spread), ("Buffer peak per port", _buffer_peak),
     ("Collective completion time", _cct), ("SM reroute timeline", _sm_timeline),
     ("The fabric", _fabric))
 
 
-def _guarded(title: str, build: Callable[[], Section]) -> Section:
+def _guarded(title: str, build: Callable[[], Section | None]) -> Section | None:
     """A section, or the section's title with one line saying why it is left out."""
     try:
         return build()
@@ -680,7 +712,8 @@ def _guarded(title: str, build: Callable[[], Section]) -> Section:
 
 
 def run_sections(run: RunFiles) -> list[Section]:
-    return [_guarded(title, lambda b=build: b(run)) for title, build in RUN_SECTIONS]
+    sections = [_guarded(title, lambda b=build: b(run)) for title, build in RUN_SECTIONS]
+    return [s for s in sections if s is not None]  # None: not applicable to this run
 
 
 # --------------------------------------------------------------------------- rendering
@@ -770,7 +803,22 @@ def _run_intro(run: RunFiles) -> list[str]:
     if facts:
         lines.append(", ".join(facts))
     lines.append(f"run directory: `{run.run_dir.name}`")
+    lines.extend(_live_view_line(run.run_dir))
     return lines
+
+
+def _live_view_line(run_dir: Path) -> list[str]:
+    """The link to the run's live view, replayed from its recording (docs/liveview.md)."""
+    if (run_dir / "liveview" / "index.html").exists():
+        line = "live view, replayed from the run's recording: " \
+               "[liveview/index.html](liveview/index.html)"
+        if (run_dir / "liveview.png").exists():
+            line += " (a browser's screenshot during the run: [liveview.png](liveview.png))"
+        return [line]
+    if (run_dir / "liveview.jsonl").exists():
+        return ["live view recorded (`liveview.jsonl`) but not replayable here: "
+                f"`fabriclab report {run_dir}` says why"]
+    return []
 
 
 def write_report(run_dir: Path) -> tuple[Path, Path]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -149,3 +150,19 @@ def test_a_reroute_installs_nearest_to_the_destination_first(fabric_sm, p4info_p
     for name in servers:
         assert sm.read_routes(name) == sm.routes[name]
     assert all(c.writes == 0 for c in sm.install_routes(ordered=True).values())
+
+
+def test_a_convergence_delay_holds_the_global_reroute_that_long_after_detection(
+        fabric_sm, p4info_path, bmv2_json):
+    # The RoCE/BGP stand-in (scenario convergence_delay_s): distributed routing converges
+    # seconds after the event; the SM's own recompute and install are still fast.
+    from controller.agent import PortEvent
+
+    sm, _servers = fabric_sm
+    sm.bring_up(p4info_path, bmv2_json)
+    sm.convergence_delay_s = 0.3
+    detected = time.time_ns()
+    record = sm.handle_port_event(PortEvent("s1", 3, False, detected, 0))
+    assert record["convergence_delay_s"] == 0.3 and "error" not in record
+    assert record["install_done_ns"] - detected >= 0.3e9
+    assert record["global_reroute_ms"] >= 300 and record["recompute_ms"] < 300

@@ -1,0 +1,223 @@
+"""Read: every entity kind, wildcards included, with read-write symmetry.
+
+A mixin of store.PipelineState (p4switch/p4runtime/store.py): the state it reads and
+writes is PipelineState's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from p4.config.v1 import p4info_pb2
+from p4.v1 import p4runtime_pb2
+
+from . import bytestrings
+from .errors import (
+    invalid,
+    not_found,
+    unimplemented,
+)
+from .p4info import TableInfo
+from .store_common import (
+    TableRecord,
+    TableState,
+    copy_msg,
+)
+
+
+class Reads:
+    # ==========================================================================
+    # Read
+    # ==========================================================================
+    def read(self, entity: p4runtime_pb2.Entity) -> Iterator[p4runtime_pb2.Entity]:
+        which = entity.WhichOneof("entity")
+        if which == "table_entry":
+            for te in self._read_table_entries(entity.table_entry):
+                yield p4runtime_pb2.Entity(table_entry=te)
+        elif which == "action_profile_member":
+            m = entity.action_profile_member
+            for key, stored in sorted(self.members.items()):
+                if self._profile_match(m.action_profile_id, key[0]) and (
+                    not m.member_id or m.member_id == key[1]
+                ):
+                    yield p4runtime_pb2.Entity(action_profile_member=stored)
+        elif which == "action_profile_group":
+            g = entity.action_profile_group
+            for key, stored in sorted(self.groups.items()):
+                if self._profile_match(g.action_profile_id, key[0]) and (
+                    not g.group_id or g.group_id == key[1]
+                ):
+                    yield p4runtime_pb2.Entity(action_profile_group=stored)
+        elif which == "counter_entry":
+            yield from self._read_counters(entity.counter_entry)
+        elif which == "direct_counter_entry":
+            yield from self._read_direct(entity.direct_counter_entry, counter=True)
+        elif which == "meter_entry":
+            yield from self._read_meters(entity.meter_entry)
+        elif which == "direct_meter_entry":
+            yield from self._read_direct(entity.direct_meter_entry, counter=False)
+        elif which == "register_entry":
+            yield from self._read_registers(entity.register_entry)
+        elif which == "packet_replication_engine_entry":
+            pre = entity.packet_replication_engine_entry
+            if pre.HasField("multicast_group_entry"):
+                gid = pre.multicast_group_entry.multicast_group_id
+                for k in sorted(self.mc_groups):
+                    if not gid or gid == k:
+                        yield p4runtime_pb2.Entity(
+                            packet_replication_engine_entry=p4runtime_pb2.PacketReplicationEngineEntry(
+                                multicast_group_entry=self.mc_groups[k]))
+            elif pre.HasField("clone_session_entry"):
+                sid = pre.clone_session_entry.session_id
+                for k in sorted(self.clone_sessions):
+                    if not sid or sid == k:
+                        yield p4runtime_pb2.Entity(
+                            packet_replication_engine_entry=p4runtime_pb2.PacketReplicationEngineEntry(
+                                clone_session_entry=self.clone_sessions[k]))
+            else:
+                raise invalid("empty PacketReplicationEngineEntry")
+        elif which == "digest_entry":
+            did = entity.digest_entry.digest_id
+            if did and did not in self.info.digests:
+                raise not_found(f"unknown digest id {did}")
+            for k in sorted(self.digest_configs):
+                if not did or did == k:
+                    yield p4runtime_pb2.Entity(digest_entry=self.digest_configs[k])
+        elif which is None:
+            raise invalid("read of an empty entity")
+        else:
+            raise unimplemented(f"{which} is not supported")
+
+    def _profile_match(self, wanted: int, profile_id: int) -> bool:
+        if wanted and wanted not in self.info.action_profiles:
+            raise not_found(f"unknown action profile id {wanted}")
+        return not wanted or wanted == profile_id
+
+    def _selected_tables(self, table_id: int) -> list[TableInfo]:
+        if table_id == 0:
+            return [self.info.tables[i] for i in sorted(self.info.tables)]
+        return [self._table(table_id)]
+
+    def _read_table_entries(self, q: p4runtime_pb2.TableEntry) -> Iterator[p4runtime_pb2.TableEntry]:
+        for t in self._selected_tables(q.table_id):
+            state = self.tables[t.id]
+            if q.is_default_action:
+                yield self._default_entry(t, state)
+                continue
+            if len(q.match):
+                _, key = self._entry_key(t, q)
+                rec = state.entries.get(key)
+                records = [rec] if rec is not None else []
+            else:
+                records = list(state.entries.values())
+            for rec in records:
+                e = rec.entry
+                if q.priority and e.priority != q.priority:
+                    continue
+                if q.controller_metadata and e.controller_metadata != q.controller_metadata:
+                    continue
+                if q.metadata and e.metadata != q.metadata:
+                    continue
+                if (q.HasField("action") and q.action.HasField("action")
+                        and e.action.action.action_id != q.action.action.action_id):
+                    continue
+                out = copy_msg(e)
+                if q.HasField("counter_data") and t.direct_counter_id and rec.handle is not None:
+                    b, p = self.dp.direct_counter_read(t.name, rec.handle)
+                    self._fill_counter(out.counter_data, self.info.direct_counters[t.direct_counter_id].unit, b, p)
+                if q.HasField("meter_config") and rec.meter_config is not None:
+                    out.meter_config.CopyFrom(rec.meter_config)
+                yield out
+
+    def _default_entry(self, t: TableInfo, state: TableState) -> p4runtime_pb2.TableEntry:
+        e = p4runtime_pb2.TableEntry(table_id=t.id, is_default_action=True)
+        action = state.default_action or self._initial_default_action(t)
+        if action is not None:
+            e.action.CopyFrom(action)
+        if state.default_entry_extra is not None:
+            e.controller_metadata = state.default_entry_extra.controller_metadata
+            e.metadata = state.default_entry_extra.metadata
+        return e
+
+    @staticmethod
+    def _fill_counter(data: p4runtime_pb2.CounterData, unit: int, nbytes: int, packets: int) -> None:
+        if unit in (p4info_pb2.CounterSpec.BYTES, p4info_pb2.CounterSpec.BOTH):
+            data.byte_count = nbytes
+        if unit in (p4info_pb2.CounterSpec.PACKETS, p4info_pb2.CounterSpec.BOTH):
+            data.packet_count = packets
+
+    def _read_counters(self, q: p4runtime_pb2.CounterEntry) -> Iterator[p4runtime_pb2.Entity]:
+        if q.counter_id and q.counter_id not in self.info.counters:
+            raise not_found(f"unknown counter id {q.counter_id}")
+        for cid in sorted(self.info.counters):
+            if q.counter_id and cid != q.counter_id:
+                continue
+            info = self.info.counters[cid]
+            for i in self._indices(info, q, "counter"):
+                b, p = self.dp.counter_read(info.name, i)
+                out = p4runtime_pb2.CounterEntry(counter_id=cid)
+                out.index.index = i
+                self._fill_counter(out.data, info.unit, b, p)
+                yield p4runtime_pb2.Entity(counter_entry=out)
+
+    def _read_direct(self, q, counter: bool) -> Iterator[p4runtime_pb2.Entity]:
+        te = q.table_entry
+        attr = "direct_counter_id" if counter else "direct_meter_id"
+        for t in self._selected_tables(te.table_id):
+            if not getattr(t, attr):
+                if te.table_id:
+                    raise invalid(f"table '{t.name}' has no direct {'counter' if counter else 'meter'}")
+                continue
+            sub = p4runtime_pb2.TableEntry(table_id=t.id, priority=te.priority)
+            sub.match.extend(te.match)
+            for rec in self._records(t, sub):
+                if rec.handle is None:
+                    continue
+                if counter:
+                    out = p4runtime_pb2.DirectCounterEntry()
+                    out.table_entry.CopyFrom(rec.entry)
+                    b, p = self.dp.direct_counter_read(t.name, rec.handle)
+                    self._fill_counter(out.data, self.info.direct_counters[t.direct_counter_id].unit, b, p)
+                    yield p4runtime_pb2.Entity(direct_counter_entry=out)
+                else:
+                    out = p4runtime_pb2.DirectMeterEntry()
+                    out.table_entry.CopyFrom(rec.entry)
+                    if rec.meter_config is not None:
+                        out.config.CopyFrom(rec.meter_config)
+                    yield p4runtime_pb2.Entity(direct_meter_entry=out)
+
+    def _records(self, t: TableInfo, q: p4runtime_pb2.TableEntry) -> list[TableRecord]:
+        state = self.tables[t.id]
+        if len(q.match):
+            _, key = self._entry_key(t, q)
+            rec = state.entries.get(key)
+            return [rec] if rec else []
+        return [r for r in state.entries.values() if not q.priority or r.entry.priority == q.priority]
+
+    def _read_meters(self, q: p4runtime_pb2.MeterEntry) -> Iterator[p4runtime_pb2.Entity]:
+        if q.meter_id and q.meter_id not in self.info.meters:
+            raise not_found(f"unknown meter id {q.meter_id}")
+        for mid in sorted(self.info.meters):
+            if q.meter_id and mid != q.meter_id:
+                continue
+            info = self.info.meters[mid]
+            for i in self._indices(info, q, "meter"):
+                out = p4runtime_pb2.MeterEntry(meter_id=mid)
+                out.index.index = i
+                cfg = self.meter_configs.get((mid, i))
+                if cfg is not None:
+                    out.config.CopyFrom(cfg)
+                yield p4runtime_pb2.Entity(meter_entry=out)
+
+    def _read_registers(self, q: p4runtime_pb2.RegisterEntry) -> Iterator[p4runtime_pb2.Entity]:
+        if q.register_id and q.register_id not in self.info.registers:
+            raise not_found(f"unknown register id {q.register_id}")
+        for rid in sorted(self.info.registers):
+            if q.register_id and rid != q.register_id:
+                continue
+            info = self.info.registers[rid]
+            for i in self._indices(info, q, "register"):
+                out = p4runtime_pb2.RegisterEntry(register_id=rid)
+                out.index.index = i
+                out.data.bitstring = bytestrings.encode(self.dp.register_read(info.name, i))
+                yield p4runtime_pb2.Entity(register_entry=out)
+
