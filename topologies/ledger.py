@@ -20,6 +20,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -158,6 +159,7 @@ class Ledger:
     owner: dict = field(default_factory=dict)  # {"pid", "start"} of the run that writes it
     prefix: str = ""  # the run's name prefix (`fk3-`), see allocate_prefix
     namespaces: list[str] = field(default_factory=list)  # named netns (`fk3-srv1`)
+    directories: list[str] = field(default_factory=list)  # private files (servers' keys)
 
     @classmethod
     def create(cls, run_id: str, directory: Path | None = None) -> Ledger:
@@ -173,14 +175,16 @@ class Ledger:
     def load(cls, path: Path) -> Ledger:
         data = json.loads(Path(path).read_text())
         return cls(Path(path), data.get("processes", []), data.get("interfaces", []),
-                   data.get("owner", {}), data.get("prefix", ""), data.get("namespaces", []))
+                   data.get("owner", {}), data.get("prefix", ""), data.get("namespaces", []),
+                   data.get("directories", []))
 
     def save(self) -> None:
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps({"owner": self.owner, "prefix": self.prefix,
                                    "processes": self.processes,
                                    "interfaces": self.interfaces,
-                                   "namespaces": self.namespaces}))
+                                   "namespaces": self.namespaces,
+                                   "directories": self.directories}))
         os.replace(tmp, self.path)
 
     def add_process(self, pid: int, what: str) -> None:
@@ -197,6 +201,11 @@ class Ledger:
         if name not in self.namespaces:
             self.namespaces.append(name)
             self.save()
+
+    def add_directory(self, path: Path) -> None:
+        """A private directory the run made (keys, sshd files): removed at teardown."""
+        self.directories.append(str(path))
+        self.save()
 
     def owner_alive(self) -> bool:
         """True while the run that writes this ledger is still running."""
@@ -219,6 +228,10 @@ class Ledger:
             # Its processes were stopped above; its interfaces (veths, VXLAN) go with it.
             if not delete_namespace(name):
                 leftovers.append(f"namespace {name}")
+        for directory in self.directories:
+            shutil.rmtree(directory, ignore_errors=True)
+            if Path(directory).exists():
+                leftovers.append(f"directory {directory}")
         if not leftovers:
             self.path.unlink(missing_ok=True)
         return leftovers

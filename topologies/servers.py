@@ -173,6 +173,7 @@ def make_namespace_servers(count: int, ledger: Ledger) -> ServerSet:
     _run(["ip", "link", "set", bridge, "up"])
     workdir = Path(tempfile.mkdtemp(prefix=f"fabriclab-{prefix}servers-"))
     workdir.chmod(0o700)
+    ledger.add_directory(workdir)
     servers = tuple(Server(f"srv{i}", str(hosts[i + 9]), f"{prefix}srv{i}")
                     for i in range(1, count + 1))
     out = ServerSet(servers, "namespaces", str(hosts[0]), workdir=workdir)

@@ -104,6 +104,7 @@ def test_a_killed_distributed_run_leaves_nothing_on_any_server_after_cleanup(tmp
     assert done.returncode == 0, done.stderr
     assert "3 namespaces" in done.stdout
     assert _running(ledger["processes"]) == []
+    assert ledger["directories"] and not any(Path(d).exists() for d in ledger["directories"])
     assert prefixed_names() - before == set(), "no namespace, bridge or veth left"
 
 
