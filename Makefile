@@ -37,7 +37,7 @@ bench: setup
 lint: setup
 	$(VENV)/bin/ruff check .
 
-## cleanup: remove what an interrupted run left behind (by its ledger: PIDs and interface names)
+## cleanup: remove what an interrupted run left behind (by its ledger: PIDs, interface and namespace names)
 cleanup:
 	@if [ -x $(PY) ]; then $(PY) -m fabriclab.cli cleanup; fi
 

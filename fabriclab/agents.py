@@ -54,21 +54,25 @@ class AgentFleet:
     private_dir: Path | None = None  # made for the report socket, removed at stop
 
     def start(self, fabric: Fabric, grpc_addrs: dict[str, str], p4info: Path,
-              timeout: float = READY_TIMEOUT_S) -> AgentFleet:
+              timeout: float = READY_TIMEOUT_S, where=None) -> AgentFleet:
         """One agent per switch, watching its inter-switch and host ports; returns once
         every agent said ready. On failure everything started is stopped and the error
-        (controller.port_reports.AgentNotReady) names the agents and their logs."""
+        (controller.port_reports.AgentNotReady) names the agents and their logs.
+        `where(switch)` is the command prefix that reaches the switch's namespace (its
+        server's, on a distributed run): the agent watches carriers there."""
         self.log_dir.mkdir(parents=True, exist_ok=True)
         try:
+            prefix = self.ledger.prefix  # the run's interface names (`fk3-s1-eth2`)
             for sw in fabric.switches:
-                ports = ",".join(f"{link_names.interface(sw.name, port)}={port}"
+                ports = ",".join(f"{link_names.kernel_interface(prefix, sw.name, port)}={port}"
                                  for port, _peer, _peer_port in fabric.neighbours(sw.name))
                 cmd = [sys.executable, "-m", "controller.agent", "--switch", sw.name,
                        "--grpc", grpc_addrs[sw.name], "--device-id", str(sw.device_id),
                        "--p4info", str(p4info), "--ports", ports,
                        "--report", self.endpoint.address]
                 with open(self.log_dir / f"agent-{sw.name}.log", "wb") as log:
-                    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                    proc = subprocess.Popen([*(where(sw.name) if where else []), *cmd],
+                                            stdout=log, stderr=subprocess.STDOUT,
                                             stdin=subprocess.DEVNULL, cwd=str(ROOT),
                                             start_new_session=True)
                 self.procs[sw.name] = proc
@@ -112,9 +116,10 @@ class AgentFleet:
 
 
 def start_agents(fabric: Fabric, grpc_addrs: dict[str, str], p4info: Path, sm,
-                 run_dir: Path, ledger: Ledger, timeout: float = READY_TIMEOUT_S) -> AgentFleet:
+                 run_dir: Path, ledger: Ledger, timeout: float = READY_TIMEOUT_S,
+                 where=None) -> AgentFleet:
     """The SM's report socket for this run, and an agent process per switch reporting to it."""
     address, private = report_address(run_dir)
     endpoint = sm.serve_reports(address)
     fleet = AgentFleet(endpoint, ledger, Path(run_dir) / "logs", private_dir=private)
-    return fleet.start(fabric, grpc_addrs, p4info, timeout)
+    return fleet.start(fabric, grpc_addrs, p4info, timeout, where)

@@ -1,6 +1,7 @@
 """`fabriclab`: run scenarios, list what exists, show reports, clean up.
 
     fabriclab run [--scenario stream] [--topo line:2] [--fc lossy] [--target auto]
+                  [--servers ns:3|HOST1,HOST2] [--placement block|random|group]
                   [--compiler embedded|p4c] [--switch embedded|bmv2] [--web PORT | --no-view]
     fabriclab bringup --topo fattree:4 [--fault KIND:TARGET ...] [--intended NETFILE]
     fabriclab list
@@ -33,7 +34,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from fabriclab.sweep import run_sweep, sweep_table
     from fabriclab.view import ViewOptions, check_port
 
-    points = [(label, s.with_overrides(args.topo, args.fc))
+    points = [(label, s.with_overrides(args.topo, args.fc, args.servers, args.placement))
               for label, s in scenarios.load_points(args.scenario)]
     for _label, scenario in points:
         plan(scenario)  # a bad topology or fault target fails here, before anything starts
@@ -155,7 +156,24 @@ def _cmd_list(_args: argparse.Namespace) -> int:
         print(f"  {usage}")
     print("flow control: lossy, pfc, credit    targets: embedded, bmv2, auto    "
           "compilers: embedded, p4c    switches: embedded, bmv2")
+    print("servers: --servers ns:N (namespace servers) | HOST1,HOST2    "
+          "placements: block, random, group (docs/cluster.md)")
+    _print_server_sizes()
     return 0
+
+
+def _print_server_sizes() -> None:
+    """How many servers of C cores forward each fabric at the default link rate."""
+    from topologies import capacity
+    from topologies.generators import build
+
+    cores = (2, 16, 64)
+    print("servers needed at full link rate (default [link] rate_pps), by cores per server:")
+    print("  " + f"{'topology':<18}" + "".join(f"{c:>6} cores" for c in cores))
+    for topo in ("leafspine:2,2,2", "fattree:4", "leafspine:8,4,4", "fattree:8"):
+        fabric = build(topo)
+        print("  " + f"{topo:<18}" + "".join(
+            f"{capacity.servers_needed(fabric, c):>12}" for c in cores))
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -202,6 +220,10 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument("--scenario", default="stream")
     p_run.add_argument("--topo", help="override the scenario's topology, e.g. fattree:4")
     p_run.add_argument("--fc", help="override the flow-control mode: lossy, pfc, credit")
+    p_run.add_argument("--servers", help="spread the fabric over servers: ns:N (N namespace "
+                       "servers made by the run) or HOST1,HOST2,... (docs/cluster.md)")
+    p_run.add_argument("--placement", help="which server runs which node: block, random "
+                       "or group (default: keeps pods and leaf groups together)")
     p_run.add_argument("--target", default="auto",
                        help="embedded, bmv2 (real simple_switch_grpc; with p4c where installed) "
                             "or auto (bmv2 where p4c and simple_switch_grpc are installed)")

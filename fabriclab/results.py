@@ -23,13 +23,15 @@ ROOT = Path(__file__).resolve().parent.parent
 def new_run_dir(results_root: Path, name: str) -> Path:
     """results_root/<time>-<name>, with -2, -3 ... when a run of the same second exists."""
     run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{name}"
-    run_dir = Path(results_root) / run_id
-    suffix = 1
-    while run_dir.exists():
-        suffix += 1
-        run_dir = Path(results_root) / f"{run_id}-{suffix}"
-    run_dir.mkdir(parents=True)
-    return run_dir
+    Path(results_root).mkdir(parents=True, exist_ok=True)
+    run_dir, suffix = Path(results_root) / run_id, 1
+    while True:
+        try:
+            run_dir.mkdir()  # atomic: two runs started in the same second get -1 and -2
+            return run_dir
+        except FileExistsError:
+            suffix += 1
+            run_dir = Path(results_root) / f"{run_id}-{suffix}"
 
 
 def write_json(path: Path, data) -> None:

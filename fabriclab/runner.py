@@ -32,7 +32,7 @@ from fabriclab.qos_compare import needs_comparison, run_compared
 from fabriclab.scenario import Scenario
 from fabriclab.status import StatusLine
 from fabriclab.view import ViewOptions
-from topologies import capacity
+from topologies import capacity, distributed
 from topologies.ledger import Ledger, cleanup_stale
 from topologies.network import EmulatedNetwork, host_macs, port_params, start_network
 from topologies.targets import Target, compile_program
@@ -78,6 +78,7 @@ def run(scenario: Scenario, target: Target, results_root: Path,
         baseline = run(replace(scenario, faults=(), baseline=False), target,
                        run_dir / "baseline", status, program_source)
     ledger = Ledger.create(run_dir.name)
+    metrics["run_prefix"] = ledger.prefix
     net: EmulatedNetwork | None = None
     try:
         net, program = _build_fabric(run_plan, target, program_source, ledger, run_dir,
@@ -107,19 +108,37 @@ def _build_fabric(run_plan: RunPlan, target: Target, program_source: Path, ledge
     status.set_phase("building topology")
     fabric = run_plan.fabric
     results.write_json(run_dir / "topology.json", asdict(fabric))
+    cluster = run_plan.scenario.cluster
+    placement = None
+    if cluster.servers:
+        placement = distributed.plan_placement(fabric, cluster, run_plan.scenario.seed)
     fit = capacity.check(fabric)
     metrics["capacity"] = fit.as_dict()
+    if placement is not None:
+        metrics["capacity"]["per_server"] = capacity.per_server(fabric, placement)
     for warning in fit.warnings:
         print(f"fabriclab: warning: {warning}", file=sys.stderr)
     if not fit.fits:
         raise capacity.CapacityError(fit.warnings[0])
     status.set_phase(f"compiling {program_source.name} ({target.value})")
     program = compile_program(target, program_source, ROOT / "build" / "p4")
-    status.set_phase(f"starting {len(fabric.switches)} switches and {len(fabric.hosts)} hosts")
+    servers = None
+    if placement is not None:
+        status.set_phase(f"making servers {cluster.servers}")
+        servers = distributed.make_servers(cluster, ledger)
+    status.set_phase(f"starting {len(fabric.switches)} switches and {len(fabric.hosts)} hosts"
+                     + (f" on {len(servers.servers)} servers" if servers else ""))
     queues = 8 if run_plan.qos is not None and run_plan.qos.class_queues else 1
-    net = start_network(fabric, target, ledger, run_dir / "logs", port_params(fabric),
-                        priority_queues=queues)
+    try:
+        net = start_network(fabric, target, ledger, run_dir / "logs", port_params(fabric),
+                            servers=servers, placement=placement, priority_queues=queues)
+    except BaseException:
+        if servers is not None:
+            servers.close()
+        raise
     metrics["link_rate_enforcement"] = sorted(set(net.link_rates.values()))
+    if net.cluster is not None:
+        metrics["cluster"] = net.cluster
     return net, program
 
 
@@ -151,7 +170,8 @@ def _on_the_fabric(run_plan: RunPlan, net: EmulatedNetwork, program, run_dir: Pa
             # destination's SL sends them an SA REPORT (their NICs apply it).
             sm.serve_sa(run_dir / "sa_log.jsonl")
             status.set_phase(f"starting {len(fabric.switches)} local agents")
-            agents = start_agents(fabric, net.grpc_addrs, program.p4info, sm, run_dir, ledger)
+            agents = start_agents(fabric, net.grpc_addrs, program.p4info, sm, run_dir, ledger,
+                                  where=net.run_prefix)
         traffic = run_traffic(run_plan, net, bringup, run_dir, ledger, status)
         status.set_phase("reading the switches and analysing")
         readout = read_all(sm, fabric)

@@ -163,6 +163,14 @@ class ChecksSpec:
 
 
 @dataclass(frozen=True)
+class ClusterSpec:
+    """Where the fabric runs (docs/cluster.md): one machine, or spread over servers."""
+
+    servers: str = ""  # "" = this machine; `ns:3` = 3 namespace servers; `host1,host2`
+    placement: str = "group"  # block, random (the scenario's seed) or group
+
+
+@dataclass(frozen=True)
 class Scenario:
     name: str
     description: str = ""
@@ -188,6 +196,7 @@ class Scenario:
     faults: tuple[FaultSpec, ...] = ()
     sweep: SweepSpec = field(default_factory=SweepSpec)
     checks: ChecksSpec = field(default_factory=ChecksSpec)
+    cluster: ClusterSpec = field(default_factory=ClusterSpec)
     training: TrainingSpec = field(default_factory=TrainingSpec)
     flaps: FlapSpec = field(default_factory=FlapSpec)  # its faults are in `faults` too
     compare: tuple[CompareSpec, ...] = ()  # run once per fabric (fabriclab/compare.py)
@@ -199,9 +208,15 @@ class Scenario:
         data["flow_control"] = self.flow_control.value
         return data
 
-    def with_overrides(self, topology: str | None = None, flow_control: str | None = None
+    def with_overrides(self, topology: str | None = None, flow_control: str | None = None,
+                       servers: str | None = None, placement: str | None = None
                        ) -> Scenario:
         changed = self
+        if servers is not None or placement is not None:
+            cluster = replace(self.cluster, servers=self.cluster.servers if servers is None
+                              else servers, placement=placement or self.cluster.placement)
+            _check_cluster(cluster, "command line")
+            changed = replace(changed, cluster=cluster)
         if topology:
             changed = replace(changed, topology=topology)
         if flow_control:
@@ -247,6 +262,20 @@ def _section(cls, data: Any, where: str):
     return cls(**values)
 
 
+def _check_cluster(cluster: ClusterSpec, where: str) -> None:
+    from topologies.placement import PLACEMENTS
+    from topologies.servers import parse_servers
+
+    if cluster.servers:
+        try:
+            parse_servers(cluster.servers)
+        except ValueError as exc:
+            raise ScenarioError(f"{where}: {exc}") from None
+    if cluster.placement not in PLACEMENTS:
+        raise ScenarioError(f"{where}: placement {cluster.placement!r} is not one of "
+                            f"{', '.join(PLACEMENTS)}")
+
+
 def parse(data: dict[str, Any], origin: str) -> Scenario:
     """Validate a scenario given as parsed TOML; `origin` names it in errors."""
     known = {f.name for f in fields(Scenario)}
@@ -274,6 +303,8 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     values["pfc"] = _section(PfcSpec, data.get("pfc", {}), f"{origin}: [pfc]")
     values["credit"] = _section(CreditSpec, data.get("credit", {}), f"{origin}: [credit]")
     values["sweep"] = _section(SweepSpec, data.get("sweep", {}), f"{origin}: [sweep]")
+    values["cluster"] = _section(ClusterSpec, data.get("cluster", {}), f"{origin}: [cluster]")
+    _check_cluster(values["cluster"], f"{origin}: [cluster]")
     values["training"] = _section(TrainingSpec, data.get("training", {}),
                                   f"{origin}: [training]")
     values["flaps"] = _section(FlapSpec, data.get("flaps", {}), f"{origin}: [flaps]")

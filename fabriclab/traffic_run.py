@@ -125,8 +125,9 @@ def fault_schedule(plan: RunPlan, net: EmulatedNetwork, fleet: NicFleet
     items = []
     for f in plan.faults:
         if f.kind in LINK_FAULTS:
-            ends = [faults.LinkEnd(link_names.interface(node, port),
-                                   () if link_names.is_switch(plan.fabric, node)
+            ends = [faults.LinkEnd(net.intf(node, port),
+                                   tuple(net.run_prefix(node))
+                                   if link_names.is_switch(plan.fabric, node)
                                    else ("mnexec", "-a", str(net.host(node).pid)))
                     for node, port in ((f.link.a, f.link.a_port), (f.link.b, f.link.b_port))]
             action = faults.LinkDown(ends) if f.kind == "link_down" else faults.LinkUp(ends)
@@ -160,7 +161,7 @@ def run_traffic(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup, run_dir: 
     pcaps = {h: run_dir / "pcaps" / f"{h}.pcap" for h in ranks}
     captures = {}
     for h in ranks:
-        captures[h] = Capture(f"{h}-eth0", pcaps[h], spawn=hosts[h].popen, direction="in")
+        captures[h] = Capture(net.intf(h, 0), pcaps[h], spawn=hosts[h].popen, direction="in")
         captures[h].start()
         ledger.add_process(captures[h].pid, f"tcpdump on {h}")
     fleet = NicFleet(run_dir / "nics", ledger)

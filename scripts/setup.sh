@@ -10,6 +10,7 @@ stamp="$venv/.fabriclab-setup"
 
 apt_packages=(
   mininet tcpdump iproute2 iputils-ping ethtool procps
+  openssh-server sudo   # --servers: namespace "servers" run sshd; Mininet's cluster mode runs sudo
   python3 python3-venv python3-pip python3-dev
   shellcheck vagrant make
   opensm ibsim-utils   # make bench: OpenSM side by side with our routing engines

@@ -91,3 +91,30 @@ def check(fabric: Fabric, memory_available_mb: float | None = None,
             f"{' measured' if 'switch_pps' in bench else ' assumed'}): lower [link].rate_pps "
             "or the traffic will be CPU-bound")
     return CapacityReport(fits, tuple(warnings), needed, available, worst, capacity)
+
+
+def per_server(fabric: Fabric, placement) -> dict[str, dict]:
+    """What each server is asked to run and forward (a topologies.placement.Placement):
+    its switches and hosts, and the worst case of its switch ports at full link rate.
+    Namespace servers share this machine's cores, which `check` counts once."""
+    out = {s: {"switches": 0, "hosts": 0, "worst_case_pps": 0.0, "tunnels": 0}
+           for s in placement.servers}
+    for node in fabric.nodes:
+        server = out[placement.node_server[node.name]]
+        if node in fabric.hosts:
+            server["hosts"] += 1
+            continue
+        server["switches"] += 1
+        server["worst_case_pps"] += sum(lk.params.rate_pps for lk in fabric.links_of(node.name))
+    for link in placement.cross_server_links:
+        for end in (link.a, link.b):
+            out[placement.node_server[end]]["tunnels"] += 1
+    return out
+
+
+def servers_needed(fabric: Fabric, cores_per_server: int, bench: dict | None = None) -> int:
+    """How many servers of `cores_per_server` cores forward `fabric` at full link rate."""
+    bench = _bench_figures() if bench is None else bench
+    per_core = float(bench.get("switch_pps", DEFAULT_SWITCH_PPS))
+    worst = sum(lk.params.rate_pps for sw in fabric.switches for lk in fabric.links_of(sw.name))
+    return max(1, -(-int(worst) // int(per_core * cores_per_server)))

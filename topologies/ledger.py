@@ -6,12 +6,21 @@ never by process name. The ledger is a file on disk, so a run that was killed
 A recorded PID is only signalled while its start time (field 22 of
 /proc/PID/stat, which exec does not change) still matches what was recorded,
 so a PID reused by someone else's process is left alone.
+
+Every ledger also owns the run's name prefix (`fk3-`): every machine-wide name
+the run makes (switch interfaces, namespaces) starts with it, so two runs on
+one machine never reach for the same name, and a prefix is never handed out
+while a ledger in the directory or an interface or namespace of the machine
+still uses it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
+import re
+import shutil
 import signal
 import subprocess
 import time
@@ -19,6 +28,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_DIR = Path(os.environ.get("FABRICLAB_LEDGER_DIR", Path.cwd() / "build" / "ledger"))
+_TAG_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
+# `f` + two base-36 characters + `-`: 4 of an interface name's 15 characters. The
+# trailing `-` keeps `fk3-s1-eth2` reading as node s1, port 2 to anything that
+# parses `node-ethP` out of a name.
+PREFIX_LENGTH = 4
+PREFIX_PATTERN = re.compile(r"f[0-9a-z]{2}-")
+
+
+def prefixed_names() -> set[str]:
+    """Interfaces here and named namespaces of the machine that carry a run prefix."""
+    return {n for n in _names_in_use() if PREFIX_PATTERN.match(n)}
 
 
 def _cmdline(pid: int) -> str | None:
@@ -46,6 +66,45 @@ def delete_interface(name: str) -> None:
     """Delete an interface (and its veth peer) by name, if it exists."""
     if _interface_exists(name):
         subprocess.run(["ip", "link", "del", name], capture_output=True, check=False)
+
+
+def _names_in_use() -> list[str]:
+    """Interface names of this namespace and named network namespaces of the machine."""
+    names = [p.name for p in Path("/sys/class/net").iterdir()]
+    listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True,
+                             check=False)
+    names += [line.split()[0] for line in listing.stdout.splitlines() if line.strip()]
+    return names
+
+
+def allocate_prefix(directory: Path, rng: random.Random | None = None) -> str:
+    """A run prefix (`fk3-`) no ledger in `directory` holds and no interface or
+    namespace on this machine starts with."""
+    rng = rng or random.Random()
+    taken = set()
+    for path in Path(directory).glob("*.json"):
+        try:
+            taken.add(json.loads(path.read_text()).get("prefix", ""))
+        except (OSError, ValueError):
+            continue
+    in_use = _names_in_use()
+    for _ in range(200):
+        prefix = "f" + "".join(rng.choice(_TAG_ALPHABET) for _ in range(2)) + "-"
+        if prefix not in taken and not any(n.startswith(prefix) for n in in_use):
+            return prefix
+    raise RuntimeError(f"no free run prefix: {len(taken)} ledgers in {directory}; "
+                       "`fabriclab cleanup` removes those of interrupted runs")
+
+
+def namespace_exists(name: str) -> bool:
+    return Path("/run/netns", name).exists()
+
+
+def delete_namespace(name: str) -> bool:
+    """`ip netns del` by name, if it exists; True once it is gone."""
+    if namespace_exists(name):
+        subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
+    return not namespace_exists(name)
 
 
 def stop_pid(pid: int, expected_start: int | None = None, timeout: float = 3.0) -> bool:
@@ -98,13 +157,17 @@ class Ledger:
     processes: list[dict] = field(default_factory=list)  # {"pid", "start", "cmdline", "what"}
     interfaces: list[str] = field(default_factory=list)
     owner: dict = field(default_factory=dict)  # {"pid", "start"} of the run that writes it
+    prefix: str = ""  # the run's name prefix (`fk3-`), see allocate_prefix
+    namespaces: list[str] = field(default_factory=list)  # named netns (`fk3-srv1`)
+    directories: list[str] = field(default_factory=list)  # private files (servers' keys)
 
     @classmethod
     def create(cls, run_id: str, directory: Path | None = None) -> Ledger:
         directory = Path(directory or DEFAULT_DIR)
         directory.mkdir(parents=True, exist_ok=True)
         ledger = cls(directory / f"{run_id}.json",
-                     owner={"pid": os.getpid(), "start": start_time(os.getpid())})
+                     owner={"pid": os.getpid(), "start": start_time(os.getpid())},
+                     prefix=allocate_prefix(directory))
         ledger.save()
         return ledger
 
@@ -112,12 +175,16 @@ class Ledger:
     def load(cls, path: Path) -> Ledger:
         data = json.loads(Path(path).read_text())
         return cls(Path(path), data.get("processes", []), data.get("interfaces", []),
-                   data.get("owner", {}))
+                   data.get("owner", {}), data.get("prefix", ""), data.get("namespaces", []),
+                   data.get("directories", []))
 
     def save(self) -> None:
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"owner": self.owner, "processes": self.processes,
-                                   "interfaces": self.interfaces}))
+        tmp.write_text(json.dumps({"owner": self.owner, "prefix": self.prefix,
+                                   "processes": self.processes,
+                                   "interfaces": self.interfaces,
+                                   "namespaces": self.namespaces,
+                                   "directories": self.directories}))
         os.replace(tmp, self.path)
 
     def add_process(self, pid: int, what: str) -> None:
@@ -127,6 +194,17 @@ class Ledger:
 
     def add_interfaces(self, names: list[str]) -> None:
         self.interfaces.extend(n for n in names if n not in self.interfaces)
+        self.save()
+
+    def add_namespace(self, name: str) -> None:
+        """A named network namespace the run made (a namespace "server")."""
+        if name not in self.namespaces:
+            self.namespaces.append(name)
+            self.save()
+
+    def add_directory(self, path: Path) -> None:
+        """A private directory the run made (keys, sshd files): removed at teardown."""
+        self.directories.append(str(path))
         self.save()
 
     def owner_alive(self) -> bool:
@@ -146,6 +224,14 @@ class Ledger:
             delete_interface(name)
             if _interface_exists(name):
                 leftovers.append(f"interface {name}")
+        for name in reversed(self.namespaces):
+            # Its processes were stopped above; its interfaces (veths, VXLAN) go with it.
+            if not delete_namespace(name):
+                leftovers.append(f"namespace {name}")
+        for directory in self.directories:
+            shutil.rmtree(directory, ignore_errors=True)
+            if Path(directory).exists():
+                leftovers.append(f"directory {directory}")
         if not leftovers:
             self.path.unlink(missing_ok=True)
         return leftovers
@@ -170,6 +256,8 @@ def cleanup_stale(directory: Path | None = None) -> list[str]:
             continue
         leftovers = ledger.teardown()
         what = f"{len(ledger.processes)} processes, {len(ledger.interfaces)} interfaces"
+        if ledger.namespaces:
+            what += f", {len(ledger.namespaces)} namespaces"
         if leftovers:
             report.append(f"{path.stem}: could not remove {', '.join(leftovers)}")
         else:

@@ -5,7 +5,11 @@ spellings, each converted here and nowhere else:
 
 * `s1-s2`: the two nodes (a scenario's fault target, a report's label);
 * `s1:2-s2:1`: both ends with their ports (the SM's timeline);
-* `s1-eth2`: one end's interface (Mininet, the fault injectors, the agents).
+* `s1-eth2`: one end's interface (scenarios, reports).
+
+On the machine an interface carries its run's prefix (`fk3-s1-eth2`,
+`kernel_interface`), so two runs never share a name; every spelling above
+stays prefix-free.
 """
 
 from __future__ import annotations
@@ -34,6 +38,23 @@ def interface(node: str, port: int) -> str:
 
 def interfaces(link: Link) -> tuple[str, str]:
     return interface(link.a, link.a_port), interface(link.b, link.b_port)
+
+
+IFNAMSIZ = 15  # Linux interface names: at most 15 characters
+
+
+def kernel_interface(prefix: str, node: str, port: int) -> str:
+    """The interface as the machine names it: the run's prefix + `s1-eth2`."""
+    name = prefix + interface(node, port)
+    if len(name) > IFNAMSIZ:
+        raise LinkNameError(f"interface {name!r} is {len(name)} characters; Linux allows "
+                            f"{IFNAMSIZ} (run prefix {prefix!r}, node {node!r}, port {port})")
+    return name
+
+
+def kernel_interfaces(prefix: str, link: Link) -> tuple[str, str]:
+    return (kernel_interface(prefix, link.a, link.a_port),
+            kernel_interface(prefix, link.b, link.b_port))
 
 
 def same_link(a: str, b: str) -> bool:

@@ -2,8 +2,9 @@
 
 Hosts are Mininet hosts (network namespaces); each switch is a `P4Switch` node
 whose process (embedded switch or simple_switch_grpc) runs in the root namespace
-on the `sN-ethP` interfaces. Everything created is written to the run's ledger
-so teardown (or the next run) removes exactly that.
+on the `sN-ethP` interfaces, named with the run's prefix (`fk3-s1-eth2`, from the
+ledger) so two runs can share one machine. Everything created is written to the
+run's ledger so teardown (or the next run) removes exactly that.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def host_macs(fabric: Fabric) -> dict[str, str]:
     return {node.name: host_mac(i) for i, node in enumerate(fabric.hosts, 1)}
 
 
+CLUSTER_GRPC_BASE = 50000  # + device id: a switch's P4Runtime port on a namespace server
 TM_DEPTH = 4096  # packets per switch port queue: above any buffer fabric.p4 admits
 
 
@@ -79,12 +81,13 @@ class P4Switch(Switch):
                  log_dir: Path, ledger: Ledger, port_params: dict[int, str] | None = None,
                  trace: bool = False, start_timeout: float = 10.0,
                  thrift_port: int | None = None, priority_queues: int = 1,
+                 grpc_host: str = "127.0.0.1",
                  **params) -> None:
         params.setdefault("inNamespace", False)
         super().__init__(name, **params)
         self.target = target
         self.device_id = device_id
-        self.grpc_addr = f"127.0.0.1:{grpc_port}"
+        self.grpc_addr = f"{grpc_host}:{grpc_port}"
         self.log_file = Path(log_dir) / f"{name}.log"
         self.ledger = ledger
         self.port_params = port_params or {}
@@ -98,17 +101,28 @@ class P4Switch(Switch):
     def start(self, controllers) -> None:  # noqa: ARG002 - Mininet's signature
         ports = {self.ports[i]: i.name for i in self.intfList() if i.name != "lo"}
         for iface in ports.values():
-            _quiet_interface(iface)
+            self.quiet_interface(iface)
         trace_file = self.log_file.with_suffix(".trace") if self.trace else None
         cmd = switch_command(self.target, self.device_id, ports, self.grpc_addr,
                              trace_file, self.port_params, self.thrift_port,
                              self.priority_queues)
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_file, "wb")  # noqa: SIM115 - kept open for the child's life
-        self.process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL, start_new_session=True)
+        self.process = self.spawn(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                  stdin=subprocess.DEVNULL, start_new_session=True)
         log.close()
         self.ledger.add_process(self.process.pid, f"switch {self.name}")
+
+    def spawn(self, cmd: list[str], **popen_kwargs) -> subprocess.Popen:
+        """Start a process where this switch runs (here: this namespace)."""
+        return subprocess.Popen(cmd, **popen_kwargs)
+
+    def run_prefix(self) -> list[str]:
+        """The command prefix that reaches this switch's namespace (none here)."""
+        return []
+
+    def quiet_interface(self, iface: str) -> None:
+        _quiet_interface(iface)
 
     def wait_ready(self) -> None:
         """Block until the switch's gRPC server answers; NetworkError with its log if not."""
@@ -172,15 +186,19 @@ def _quiet_interface(iface: str) -> None:
 
 
 class _FabricTopo(Topo):
-    def build(self, fabric: Fabric, switch_opts: dict[str, dict]) -> None:  # noqa: D102
+    def build(self, fabric: Fabric, switch_opts: dict[str, dict],  # noqa: D102
+              prefix: str = "", host_opts: dict[str, dict] | None = None) -> None:
         macs = host_macs(fabric)
         for node in fabric.nodes:
             if node.kind is NodeKind.HOST:
-                self.addHost(node.name, mac=macs[node.name], ip=None)
+                self.addHost(node.name, mac=macs[node.name], ip=None,
+                             **(host_opts or {}).get(node.name, {}))
             else:
                 self.addSwitch(node.name, **switch_opts[node.name])
         for link in fabric.links:
-            self.addLink(link.a, link.b, port1=link.a_port, port2=link.b_port)
+            name_a, name_b = link_names.kernel_interfaces(prefix, link)
+            self.addLink(link.a, link.b, port1=link.a_port, port2=link.b_port,
+                         intfName1=name_a, intfName2=name_b)
 
 
 @dataclass
@@ -194,6 +212,21 @@ class EmulatedNetwork:
     device_ids: dict[str, int]
     ledger: Ledger
     link_rates: dict[str, str] = field(default_factory=dict)  # switch -> how rates are enforced
+    cluster: dict | None = None  # servers, placement, tunnels (topologies/cluster.py)
+    servers: object | None = None  # topologies.servers.ServerSet, made for this run
+
+    def run_prefix(self, node: str) -> list[str]:
+        """The command prefix that reaches a switch's namespace from the runner."""
+        return self.switch(node).run_prefix()
+
+    @property
+    def prefix(self) -> str:
+        """The run's name prefix: every interface of this network starts with it."""
+        return self.ledger.prefix
+
+    def intf(self, node: str, port: int) -> str:
+        """The machine's name for a node's port (`fk3-s1-eth2`; a host's port is 0)."""
+        return link_names.kernel_interface(self.prefix, node, port)
 
     def host(self, name: str) -> Host:
         return self.net.get(name)
@@ -214,21 +247,32 @@ class EmulatedNetwork:
         try:
             self.net.stop()
         finally:
+            if self.servers is not None:
+                self.servers.close()
             leftovers = self.ledger.teardown()
         return leftovers
 
 
-def interface_names(fabric: Fabric) -> list[str]:
-    return [name for link in fabric.links for name in link_names.interfaces(link)]
+def interface_names(fabric: Fabric, prefix: str = "") -> list[str]:
+    """Every interface the fabric's links make, as the machine names them."""
+    return [name for link in fabric.links
+            for name in link_names.kernel_interfaces(prefix, link)]
 
 
 def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
                   port_params: dict[str, dict[int, str]] | None = None,
-                  priority_queues: int = 1) -> EmulatedNetwork:
-    """Build and start the network; on any failure everything created is removed."""
+                  servers=None, placement=None, priority_queues: int = 1) -> EmulatedNetwork:
+    """Build and start the network; on any failure everything created is removed.
+
+    With `servers` (topologies.servers.ServerSet) and a `placement`, every node runs
+    on its server through Mininet's cluster nodes (topologies/cluster.py)."""
     if os.geteuid() != 0:
         raise NetworkError("building the emulated network needs root (network namespaces)")
-    clashes = [n for n in interface_names(fabric) if Path("/sys/class/net", n).exists()]
+    try:
+        names = interface_names(fabric, ledger.prefix)
+    except link_names.LinkNameError as exc:
+        raise NetworkError(str(exc)) from None
+    clashes = [n for n in names if Path("/sys/class/net", n).exists()]
     if clashes:
         raise NetworkError(
             f"interfaces already exist: {', '.join(clashes[:8])}"
@@ -237,19 +281,34 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
     grpc_addrs: dict[str, str] = {}
     device_ids: dict[str, int] = {}
     switch_opts: dict[str, dict] = {}
+    placed: dict[str, dict] = {}
+    link_cls = MininetLink
+    if servers is not None:
+        from topologies import cluster
+
+        placed = cluster.node_options(placement, servers, [h.name for h in fabric.hosts],
+                                      [s.name for s in fabric.switches], ledger)
+        link_cls = cluster.VxlanLink
     for node in fabric.switches:
-        port = free_tcp_port()
-        grpc_addrs[node.name] = f"127.0.0.1:{port}"
+        # A namespace server's ports are all free: one gRPC port per switch there.
+        port = free_tcp_port() if servers is None else CLUSTER_GRPC_BASE + node.device_id
+        host = placed.get(node.name, {}).get("grpc_host", "127.0.0.1")
+        grpc_addrs[node.name] = f"{host}:{port}"
         device_ids[node.name] = node.device_id
         switch_opts[node.name] = dict(
             cls=P4Switch, target=target, device_id=node.device_id, grpc_port=port,
             log_dir=log_dir, ledger=ledger, port_params=(port_params or {}).get(node.name),
             thrift_port=free_tcp_port() if target.switch is SwitchKind.BMV2 else None,
             priority_queues=priority_queues)
-    ledger.add_interfaces(interface_names(fabric))
-    net = Mininet(topo=_FabricTopo(fabric=fabric, switch_opts=switch_opts), controller=None,
-                  link=MininetLink, build=False, autoSetMacs=False, waitConnected=False)
-    emulated = EmulatedNetwork(fabric, net, target, grpc_addrs, device_ids, ledger)
+        switch_opts[node.name].update(placed.get(node.name, {}))
+    if servers is None:  # on servers the names live in the servers' namespaces
+        ledger.add_interfaces(names)
+    host_opts = {h.name: placed[h.name] for h in fabric.hosts if h.name in placed}
+    net = Mininet(topo=_FabricTopo(fabric=fabric, switch_opts=switch_opts,
+                                   prefix=ledger.prefix, host_opts=host_opts), controller=None,
+                  link=link_cls, build=False, autoSetMacs=False, waitConnected=False)
+    emulated = EmulatedNetwork(fabric, net, target, grpc_addrs, device_ids, ledger,
+                               servers=servers)
     try:
         net.build()
         for host in net.hosts:
@@ -261,6 +320,10 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
             sw.start([])
         for sw in net.switches:
             sw.wait_ready()
+        if servers is not None:
+            from topologies import cluster
+
+            emulated.cluster = cluster.describe(net, fabric, ledger.prefix, servers, placement)
         if target.switch is SwitchKind.BMV2:
             emulated.link_rates = {sw.name: sw.apply_link_rates() for sw in net.switches}
         else:

@@ -23,6 +23,7 @@ import hashlib
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -171,17 +172,30 @@ def compile_program(target: Target, source: Path, out_dir: Path) -> CompiledProg
     program = CompiledProgram(out / f"{source.stem}.json", out / f"{source.stem}.p4info.txtpb")
     if program.bmv2_json.exists() and program.p4info.exists():
         return program
-    out.mkdir(parents=True, exist_ok=True)
-    if target.compiler is Compiler.EMBEDDED:
-        cmd = [sys.executable, "-m", "p4compiler.cli"]
-    else:
-        cmd = ["p4c"]
-    cmd += ["--target", "bmv2", "--arch", "v1model", "-o", str(out),
-            "--p4runtime-files", str(program.p4info), str(source)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if proc.returncode != 0 or not program.bmv2_json.exists():
-        raise TargetError(f"compiling {source.name} with {target.compiler.value} failed:\n"
-                          f"{proc.stderr.strip() or proc.stdout.strip()}")
+    # Compiled beside the cache and renamed into place: a second run starting at the
+    # same time never reads a half-written program.
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        if target.compiler is Compiler.EMBEDDED:
+            cmd = [sys.executable, "-m", "p4compiler.cli"]
+        else:
+            cmd = ["p4c"]
+        cmd += ["--target", "bmv2", "--arch", "v1model", "-o", str(work),
+                "--p4runtime-files", str(work / program.p4info.name), str(source)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0 or not (work / program.bmv2_json.name).exists():
+            raise TargetError(f"compiling {source.name} with {target.compiler.value} failed:\n"
+                              f"{proc.stderr.strip() or proc.stdout.strip()}")
+        if out.is_dir() and not (program.bmv2_json.exists() and program.p4info.exists()):
+            shutil.rmtree(out)  # a cache entry left half-written by an older version
+        try:
+            work.rename(out)
+        except OSError:
+            if not (program.bmv2_json.exists() and program.p4info.exists()):
+                raise  # not a concurrent compile that got there first
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     return program
 
 

@@ -271,6 +271,9 @@ class RunMetrics:
     vls_used: int | None = None
     discovered_links: int | None = None  # switch-to-switch cables the SM's probes found
     link_rate_enforcement: tuple[str, ...] = ()  # how the switches enforce link rates
+    run_prefix: str | None = None  # the run's interface/namespace name prefix (`fk3-`)
+    # servers, placement per node, cross_server_links, tunnel (topologies/cluster.py)
+    cluster: dict[str, Any] | None = None
     # ---- traffic and collectives
     traffic_start_ns: int | None = None
     stalled_after_s: float | None = None

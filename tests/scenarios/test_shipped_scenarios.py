@@ -8,15 +8,13 @@ directory promises (DESIGN.md "One run of a scenario").
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from fabriclab import scenario as sc
 from fabriclab.runner import run
 from fabriclab.sweep import run_sweep
-from topologies.generators import build
-from topologies.network import interface_names
+from topologies.ledger import prefixed_names
 from topologies.targets import Target
 
 pytestmark = [pytest.mark.mininet, pytest.mark.slow]
@@ -33,8 +31,9 @@ def _small(s: sc.Scenario) -> dict:
     return data
 
 
-def _no_leftovers(topology: str) -> None:
-    left = [n for n in interface_names(build(topology)) if Path("/sys/class/net", n).exists()]
+def _no_leftovers(prefix: str | None) -> None:
+    assert prefix, "the run recorded its name prefix"
+    left = sorted(n for n in prefixed_names() if n.startswith(prefix))
     assert left == [], f"interfaces left behind: {left}"
 
 
@@ -49,7 +48,7 @@ def test_shipped_scenario_runs_and_writes_a_complete_result(tmp_path, name):
     as_run = json.loads((result.run_dir / "scenario.json").read_text())
     assert sc.parse(as_run, "as run") == scenario, "the scenario as run, defaults resolved"
     assert result.metrics.verdict in ("pass", "incomplete", "stalled")
-    _no_leftovers(scenario.topology)
+    _no_leftovers(result.metrics.run_prefix)
 
 
 def test_a_sweep_runs_every_point_into_one_table(tmp_path):
@@ -70,4 +69,4 @@ def test_a_switch_killed_mid_run_is_reported_and_everything_is_torn_down(tmp_pat
     assert result.metrics.crashed_switches == {"s2": -9}
     assert any("s2" in p for p in result.metrics.problems)
     assert (result.run_dir / "metrics.json").exists()
-    _no_leftovers("line:3")
+    _no_leftovers(result.metrics.run_prefix)

@@ -17,8 +17,7 @@ import pytest
 
 from fabriclab import scenario as sc
 from fabriclab.runner import FABRIC_P4, ROOT, run
-from topologies.generators import build
-from topologies.network import interface_names
+from topologies.ledger import prefixed_names
 from topologies.targets import Target, resolve
 from traffic.frames import DATA_CODEC, ETHERTYPE_FABRIC
 from traffic.pcap import read_frames
@@ -38,14 +37,11 @@ def _data_psns(pcap: Path, flow: int) -> list[int]:
     return psns
 
 
-def _leftover_interfaces(topology: str) -> list[str]:
-    return [n for n in interface_names(build(topology)) if Path("/sys/class/net", n).exists()]
-
-
 @pytest.fixture
 def no_leftovers():
+    before = prefixed_names()  # (tests that emulate take turns: nothing of others' here)
     yield
-    assert _leftover_interfaces("line:2") == [], "the run removed every interface it created"
+    assert prefixed_names() - before == set(), "the run removed every interface it created"
 
 
 @pytest.mark.parametrize("target_name", ["embedded", "bmv2"])
@@ -87,7 +83,8 @@ def test_a_run_killed_half_way_is_cleaned_up_by_the_next(tmp_path, no_leftovers)
                             start_new_session=True)
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not _leftover_interfaces("line:2"):
+        before = prefixed_names()
+        while time.monotonic() < deadline and not prefixed_names() - before:
             time.sleep(0.1)
         time.sleep(1.0)
     finally:

@@ -58,7 +58,7 @@ def _fail_links(mininet_fabric, topology: str, tmp_path) -> dict:
     switchover, reroute = [], []
     for link in _leaf_uplinks(fabric, FAILURES_PER_FABRIC):
         name = f"{link.a}:{link.a_port}-{link.b}:{link.b_port}"
-        ends = [LinkEnd(f"{link.a}-eth{link.a_port}"), LinkEnd(f"{link.b}-eth{link.b_port}")]
+        ends = [LinkEnd(net.intf(link.a, link.a_port)), LinkEnd(net.intf(link.b, link.b_port))]
         set_link(ends, up=False)
         downs = _wait_for(sm, name, "port_down", 2)
         assert all("switchover_error" not in r for r in downs), downs

@@ -55,3 +55,14 @@ def test_the_ledger_of_a_run_still_going_is_left_alone(tmp_path):
             if p.poll() is None:
                 p.kill()
                 p.wait()
+
+
+def test_a_private_directory_of_the_run_goes_at_teardown(tmp_path):
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    (keys / "id_ed25519").write_text("secret")
+    ledger = Ledger.create("run-keys", tmp_path / "ledgers")
+    ledger.add_directory(keys)
+    assert Ledger.load(ledger.path).directories == [str(keys)]
+    assert ledger.teardown() == []
+    assert not keys.exists()
