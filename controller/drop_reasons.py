@@ -3,10 +3,10 @@
 The data plane counts drops in `FabricIngress.drop_counter` at index
 port * DROP_REASONS + reason; this module names those indices. The block size per
 port comes from the program's P4Info (controller/program_layout.py). The names come
-from the program's bmv2 JSON when it declares them as a serializable enum
+from the program's bmv2 JSON, where it declares them as a serializable enum
 `enum bit<32> DropReason { NO_ROUTE = 0, ... }` (compilers list serializable enums
-under "enums"); a program that does not (fabric.p4 today) falls back to
-p4src/include/headers.p4's `const bit<32> DROP_* = N;`, read once.
+under "enums"), as fabric.p4 does (p4src/include/headers.p4); a program that does not
+falls back to fabric.p4's, read once from headers.p4.
 """
 
 from __future__ import annotations
@@ -34,12 +34,17 @@ class DropReasons:
 
 @cache
 def load(headers_p4: Path = HEADERS_P4) -> DropReasons:
-    consts = {name: int(value, 0) for name, value in
-              re.findall(r"const\s+bit<\d+>\s+DROP_(\w+)\s*=\s*(\w+)\s*;", headers_p4.read_text())}
-    if "REASONS" not in consts:
-        raise ValueError(f"{headers_p4}: no DROP_REASONS constant")
-    per_port = consts.pop("REASONS")
-    return DropReasons(per_port, {code: name.lower() for name, code in consts.items()})
+    """fabric.p4's reasons, read from its source: for a switch whose program is not known
+    (the SM names the pushed program's own, `of_program`)."""
+    text = headers_p4.read_text()
+    block = re.search(r"enum\s+bit<\d+>\s+" + DROP_REASON_ENUM + r"\s*\{([^}]*)\}", text)
+    size = re.search(r"const\s+bit<\d+>\s+DROP_REASONS\s*=\s*(\w+)\s*;", text)
+    if block is None or size is None:
+        raise ValueError(f"{headers_p4}: no {DROP_REASON_ENUM} enum or DROP_REASONS constant")
+    body = re.sub(r"/\*.*?\*/", "", block.group(1), flags=re.S)
+    names = {int(value, 0): name.lower()
+             for name, value in re.findall(r"(\w+)\s*=\s*(\w+)", body)}
+    return DropReasons(int(size.group(1), 0), names)
 
 
 def of_program(bmv2_json: Mapping, per_port: int | None = None) -> DropReasons:

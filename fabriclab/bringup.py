@@ -216,9 +216,10 @@ def _cabling(sm, acc: Acceptance) -> None:
 
 def _route(settings: BringupSettings, sm, fabric: Fabric, run_dir: Path) -> None:
     from controller.bringup import configure_flow_control
-    from fabriclab.runner import _bringup_options
+    from fabriclab.plan import plan
+    from fabriclab.runner import bringup_options
 
-    options = _bringup_options(settings.scenario())
+    options = bringup_options(plan(settings.scenario()))
     sm.assign_lids(run_dir / "guid2lid.json")
     sm.install_routes()
     sm.install_sl_to_vl()

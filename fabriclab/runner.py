@@ -159,7 +159,7 @@ def _on_the_fabric(run_plan: RunPlan, net: EmulatedNetwork, program, run_dir: Pa
     status.set_phase("subnet manager: pipeline, cabling, LIDs, routes, flow control")
     bringup = bring_up(fabric, net.grpc_addrs, program.p4info, program.bmv2_json,
                        host_macs(fabric),
-                       _bringup_options(run_plan), run_dir)
+                       bringup_options(run_plan), run_dir)
     sm, agents = bringup.sm, None
     view_problems: list[str] = []
     view = start_view(sm, run_dir, view_options, status, view_problems)
@@ -200,7 +200,7 @@ def _on_the_fabric(run_plan: RunPlan, net: EmulatedNetwork, program, run_dir: Pa
         sm.close()
 
 
-def _bringup_options(run_plan: RunPlan):
+def bringup_options(run_plan: RunPlan):
     from controller.bringup import BringupOptions, fc_params
     from fabriclab.traffic_run import frame_bytes
 

@@ -24,16 +24,28 @@ const bit<8> KIND_NOTIFY = 6;  /* fault notification: "DLID unreachable through 
 /* bmv2's conventional CPU port for packet-in/out (--cpu-port 510). */
 const port_t CPU_PORT = 510;
 
-/* Drop reasons: the index within a port's block of the drop counter. */
-const bit<32> DROP_REASONS          = 8;
-const bit<32> DROP_NO_ROUTE         = 0;
-const bit<32> DROP_NOT_FABRIC       = 1;
-const bit<32> DROP_TAIL             = 2;
-const bit<32> DROP_HEADROOM         = 3;
-const bit<32> DROP_HOQ_LIFETIME     = 4;
-const bit<32> DROP_WATCHDOG         = 5;
-const bit<32> DROP_LINK_DOWN        = 6;  /* held for a port whose link went down */
-const bit<32> DROP_PKEY             = 7;  /* partition violation at a host-facing port */
+/* Drop reasons: the index within a port's block of the drop counter. A serializable
+ * enum, so that the compiled program names them (bmv2 JSON "enums"): the SM decodes
+ * the counter with the names of the program it pushed (controller/drop_reasons.py). */
+enum bit<32> DropReason {
+    NO_ROUTE     = 0,
+    NOT_FABRIC   = 1,
+    TAIL         = 2,
+    HEADROOM     = 3,
+    HOQ_LIFETIME = 4,
+    WATCHDOG     = 5,
+    LINK_DOWN    = 6,  /* held for a port whose link went down */
+    PKEY         = 7   /* partition violation at a host-facing port */
+}
+const bit<32> DROP_REASONS          = 8;  /* cells per port (the P4Info counter size says it too) */
+const bit<32> DROP_NO_ROUTE         = (bit<32>)DropReason.NO_ROUTE;
+const bit<32> DROP_NOT_FABRIC       = (bit<32>)DropReason.NOT_FABRIC;
+const bit<32> DROP_TAIL             = (bit<32>)DropReason.TAIL;
+const bit<32> DROP_HEADROOM         = (bit<32>)DropReason.HEADROOM;
+const bit<32> DROP_HOQ_LIFETIME     = (bit<32>)DropReason.HOQ_LIFETIME;
+const bit<32> DROP_WATCHDOG         = (bit<32>)DropReason.WATCHDOG;
+const bit<32> DROP_LINK_DOWN        = (bit<32>)DropReason.LINK_DOWN;
+const bit<32> DROP_PKEY             = (bit<32>)DropReason.PKEY;
 const bit<32> NUM_PORTS             = 512;
 
 header ethernet_t {

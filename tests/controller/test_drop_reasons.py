@@ -24,3 +24,16 @@ def test_a_reason_that_does_not_fit_the_counter_is_refused():
     program = {"enums": [{"name": "DropReason", "entries": [["A", 0], ["B", 9]]}]}
     with pytest.raises(ValueError, match="'b' \\(9\\) does not fit the program's 8"):
         drop_reasons.of_program(program, per_port=8)
+
+
+def test_fabric_p4_names_its_reasons_in_the_compiled_program_as_its_source_does():
+    from pathlib import Path
+
+    from p4compiler.compiler import compile_file
+
+    fabric = Path(__file__).resolve().parents[2] / "p4src" / "fabric.p4"
+    j = compile_file(str(fabric)).json
+    assert any(e["name"] == "DropReason" for e in j["enums"])
+    compiled = drop_reasons.of_program(j, per_port=8)
+    assert compiled == drop_reasons.load()
+    assert compiled.names[7] == "pkey" and compiled.names[6] == "link_down"
