@@ -19,6 +19,9 @@ from topologies.targets import Target
 pytestmark = [pytest.mark.mininet, pytest.mark.slow]
 
 FAULT_FABRIC = "leafspine:3,3,3"
+# 9 NICs and 6 switches on 2 cores: at 1000 pps they fell behind (tail drops at a
+# leaf that caught up in a burst); at 500 pps every fault test has the headroom.
+FAULT_RATE = 500
 
 
 def _bring_up(tmp_path, topology: str, *faults: str, rate_pps: int = 1000,
@@ -42,7 +45,7 @@ def _failed(data: dict) -> dict[str, list[str]]:
 # is loaded at 500 pps per link, which they keep, in 3 s rounds (a switch descheduled
 # for a moment then drops a burst: within 1% of a longer round's frames).
 @pytest.mark.parametrize("topology, rate_pps, round_s", [("leafspine:2,2,2", 1000, 1.5),
-                                                         ("fattree:4", 500, 3.0)])
+                                                         ("fattree:4", 250, 3.0)])
 def test_a_fabric_cabled_as_intended_is_ready_with_every_link_passed(tmp_path, topology,
                                                                       rate_pps, round_s):
     data = _bring_up(tmp_path, topology, rate_pps=rate_pps, round_s=round_s)
@@ -59,7 +62,7 @@ def test_a_fabric_cabled_as_intended_is_ready_with_every_link_passed(tmp_path, t
 
 
 def test_a_swapped_pair_of_cables_is_named_at_both_links(tmp_path):
-    data = _bring_up(tmp_path, FAULT_FABRIC, "miswire:s1-s4,s2-s5")
+    data = _bring_up(tmp_path, FAULT_FABRIC, "miswire:s1-s4,s2-s5", rate_pps=FAULT_RATE)
     assert set(_failed(data)) == {"s1:4-s4:1", "s2:5-s5:2"}
     assert _failed(data)["s1:4-s4:1"] == [
         "miswired cable s1:4 <-> s4:1: s1:4 reaches s5:2, s4:1 reaches s2:5"]
@@ -67,13 +70,13 @@ def test_a_swapped_pair_of_cables_is_named_at_both_links(tmp_path):
 
 
 def test_a_missing_cable_is_named(tmp_path):
-    data = _bring_up(tmp_path, FAULT_FABRIC, "missing:s3-s4")
+    data = _bring_up(tmp_path, FAULT_FABRIC, "missing:s3-s4", rate_pps=FAULT_RATE)
     assert _failed(data) == {"s3:4-s4:3": [
         "missing cable s3:4 <-> s4:3: no probe crossed it in either direction"]}
 
 
 def test_a_lossy_cable_is_named_with_its_link_errors_in_both_directions(tmp_path):
-    data = _bring_up(tmp_path, FAULT_FABRIC, "lossy:s1-s5@0.05")
+    data = _bring_up(tmp_path, FAULT_FABRIC, "lossy:s1-s5@0.05", rate_pps=FAULT_RATE)
     failed = _failed(data)
     assert set(failed) == {"s1:5-s5:1"}
     assert any(f.startswith("s1:5->s5:1:") and "link errors, 5.0%" in f
@@ -82,14 +85,14 @@ def test_a_lossy_cable_is_named_with_its_link_errors_in_both_directions(tmp_path
 
 
 def test_a_link_at_half_its_rate_is_named_and_the_links_after_it_are_not(tmp_path):
-    data = _bring_up(tmp_path, FAULT_FABRIC, "slow:s2-s4@0.5")
+    data = _bring_up(tmp_path, FAULT_FABRIC, "slow:s2-s4@0.5", rate_pps=FAULT_RATE)
     failed = _failed(data)
     assert set(failed) == {"s2:4-s4:2"}
-    assert any("of its configured 1000 pps" in f for f in failed["s2:4-s4:2"])
+    assert any(f"of its configured {FAULT_RATE} pps" in f for f in failed["s2:4-s4:2"])
 
 
 def test_a_switch_running_an_old_program_is_named_and_its_links_still_pass(tmp_path):
-    data = _bring_up(tmp_path, FAULT_FABRIC, "old_program:s3")
+    data = _bring_up(tmp_path, FAULT_FABRIC, "old_program:s3", rate_pps=FAULT_RATE)
     assert _failed(data) == {}
     differs = [s for s in data["switches"] if s["status"] != "ok"]
     assert [(s["switch"], s["status"], s["running"]["version"]) for s in differs] == [
