@@ -10,7 +10,8 @@ import json
 import sys
 from pathlib import Path
 
-from traffic.report import Note, Section, Table, _render_html, _render_markdown
+from traffic.report_model import Note, Section, Table
+from traffic.report_render import render_html, render_markdown
 
 VERDICT_MARK = {"passed": "passed", "failed": "**FAILED**", "untested": "**untested**"}
 
@@ -98,8 +99,8 @@ def write(result_dir: Path) -> tuple[Path, Path]:
     intro = ["Settings: " + ", ".join(f"{k}={v}" for k, v in
                                        sorted(data.get("settings", {}).items()))]
     md, page = result_dir / "acceptance.md", result_dir / "acceptance.html"
-    md.write_text(_render_markdown(title, intro, sections(data), result_dir / "figures"))
-    page.write_text(_render_html(title, intro, sections(data)))
+    md.write_text(render_markdown(title, intro, sections(data), result_dir / "figures"))
+    page.write_text(render_html(title, intro, sections(data)))
     return md, page
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 
 from traffic.metrics import RunMetrics
-from traffic.report import Figure, Note, ReportInputError, RunFiles, Section, Table, _cell, _png
+from traffic.report_model import Figure, Note, ReportInputError, RunFiles, Section, Table, cell, png
 
 BMV2_NOTE = ("Real bmv2 (simple_switch_grpc) has no VL arbitration: its priority queues "
              "are strict (the highest class first), so on bmv2 only the NICs arbitrate "
@@ -40,26 +40,26 @@ def qos_section(run: RunFiles) -> Section:
             f"{sw} {kind}" for sw, kind in sorted(schedulers.items()))
             + (f" ({'; '.join(sorted(reasons))})" if reasons else "") + ". " + BMV2_NOTE))
     if m.arbitration:
-        rows = tuple((label, s.policy_file, _cell(s.cct_ms), _cell(s.gradient_share_of_solo),
-                      _cell(s.checkpoint_share), _cell(s.checkpoint_frames), s.verdict)
+        rows = tuple((label, s.policy_file, cell(s.cct_ms), cell(s.gradient_share_of_solo),
+                      cell(s.checkpoint_share), cell(s.checkpoint_frames), s.verdict)
                      for label, s in m.arbitration.items())
-        section.blocks.append(Note(f"Solo run of [traffic]: CCT {_cell(m.solo_cct_ms)} ms "
+        section.blocks.append(Note(f"Solo run of [traffic]: CCT {cell(m.solo_cct_ms)} ms "
                                    f"(`{m.solo_run}`)."))
         section.blocks.append(Table(("setting", "policy", "cct_ms", "gradient_share_of_solo",
                                      "checkpoint_share", "checkpoint_frames", "verdict"), rows))
     elif m.solo_cct_ms is not None:
-        section.blocks.append(Note(f"Against its solo run: CCT {_cell(m.cct_ms)} ms vs "
-                                   f"{_cell(m.solo_cct_ms)} ms, share_of_solo "
-                                   f"{_cell(m.share_of_solo)}."))
+        section.blocks.append(Note(f"Against its solo run: CCT {cell(m.cct_ms)} ms vs "
+                                   f"{cell(m.solo_cct_ms)} ms, share_of_solo "
+                                   f"{cell(m.share_of_solo)}."))
     if q.get("partitions"):
         rows = tuple((p["name"], p["pkey"], ", ".join(f"{h} ({mship})" for h, mship in
                                                        p["members"].items()))
                      for p in q["partitions"])
         section.blocks.append(Table(("partition", "P_Key", "members"), rows))
         section.blocks.append(Note(
-            f"cross_partition_delivered: {_cell(m.cross_partition_delivered)} (DATA frames "
+            f"cross_partition_delivered: {cell(m.cross_partition_delivered)} (DATA frames "
             f"in the hosts' captures from a sender outside their partitions); pkey drops: "
-            f"{_cell(m.pkey_drops)} ({', '.join(f'{k}: {v}' for k, v in sorted((q.get('pkey_drops_by_port') or {}).items())) or 'none'})."))
+            f"{cell(m.pkey_drops)} ({', '.join(f'{k}: {v}' for k, v in sorted((q.get('pkey_drops_by_port') or {}).items())) or 'none'})."))
     bandwidth = q.get("class_bandwidth")
     if bandwidth and bandwidth.get("bytes_per_s"):
         section.blocks.append(_bandwidth_figure(bandwidth, q.get("share_window_ns"),
@@ -102,5 +102,5 @@ def _bandwidth_figure(bandwidth: dict, window, start_ns: int | None) -> Figure:
     ax.set_ylabel("delivered (kB/s)")
     ax.set_title("Bandwidth per traffic class")
     ax.legend(fontsize=7)
-    return Figure("class_bandwidth", _png(fig), f"delivered DATA bytes per class, "
+    return Figure("class_bandwidth", png(fig), f"delivered DATA bytes per class, "
                                                 f"{bandwidth['bin_ms']:.0f} ms bins")

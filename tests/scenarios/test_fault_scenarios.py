@@ -26,7 +26,7 @@ from fabriclab.plan import fabric_for
 from fabriclab.runner import run
 from topologies.targets import TargetError, resolve
 from traffic.recovery import path_links
-from traffic.report import _cell
+from traffic.report_model import cell
 
 pytestmark = [pytest.mark.mininet, pytest.mark.slow]
 
@@ -209,7 +209,7 @@ def test_credit_with_hoq_lifetime_keeps_the_blocked_set_on_the_stalled_path(tmp_
     ratio = m.victim_goodput_ratio
     assert ratio >= 0.1  # the victims keep a share of their goodput (0.24-0.38 seen) ...
     report = (Path(m.baseline_run).parents[1] / "report.md").read_text()
-    assert "victim" in report.lower() and _cell(ratio) in report  # ... the report states
+    assert "victim" in report.lower() and cell(ratio) in report  # ... the report states
 
 
 # --------------------------------------------------------------------------- deadlock
