@@ -103,7 +103,7 @@ def _cmd_bringup(args: argparse.Namespace) -> int:
 
 
 def _print_result(m: RunMetrics) -> None:
-    from traffic.analysis import format_table
+    from traffic.result_table import format_table
 
     if m.flows:
         print(format_table(m.to_json()))

@@ -17,9 +17,10 @@ from fabriclab.qos_measure import measure_qos
 from fabriclab.traffic_run import UNKNOWN_DLID, TrafficRun
 from topologies import link_names
 from traffic import recovery, stall, training
-from traffic.analysis import ReceiverTrace, analyze, bandwidth, collective_times
+from traffic.analysis import ReceiverTrace, analyze
 from traffic.metrics import CollectiveTime, FaultRecord, LinkFailure, UnknownDlidCheck
 from traffic.reconcile import reconcile
+from traffic.timing import bandwidth, collective_times
 
 
 def link_failures(plan: RunPlan, traffic: TrafficRun, timeline: list[dict]

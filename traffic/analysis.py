@@ -84,7 +84,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from traffic.capture import CaptureStats
-from traffic.collectives import BUSBW_FACTOR
 from traffic.frames import (
     DATA_CODEC,
     ETHER_TYPE_OFFSET,
@@ -94,9 +93,10 @@ from traffic.frames import (
     OPCODE_RC_ACK,
     Kind,
 )
-from traffic.nic import read_recv_log
 from traffic.pcap import PcapError, read_frames
+from traffic.result_table import format_table
 from traffic.sender import SenderLogError, read_log
+from traffic.switch_counters import usable_counters
 
 SCHEMA = "fabriclab.metrics/1"
 # Drop reasons that never apply to a DATA frame, so never explain its loss.
@@ -154,9 +154,6 @@ class _FlowState:
         return out
 
 
-class CountersError(Exception):
-    """Switch drop counters that cannot be used: names the source and why."""
-
 
 def analyze(sender_logs: Iterable[Path | str],
             traces: Iterable[ReceiverTrace | Path | str],
@@ -206,7 +203,7 @@ def analyze(sender_logs: Iterable[Path | str],
         else:
             on_links = _attribute(_unarrived_by_flow(flows), failures, flow_paths,
                                   failure_slack_ns, problems)
-    drops = _usable_counters(switch_drops, run_id, topology, problems)
+    drops = usable_counters(switch_drops, run_id, topology, problems)
     metrics = _metrics(flows, counts, capture_drops, problems)
     metrics["lost_on_failed_links"] = None if on_links is None else on_links["total"]
     metrics["lost_on_failed_links_by_link"] = None if on_links is None else on_links["by_link"]
@@ -252,112 +249,6 @@ def _drop_accounting(lost_in_fabric: int, on_failed_links: int | None, switch_dr
                                                    max(0, lost_in_fabric - explained))
     return {"drops_by_reason": dict(sorted(by_reason.items())),
             "unexplained_loss": unexplained, "suspect": unexplained > 0}
-
-
-# --------------------------------------------------------------------------- switch counters
-
-
-def read_counters(source: Mapping | Path | str) -> tuple[str | None, dict]:
-    """(run_id or None, {switch: {(port, reason): (packets, bytes)}}) from switch counters.
-
-    `source` is counters.json's path, its loaded content, or the SM's
-    {switch: {(port, reason): (packets, bytes)}}. Raises CountersError when
-    it cannot be read or has another shape.
-    """
-    name = str(source) if isinstance(source, (str, Path)) else "switch counters"
-    if isinstance(source, (str, Path)):
-        try:
-            source = json.loads(Path(source).read_text())
-        except FileNotFoundError:
-            raise CountersError(f"{name}: missing") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CountersError(f"{name}: could not be read ({exc})") from None
-    if not isinstance(source, Mapping):
-        raise CountersError(f"{name}: expected an object, found {type(source).__name__}")
-    run_id = source.get("run_id")
-    switches = source.get("switches", source)
-    if not isinstance(switches, Mapping):
-        raise CountersError(f"{name}: 'switches' is not an object")
-    drops: dict[str, dict[tuple[int, str], tuple[int, int]]] = {}
-    for switch, cells in switches.items():
-        if switch in ("run_id", "schema"):
-            continue
-        if not isinstance(cells, Mapping):
-            raise CountersError(f"{name}: switch {switch!r}: expected its counter cells, "
-                                f"found {cells!r}")
-        drops[str(switch)] = {_cell_key(name, switch, key): _cell_value(name, switch, value)
-                              for key, value in cells.items()}
-    return (None if run_id is None else str(run_id)), drops
-
-
-def _cell_key(name: str, switch, key) -> tuple[int, str]:
-    if isinstance(key, tuple) and len(key) == 2:
-        return int(key[0]), str(key[1])
-    port, sep, reason = str(key).partition("/")
-    if sep and port.startswith("port") and port[4:].isdigit() and reason:
-        return int(port[4:]), reason
-    raise CountersError(f"{name}: switch {switch!r}: cell {key!r} is not 'portN/reason'")
-
-
-def _cell_value(name: str, switch, value) -> tuple[int, int]:
-    try:
-        if isinstance(value, Mapping):
-            return int(value["packets"]), int(value.get("bytes", 0))
-        packets, nbytes = value
-        return int(packets), int(nbytes)
-    except (KeyError, TypeError, ValueError):
-        raise CountersError(f"{name}: switch {switch!r}: cell value {value!r} is not "
-                            "{packets, bytes}") from None
-
-
-def topology_ports(topology: Mapping) -> dict[str, set[int]]:
-    """{switch: wired port numbers} from topology.json (nodes with kind SWITCH, links' ports)."""
-    switches = {n["name"] for n in topology.get("nodes", ())
-                if isinstance(n, Mapping) and "SWITCH" in str(n.get("kind", "")).upper()}
-    ports: dict[str, set[int]] = {s: set() for s in switches}
-    for link in topology.get("links", ()):
-        for end in ("a", "b") if isinstance(link, Mapping) else ():
-            if link.get(end) in ports and link.get(f"{end}_port") is not None:
-                ports[link[end]].add(int(link[f"{end}_port"]))
-    return ports
-
-
-def _usable_counters(switch_drops, run_id: str | None, topology: Mapping | None,
-                     problems: list[str]) -> dict | None:
-    """The counters, or None (with a problem line) when they cannot be used for this run."""
-    if switch_drops is None:
-        return None
-    name = str(switch_drops) if isinstance(switch_drops, (str, Path)) else "switch counters"
-    try:
-        found_id, drops = read_counters(switch_drops)
-    except CountersError as exc:
-        problems.append(f"{exc}; counters ignored, unexplained_loss unknown")
-        return None
-    if run_id is not None and found_id is not None and found_id != str(run_id):
-        problems.append(f"{name}: counters of run {found_id!r}, expected run {run_id!r}; "
-                        "counters ignored, unexplained_loss unknown")
-        return None
-    if topology is not None and not isinstance(topology, Mapping):
-        problems.append(f"topology: expected {{switch: ports}} or topology.json, found "
-                        f"{type(topology).__name__}; {name} not checked against it")
-    elif topology is not None:
-        try:
-            wired = topology_ports(topology) if "links" in topology or "nodes" in topology \
-                else {str(s): {int(p) for p in ports} for s, ports in topology.items()}
-        except (TypeError, ValueError, AttributeError, KeyError) as exc:
-            problems.append(f"topology could not be read ({type(exc).__name__}: {exc}); "
-                            f"{name} not checked against it")
-            return drops
-        strange = {s for s in drops if s not in wired} | {
-            f"{s}:{port}" for s, cells in drops.items() if s in wired
-            for port, _reason in cells if port not in wired[s]}
-        if strange:
-            run = f" (run {found_id!r})" if found_id is not None else ""
-            problems.append(f"{name}{run}: switch(es)/port(s) not in this run's topology "
-                            f"({', '.join(sorted(strange))}): counters of another fabric, "
-                            "ignored; unexplained_loss unknown")
-            return None
-    return drops
 
 
 # --------------------------------------------------------------------------- inputs
@@ -590,63 +481,6 @@ def write_metrics(run_dir: Path | str, metrics: dict) -> Path:
     return path
 
 
-COLUMNS = (("flow", 10), ("sent", 10), ("recv", 10), ("lost", 8), ("reord", 8), ("dups", 8),
-           ("rx_pps", 10), ("dly_min", 10), ("dly_avg", 10), ("dly_max", 10), ("rate", 5))
-
-
-def format_table(metrics: dict) -> str:
-    """Fixed-column table, one line per flow and a total line (columns: module doc)."""
-    header = "#" + "".join(f"{name:>{width}}" for name, width in COLUMNS)[1:]
-    units = "#" + "".join(f"{u:>{w}}" for u, (_, w) in zip(
-        ("", "(frames)", "(frames)", "", "", "", "(fps)", "(us)", "(us)", "(us)", ""),
-        COLUMNS, strict=True))[1:]
-    lines = [header, units]
-    for flow_id, d in metrics["flows"].items():
-        delay = d.get("delay_us") or {}
-        lines.append(_row(flow_id, d, delay.get("min"), delay.get("mean"), delay.get("max"),
-                          d.get("rx_pps"), d.get("rate_kept")))
-    lines.append(_row("total", metrics, None, None, None, None, metrics.get("rate_kept")))
-    transport = _transport_line(metrics)
-    if transport:
-        lines.append(transport)
-    if metrics.get("partial"):
-        lines.append("# PARTIAL: " + "; ".join(metrics.get("problems", [])))
-    elif metrics.get("suspect"):
-        lines.append("# SUSPECT: " + "; ".join(metrics.get("problems", [])))
-    return "\n".join(lines)
-
-
-def _transport_line(m: dict) -> str:
-    """Retransmission, ACK/NAK and failed-link figures, for runs that have any ("" if none)."""
-    if not (m.get("retransmitted") or m.get("ack_frames") or m.get("nak_frames")
-            or m.get("lost_on_failed_links") is not None):
-        return ""
-    parts = [f"{_cell(m.get('transmissions'))} transmissions",
-             f"{_cell(m.get('retransmitted'))} retransmitted",
-             f"{_cell(m.get('lost_in_fabric'))} lost in fabric",
-             f"{_cell(m.get('ack_frames'))} ACK", f"{_cell(m.get('nak_frames'))} NAK"]
-    if m.get("lost_on_failed_links") is not None:
-        links = ", ".join(f"{k} {v}" for k, v in (m.get("lost_on_failed_links_by_link") or {})
-                          .items())
-        parts.append(f"{m['lost_on_failed_links']} lost on failed links ({links})")
-    return "# transport: " + ", ".join(parts)
-
-
-def _row(label, d, dmin, davg, dmax, pps, kept) -> str:
-    cells = (label, d.get("sent"), d.get("received"), d.get("lost"), d.get("reordered"),
-             d.get("duplicates"), pps, dmin, davg, dmax,
-             None if kept is None else ("ok" if kept else "LOW"))
-    return "".join(f"{_cell(v):>{w}}" for v, (_, w) in zip(cells, COLUMNS, strict=True))
-
-
-def _cell(value) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return "-" if math.isnan(value) else f"{value:.1f}"
-    return str(value)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="traffic.analysis", description=__doc__.splitlines()[0])
     ap.add_argument("--run-dir", required=True, help="writes RUN_DIR/metrics.json")
@@ -681,165 +515,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-
-
-# --------------------------------------------------------------------------- collectives
-
-
-def collective_times(nic_summaries: Iterable[Mapping]) -> dict[str, dict]:
-    """Per collective id, over all ranks' NIC summaries (traffic/nic.py).
-
-    cct: first frame any rank sent -> last rank complete (its last receive
-    delivered, or its last send for a rank that only sends); null when a rank
-    did not complete.
-    """
-    per_coll: dict[str, list[dict]] = {}
-    for summary in nic_summaries:
-        for coll_id, part in summary.get("collectives", {}).items():
-            per_coll.setdefault(coll_id, []).append(part)
-    out = {}
-    for coll_id, parts in sorted(per_coll.items(), key=lambda kv: int(kv[0])):
-        starts = [p["start_ns"] for p in parts if p.get("start_ns") is not None]
-        complete = all(p.get("complete") for p in parts)
-        end = max(p["end_ns"] for p in parts) if complete else None
-        cct_ns = end - min(starts) if complete and starts else None
-        out[coll_id] = {"ranks": len(parts), "complete": complete,
-                        "start_ns": min(starts) if starts else None, "end_ns": end,
-                        "cct_ms": None if cct_ns is None else cct_ns / 1e6}
-    return out
-
-
-def bandwidth(message_bytes: int, cct_ms: float | None, algorithm: str, n: int) -> dict:
-    """nccl-tests' algbw = size / time and busbw = algbw x factor (bytes/s); null without cct.
-
-    Factors: all_reduce 2(n-1)/n, alltoall (n-1)/n, incast and permutation 1.
-    """
-    if not cct_ms:
-        return {"algbw": None, "busbw": None}
-    algbw = message_bytes / (cct_ms / 1e3)
-    return {"algbw": algbw, "busbw": algbw * BUSBW_FACTOR[algorithm](n)}
-
-
-# --------------------------------------------------------------------------- recovery
-
-
-def recovery_gaps(arrivals: Mapping[int, Iterable[int]], failure_ns: int,
-                  window_ns: int = 100_000_000, share: float = 0.9,
-                  horizon_ns: int = 1_000_000_000) -> dict[str, dict]:
-    """Per flow, around a failure at failure_ns (CLOCK_REALTIME), from receive times (ns).
-
-    gap_ms: the longest silence between consecutive arrivals from the last
-    arrival before the failure to `horizon_ns` after it (frames already past
-    the failed link still arrive in the first moments; the outage follows
-    them).
-    recovery_ms: failure -> end of the first `window_ns` window after it whose
-    goodput is back to `share` of the goodput over the `window_ns` before the
-    failure (null if it never is, or the flow had no goodput before).
-    """
-    out = {}
-    for flow, times in arrivals.items():
-        ts = sorted(times)
-        before = [t for t in ts if t < failure_ns]
-        after = [t for t in ts if t >= failure_ns]
-        gap = None
-        if before and after:
-            seq = [before[-1]] + [t for t in after if t <= failure_ns + horizon_ns]
-            if len(seq) == 1:
-                seq.append(after[0])  # nothing within the horizon: the first arrival after
-            gap = max(b - a for a, b in zip(seq, seq[1:])) / 1e6
-        pre = sum(1 for t in before if t >= failure_ns - window_ns)
-        recovery = None
-        if pre and after:
-            target = share * pre
-            j = 0
-            for i, t in enumerate(after):  # sliding window ending at each arrival
-                while after[j] < t - window_ns:
-                    j += 1
-                if i - j + 1 >= target:
-                    recovery = (t - failure_ns) / 1e6
-                    break
-        out[str(flow)] = {"gap_ms": gap, "recovery_ms": recovery,
-                          "pre_failure_pps": pre * 1e9 / window_ns}
-    return out
-
-
-def arrivals_from_recv_logs(paths: Iterable[Path | str], delivered_only: bool = True
-                            ) -> dict[int, list[int]]:
-    """flow -> receive times (ns) of delivered DATA frames, from NICs' NAME.recv.csv logs.
-
-    Delivered = `admitted` 1: not 0 (dropped by the receive buffer) nor 2 (RC:
-    taken by the link but discarded by the transport, out of sequence or a
-    duplicate), so goodput never counts a frame twice. With delivered_only
-    False, every frame that reached the port (what the data plane delivered,
-    before the transport's sequence check): the fabric's own recovery gap.
-    """
-    out: dict[int, list[int]] = {}
-    for path in paths:
-        for r in read_recv_log(path):
-            if r.admitted == 1 or not delivered_only:
-                out.setdefault(r.flow, []).append(r.recv_ns)
-    return out
-
-
-# --------------------------------------------------------------------------- goodput
-
-
-def goodput_timeline(arrivals: Mapping[int, Iterable[int]], start_ns: int, bin_ms: float,
-                     end_ns: int | None = None) -> dict[int, list[float]]:
-    """Per flow, frames per second in consecutive `bin_ms` bins from start_ns.
-
-    Bin i covers [start_ns + i x bin, start_ns + (i+1) x bin). Arrivals before
-    start_ns, or at or after end_ns, are left out; without end_ns the bins run
-    to the one holding the last arrival. Every flow gets the same bins.
-    """
-    bin_ns = bin_ms * 1e6
-    kept = {flow: [t for t in times if t >= start_ns and (end_ns is None or t < end_ns)]
-            for flow, times in arrivals.items()}
-    if end_ns is not None:
-        nbins = max(1, math.ceil((end_ns - start_ns) / bin_ns))
-    else:
-        last = max((max(ts) for ts in kept.values() if ts), default=start_ns)
-        nbins = int((last - start_ns) // bin_ns) + 1
-    out = {}
-    for flow, times in kept.items():
-        counts = [0] * nbins
-        for t in times:
-            counts[min(int((t - start_ns) // bin_ns), nbins - 1)] += 1
-        out[flow] = [c * 1e3 / bin_ms for c in counts]
-    return out
-
-
-def victim_goodput(fault_arrivals: Mapping[int, Iterable[int]],
-                   baseline_arrivals: Mapping[int, Iterable[int]],
-                   victim_flows: Iterable[int | str],
-                   fault_window_ns: tuple[int, int],
-                   baseline_window_ns: tuple[int, int]) -> dict:
-    """Goodput of the victim flows in a fault run relative to a baseline run without the fault.
-
-    Arrivals are {flow: [recv_ns, ...]} (`arrivals_from_recv_logs`). Windows are
-    absolute CLOCK_REALTIME [start_ns, end_ns), one per run: to line the runs
-    up, take the same offsets from each run's own traffic start (its NICs'
-    start_at), e.g. (fault_start + 1 s, fault_start + 3 s) and (baseline_start
-    + 1 s, baseline_start + 3 s). Goodput = victim frames delivered in the
-    window per second. Returns {"ratio": fault_pps / baseline_pps, "fault_pps",
-    "baseline_pps", "flows": {flow: ratio}}; a ratio is None where the baseline
-    delivered nothing. The metrics' top-level key is victim_goodput_ratio.
-    """
-    victims = sorted({int(f) for f in victim_flows})
-
-    def pps(arrivals, window, flow):
-        start, end = window
-        if end <= start:
-            raise ValueError(f"goodput window must end after it starts, got {window}")
-        times = arrivals.get(flow, arrivals.get(str(flow), ()))
-        return sum(1 for t in times if start <= t < end) * 1e9 / (end - start)
-
-    def ratio(fault, baseline):
-        return fault / baseline if baseline else None
-
-    fault = {f: pps(fault_arrivals, fault_window_ns, f) for f in victims}
-    base = {f: pps(baseline_arrivals, baseline_window_ns, f) for f in victims}
-    fault_pps, baseline_pps = sum(fault.values()), sum(base.values())
-    return {"ratio": ratio(fault_pps, baseline_pps), "fault_pps": fault_pps,
-            "baseline_pps": baseline_pps,
-            "flows": {str(f): ratio(fault[f], base[f]) for f in victims}}

@@ -1,6 +1,6 @@
 """Delivered arrivals per flow from the NICs' receive logs, read leniently for reports:
 a malformed line (a truncated last line, say) is counted and skipped, never fatal.
-traffic/analysis.py's `arrivals_from_recv_logs` is the strict reader."""
+traffic/timing.py's `arrivals_from_recv_logs` is the strict reader."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ NIC faults go through the NIC emulator's control socket (traffic/nic.py):
 kill/restart is the runner's: pass it as a `Hook`.
 
 The executed times in `events` are what the analysis takes as the failure
-time (analysis.recovery_gaps).
+time (timing.recovery_gaps).
 """
 
 from __future__ import annotations

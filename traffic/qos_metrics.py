@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from traffic.analysis import goodput_timeline
 from traffic.frames import DATA_CODEC, ETHERTYPE_FABRIC, LRH_KIND_OFFSET, Kind
 from traffic.nic_summary import read_recv_log
 from traffic.pcap import read_frames
 from traffic.sender import read_log
+from traffic.timing import goodput_timeline
 
 _SLID = DATA_CODEC.fields.index("slid")
 _DLID = DATA_CODEC.fields.index("dlid")

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from topologies.description import Fabric, NodeKind
 from topologies.link_names import same_link
-from traffic.analysis import arrivals_from_recv_logs, recovery_gaps
 from traffic.metrics import RecoveryGap
 from traffic.nic_summary import read_recv_log
+from traffic.timing import arrivals_from_recv_logs, recovery_gaps
 
 Routes = Mapping[str, Mapping[int, int | None]]
 
@@ -159,7 +159,7 @@ def recovery(link: str, down_ns: int, paths: Mapping[int, list[str]],
     recovery_gap_ms: frames reaching the receivers' ports (copies the RC transport
     then discarded too), the data plane's gap: with `cut_ns` (the link seen down by
     its first agent) the outage of `outage_gaps`, else the longest silence within a
-    second (analysis.recovery_gaps); delivery_gap_ms: in-order delivery, which with RC
+    second (timing.recovery_gaps); delivery_gap_ms: in-order delivery, which with RC
     also waits for the lost frames' retransmission (the longest silence within a
     second: the transport's and the collective's waits included). Flows crossing the
     failed link only; `protected` flows had a backup port where they entered it (the

@@ -8,7 +8,6 @@ import math
 
 import matplotlib
 
-from traffic.analysis import goodput_timeline
 from traffic.arrivals import NoArrivalsError, read_arrivals
 from traffic.metrics import RunMetrics
 from traffic.report_model import (
@@ -26,6 +25,7 @@ from traffic.report_model import (
     telemetry_ports,
     total,
 )
+from traffic.timing import goodput_timeline
 
 GOODPUT_BIN_MS = 10.0
 MAX_GOODPUT_BINS = 2000

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from traffic.analysis import arrivals_from_recv_logs, victim_goodput
 from traffic.metrics import VictimGoodput
 from traffic.recovery import flows_of
+from traffic.timing import arrivals_from_recv_logs, victim_goodput
 
 
 def flow_hosts(run_dir: Path) -> dict[int, tuple[str, str]]:

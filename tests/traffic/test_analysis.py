@@ -10,10 +10,11 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from traffic.analysis import ReceiverTrace, analyze, format_table, write_metrics
+from traffic.analysis import ReceiverTrace, analyze, write_metrics
 from traffic.capture import CaptureStats
 from traffic.frames import DATA_CODEC, ETHERTYPE_FABRIC, Kind, pfc_frame
 from traffic.pcap import write_pcap
+from traffic.result_table import format_table
 from traffic.sender import SenderConfig, SenderResult, frame_template, write_log
 
 T0 = 1_700_000_000_000_000_000

@@ -7,16 +7,7 @@ import json
 
 import pytest
 
-from traffic.analysis import (
-    ReceiverTrace,
-    analyze,
-    attribute_link_losses,
-    format_table,
-    goodput_timeline,
-    main,
-    topology_ports,
-    victim_goodput,
-)
+from traffic.analysis import ReceiverTrace, analyze, attribute_link_losses, main
 from traffic.frames import (
     DATA_CODEC,
     ETHERTYPE_FABRIC,
@@ -26,7 +17,10 @@ from traffic.frames import (
     Kind,
 )
 from traffic.pcap import write_pcap
+from traffic.result_table import format_table
 from traffic.sender import write_log_rows
+from traffic.switch_counters import topology_ports
+from traffic.timing import goodput_timeline, victim_goodput
 
 T0 = 1_700_000_000_000_000_000
 MS = 1_000_000
@@ -327,7 +321,7 @@ def test_command_line_attributes_losses_to_failed_links(tmp_path, capsys):
 
 
 def test_goodput_counts_only_delivered_frames_not_those_rc_discarded(tmp_path):
-    from traffic.analysis import arrivals_from_recv_logs
+    from traffic.timing import arrivals_from_recv_logs
 
     log = tmp_path / "h2.recv.csv"
     log.write_text("# fabriclab receiver log v1 clock=CLOCK_REALTIME\n"

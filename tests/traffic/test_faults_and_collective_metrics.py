@@ -8,7 +8,6 @@ import time
 
 import pytest
 
-from traffic.analysis import bandwidth, collective_times, recovery_gaps
 from traffic.faults import (
     FaultError,
     FaultSchedule,
@@ -18,6 +17,7 @@ from traffic.faults import (
     NicCommand,
     NicControl,
 )
+from traffic.timing import bandwidth, collective_times, recovery_gaps
 
 
 def test_faults_run_in_time_order_and_record_when_and_errors():
