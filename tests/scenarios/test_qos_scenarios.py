@@ -17,6 +17,7 @@ import pytest
 from fabriclab import scenario as sc
 from fabriclab.qos_traffic import BACKGROUND_FLOW_BASE
 from fabriclab.runner import run
+from tests.scenarios.result_contract import assert_complete_result, assert_no_leftovers
 from topologies.targets import TargetError, resolve
 from traffic.frames import DATA_CODEC, ETHERTYPE_FABRIC, LRH_KIND_OFFSET, Kind
 from traffic.pcap import read_frames
@@ -42,8 +43,11 @@ def _data_flows(pcap: Path) -> list[int]:
 
 @pytest.fixture(scope="module")
 def isolation(tmp_path_factory):
-    result = run(sc.load("partition-isolation"), _target(), tmp_path_factory.mktemp("parts"))
+    scenario = sc.load("partition-isolation")
+    result = run(scenario, _target(), tmp_path_factory.mktemp("parts"))
     assert result.metrics.error is None, result.metrics.error
+    assert_complete_result(result.run_dir, scenario)
+    assert_no_leftovers(result.metrics.run_prefix)
     return result
 
 
@@ -70,9 +74,11 @@ def test_the_other_job_keeps_its_solo_completion_time(isolation):
 
 @pytest.fixture(scope="module")
 def arbitration(tmp_path_factory):
-    result = run(sc.load("checkpoint-vs-allreduce"), _target(),
-                 tmp_path_factory.mktemp("qos"))
+    scenario = sc.load("checkpoint-vs-allreduce")
+    result = run(scenario, _target(), tmp_path_factory.mktemp("qos"))
     assert result.metrics.error is None, result.metrics.error
+    assert_complete_result(result.run_dir, scenario)
+    assert_no_leftovers(result.metrics.run_prefix)
     return result.metrics
 
 

@@ -2,7 +2,8 @@
 
 Message sizes are cut down so the whole set stays quick; what is checked is
 that the run completes, tears down everything, and writes every file a result
-directory promises (DESIGN.md "One run of a scenario").
+directory promises (DESIGN.md "One run of a scenario"). The scenarios that have a
+full-size test of their own (result_contract.FULL_SIZE_TESTS) are checked there.
 """
 
 from __future__ import annotations
@@ -14,14 +15,14 @@ import pytest
 from fabriclab import scenario as sc
 from fabriclab.runner import run
 from fabriclab.sweep import run_sweep
-from topologies.ledger import prefixed_names
+from tests.scenarios.result_contract import (
+    FULL_SIZE_TESTS,
+    assert_complete_result,
+    assert_no_leftovers,
+)
 from topologies.targets import Target
 
 pytestmark = [pytest.mark.mininet, pytest.mark.slow]
-
-RESULT_FILES = ("scenario.json", "versions.json", "topology.json", "address_book.json",
-                "counters.json", "metrics.json", "report.md")
-
 
 def _small(s: sc.Scenario) -> dict:
     data = s.as_dict()
@@ -31,24 +32,15 @@ def _small(s: sc.Scenario) -> dict:
     return data
 
 
-def _no_leftovers(prefix: str | None) -> None:
-    assert prefix, "the run recorded its name prefix"
-    left = sorted(n for n in prefixed_names() if n.startswith(prefix))
-    assert left == [], f"interfaces left behind: {left}"
-
-
-@pytest.mark.parametrize("name", [n for n in sc.available() if not sc.load(n).sweep.parameter])
+@pytest.mark.parametrize("name", [n for n in sc.available() if not sc.load(n).sweep.parameter
+                                  and n not in FULL_SIZE_TESTS])
 def test_shipped_scenario_runs_and_writes_a_complete_result(tmp_path, name):
     scenario = sc.parse(_small(sc.load(name)), name)
     result = run(scenario, Target.EMBEDDED, tmp_path)
     assert result.metrics.error is None, result.metrics.error
-    for file in RESULT_FILES:
-        assert (result.run_dir / file).exists(), file
-    assert list((result.run_dir / "pcaps").glob("*.pcap")), "captures were kept"
-    as_run = json.loads((result.run_dir / "scenario.json").read_text())
-    assert sc.parse(as_run, "as run") == scenario, "the scenario as run, defaults resolved"
+    assert_complete_result(result.run_dir, scenario)
     assert result.metrics.verdict in ("pass", "incomplete", "stalled")
-    _no_leftovers(result.metrics.run_prefix)
+    assert_no_leftovers(result.metrics.run_prefix)
 
 
 def test_a_sweep_runs_every_point_into_one_table(tmp_path):
@@ -69,4 +61,4 @@ def test_a_switch_killed_mid_run_is_reported_and_everything_is_torn_down(tmp_pat
     assert result.metrics.crashed_switches == {"s2": -9}
     assert any("s2" in p for p in result.metrics.problems)
     assert (result.run_dir / "metrics.json").exists()
-    _no_leftovers(result.metrics.run_prefix)
+    assert_no_leftovers(result.metrics.run_prefix)

@@ -21,6 +21,7 @@ import pytest
 
 from fabriclab import scenario as sc
 from fabriclab.compare import run_compared
+from tests.scenarios.result_contract import assert_complete_result, assert_no_leftovers
 from topologies.targets import TargetError, resolve
 from traffic.metrics import RunMetrics
 from traffic.report_sections import training_notes, training_rows
@@ -56,6 +57,16 @@ def test_metrics_carry_the_job_figures_per_fabric(compared):
         # each fabric's fault-free run, what efficiency is measured against
         assert list((run_dir / m.compared_runs[name] / "baseline").glob("*/metrics.json"))
     assert "Training job" in (run_dir / "report.md").read_text()
+
+
+def test_every_fabric_run_leaves_a_complete_result(compared):
+    run_dir, m = compared
+    for name, sub in m.compared_runs.items():
+        fabric_run = run_dir / sub
+        assert_complete_result(fabric_run)
+        metrics = RunMetrics.read(fabric_run / "metrics.json")
+        assert metrics.error is None, (name, metrics.error)
+        assert_no_leftovers(metrics.run_prefix)
 
 
 def test_ib_like_fabric_recovers_in_milliseconds_and_the_job_is_not_interrupted(compared):
