@@ -5,6 +5,8 @@ writes is PipelineState's."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from p4.v1 import p4runtime_pb2
 
 from ..runtime_api import Replica
@@ -141,32 +143,39 @@ class ResourceWrites:
             out.append(Replica(port, r.instance))
         return out
 
-    def _write_mc_group(self, kind: int, g: p4runtime_pb2.MulticastGroupEntry) -> Undo:
-        what = f"multicast group {g.multicast_group_id}"
-        if g.multicast_group_id == 0:
-            raise invalid("multicast group id 0 is reserved")
-        old = self.mc_groups.get(g.multicast_group_id)
+    def _write_keyed(self, kind: int, store: dict, key: int, what: str, noun: str, new,
+                     apply: Callable, remove: Callable) -> Undo:
+        """INSERT/MODIFY/DELETE of a PRE entry kept in `store` under `key`, with the
+        specification's existence rules; the data plane is changed by `apply(entry)` and
+        `remove(key)` (refusals reported), and the undo restores what was there."""
+        old = store.get(key)
         if kind == INSERT and old is not None:
             raise already_exists(f"{what} already exists")
         if kind in (MODIFY, DELETE) and old is None:
-            raise not_found(f"{what}: no such group")
+            raise not_found(f"{what}: no such {noun}")
         if kind == DELETE:
-            dp_call(self.dp.mc_group_delete, g.multicast_group_id)
-            del self.mc_groups[g.multicast_group_id]
-            return lambda: self._set_mc(old)
-        dp_call(self.dp.mc_group_set, g.multicast_group_id, self._replicas(g.replicas, what))
-        self.mc_groups[g.multicast_group_id] = copy_msg(g)
+            remove(key, checked=True)
+            return lambda: apply(old)
+        apply(new, checked=True)
         if old is None:
-            return lambda: self._delete_mc(g.multicast_group_id)
-        return lambda: self._set_mc(old)
+            return lambda: remove(key)
+        return lambda: apply(old)
 
-    def _delete_mc(self, group_id: int) -> None:
-        self.dp.mc_group_delete(group_id)
+    def _write_mc_group(self, kind: int, g: p4runtime_pb2.MulticastGroupEntry) -> Undo:
+        if g.multicast_group_id == 0:
+            raise invalid("multicast group id 0 is reserved")
+        return self._write_keyed(kind, self.mc_groups, g.multicast_group_id,
+                                 f"multicast group {g.multicast_group_id}", "group", g,
+                                 self._set_mc, self._delete_mc)
+
+    def _delete_mc(self, group_id: int, checked: bool = False) -> None:
+        (dp_call if checked else _call)(self.dp.mc_group_delete, group_id)
         self.mc_groups.pop(group_id, None)
 
-    def _set_mc(self, g) -> None:
-        self.dp.mc_group_set(g.multicast_group_id, self._replicas(g.replicas, ""))
-        self.mc_groups[g.multicast_group_id] = g
+    def _set_mc(self, g, checked: bool = False) -> None:
+        replicas = self._replicas(g.replicas, f"multicast group {g.multicast_group_id}")
+        (dp_call if checked else _call)(self.dp.mc_group_set, g.multicast_group_id, replicas)
+        self.mc_groups[g.multicast_group_id] = copy_msg(g)
 
     def _write_clone_session(self, kind: int, s: p4runtime_pb2.CloneSessionEntry) -> Undo:
         what = f"clone session {s.session_id}"
@@ -174,29 +183,17 @@ class ResourceWrites:
             raise invalid("clone session id 0 is reserved")
         if s.packet_length_bytes < 0:
             raise invalid(f"{what}: negative packet_length_bytes")
-        old = self.clone_sessions.get(s.session_id)
-        if kind == INSERT and old is not None:
-            raise already_exists(f"{what} already exists")
-        if kind in (MODIFY, DELETE) and old is None:
-            raise not_found(f"{what}: no such session")
-        if kind == DELETE:
-            dp_call(self.dp.clone_session_delete, s.session_id)
-            del self.clone_sessions[s.session_id]
-            return lambda: self._set_clone(old)
-        self._set_clone(s, checked=True)
-        if old is None:
-            return lambda: self._delete_clone(s.session_id)
-        return lambda: self._set_clone(old)
+        return self._write_keyed(kind, self.clone_sessions, s.session_id, what, "session", s,
+                                 self._set_clone, self._delete_clone)
 
-    def _delete_clone(self, session_id: int) -> None:
-        self.dp.clone_session_delete(session_id)
+    def _delete_clone(self, session_id: int, checked: bool = False) -> None:
+        (dp_call if checked else _call)(self.dp.clone_session_delete, session_id)
         self.clone_sessions.pop(session_id, None)
 
     def _set_clone(self, s, checked: bool = False) -> None:
         replicas = self._replicas(s.replicas, f"clone session {s.session_id}")
-        call = dp_call if checked else (lambda f, *a: f(*a))
-        call(self.dp.clone_session_set, s.session_id, replicas, s.class_of_service,
-             s.packet_length_bytes)
+        (dp_call if checked else _call)(self.dp.clone_session_set, s.session_id, replicas,
+                                        s.class_of_service, s.packet_length_bytes)
         self.clone_sessions[s.session_id] = copy_msg(s)
 
     # digests ----------------------------------------------------------------------------
@@ -231,3 +228,7 @@ class ResourceWrites:
 
         return undo
 
+
+def _call(call: Callable, *args):
+    """The data plane called directly: an undo restores what it held before."""
+    return call(*args)
