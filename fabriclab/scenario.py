@@ -54,6 +54,7 @@ class TrafficSpec:
     rc_retry_limit: int = 7  # RC: timeouts in a row before the QP fails (IB retry_cnt)
     rc_paused_timeouts: str = "defer"  # RC: a timeout while our class is held: defer|retransmit
     rc_timeout_resend: str = "probe"  # RC: a timeout resends the oldest frame, or the window
+    rc_retransmission: str = "go-back-n"  # RC: after a NAK, go-back-n (IB RC) or selective
 
 
 @dataclass(frozen=True)
@@ -363,6 +364,10 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     if scenario.traffic.rc_timeout_resend not in ("probe", "window"):
         raise ScenarioError(f"{origin}: [traffic].rc_timeout_resend "
                             f"{scenario.traffic.rc_timeout_resend!r} is not one of probe, window")
+    if scenario.traffic.rc_retransmission not in ("go-back-n", "selective"):
+        raise ScenarioError(f"{origin}: [traffic].rc_retransmission "
+                            f"{scenario.traffic.rc_retransmission!r} is not one of go-back-n, "
+                            "selective")
     if scenario.traffic.transport not in TRANSPORTS:
         raise ScenarioError(f"{origin}: [traffic].transport {scenario.traffic.transport!r} is "
                             f"not one of {', '.join(TRANSPORTS)}")

@@ -76,7 +76,8 @@ def nic_settings(scenario: Scenario, transport: str | None = None) -> NicSetting
                                    "--rc-rto-min-ms", str(t.rc_rto_min_ms),
                                    "--rc-retry-limit", str(t.rc_retry_limit),
                                    "--rc-paused-timeouts", t.rc_paused_timeouts,
-                                   "--rc-timeout-resend", t.rc_timeout_resend))
+                                   "--rc-timeout-resend", t.rc_timeout_resend,
+                                   "--rc-retransmission", t.rc_retransmission))
 
 
 def _hosts(bringup: Bringup) -> dict[str, dict]:

@@ -70,7 +70,7 @@ and `rate_kept` is false (with the numbers in `rate_reason`) above 5 %.
 
 Control (unix stream socket `--control PATH`, or `--control -` for stdin), one
 command a line, one JSON reply a line:
-    stall | resume | pause_storm on|off | drop_credits N | stats | stop
+    stall | resume | pause_storm on|off | drop_credits N | drop_data N | stats | stop
 and the same commands at given times from FLOWS.json "actions": [[t_s, cmd], ...].
 
 FLOWS.json (see docs/traffic.md): {"name", "lid", "mac"?, "vls"?, "sl_to_vl"?,
@@ -135,6 +135,7 @@ from traffic.nic_config import (
     CREDIT_WINDOW,
     NUM_CLASSES,
     RC_PAUSED_TIMEOUTS,
+    RC_RETRANSMISSIONS,
     RC_RTO_MODES,
     RC_TIMEOUT_RESENDS,
     RX_BURST,
@@ -244,6 +245,7 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
         self._pause_refresh: list[list | None] = [None] * NUM_CLASSES
         self._credit_vls = set(config.vls)
         self.drop_credits = 0
+        self.drop_data = 0  # data frames still to lose at the port (`drop_data N`)
         self._storm_entry: list | None = None
         self.rx_log: list[tuple] = []
         self.rx_data = 0
@@ -633,6 +635,10 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
                 self._drained(vl)
             self._on_ack(f)
             return
+        if self.drop_data:  # a burst of link errors (`drop_data N`): as if never received
+            self.drop_data -= 1
+            self.rx_drops["injected"] = self.rx_drops.get("injected", 0) + 1
+            return
         self.rx_data += 1
         now_real = time.time_ns()
         queue = self._rxq[vl]
@@ -795,6 +801,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rc-paused-timeouts", choices=RC_PAUSED_TIMEOUTS, default="defer",
                     help="a timeout while our class is paused or out of credit: defer "
                          "(wait for the link) or retransmit (as RNICs do)")
+    ap.add_argument("--rc-retransmission", choices=RC_RETRANSMISSIONS, default="go-back-n",
+                    help="what a NAK resends: go-back-n (the window from the NAKed PSN, as "
+                         "InfiniBand RC) or selective (only the hole the receiver names; it "
+                         "keeps the frames past it)")
     ap.add_argument("--rc-timeout-resend", choices=RC_TIMEOUT_RESENDS, default="probe",
                     help="what a timeout resends: probe (the oldest frame, then the rest "
                          "once it is acknowledged) or window (go-back-N, as InfiniBand)")
@@ -833,7 +843,7 @@ def main(argv: list[str] | None = None) -> int:
             rc_timeout_ms=args.rc_timeout_ms, rc_retry_limit=args.rc_retry_limit,
             rc_rto=args.rc_rto, rc_rto_min_ms=args.rc_rto_min_ms,
             rc_rto_max_ms=args.rc_rto_max_ms, rc_paused_timeouts=args.rc_paused_timeouts,
-            rc_timeout_resend=args.rc_timeout_resend,
+            rc_timeout_resend=args.rc_timeout_resend, rc_retransmission=args.rc_retransmission,
             rc_ack_every=args.rc_ack_every, rc_window=args.rc_window,
             sl_of_lid=port.get("sl_of_lid", ()),
             vl_arbitration=port.get("vl_arbitration"))

@@ -38,6 +38,9 @@ RC_PAUSED_TIMEOUTS = ("defer", "retransmit")
 # What a timeout resends: "probe" the oldest frame only (then the rest once it is
 # acknowledged), "window" every unacknowledged frame (InfiniBand's go-back-N).
 RC_TIMEOUT_RESENDS = ("probe", "window")
+# What a NAK resends: the window from the NAKed PSN (InfiniBand RC), or only the hole
+# the receiver names, the frames past it being kept (selective repeat, nic_rc.py).
+RC_RETRANSMISSIONS = ("go-back-n", "selective")
 
 
 class NicConfigError(Exception):
@@ -74,6 +77,7 @@ class NicConfig:
     rc_rto_max_ms: float = 800.0  # ... and the ceiling, before the backoff
     rc_paused_timeouts: str = "defer"  # see RC_PAUSED_TIMEOUTS
     rc_timeout_resend: str = "probe"  # see RC_TIMEOUT_RESENDS
+    rc_retransmission: str = "go-back-n"  # see RC_RETRANSMISSIONS
     rc_retry_limit: int = 7  # timeouts in a row without progress: the flow fails (IB retry_cnt)
     rc_ack_every: int = 16  # frames received in order per ACK ...
     rc_ack_delay_ms: float = 20.0  # ... or this long after the flow's first unacked one
@@ -99,6 +103,10 @@ class NicConfig:
             raise NicConfigError(f"--rc-timeout-resend must be one of "
                                  f"{', '.join(RC_TIMEOUT_RESENDS)}, got "
                                  f"{self.rc_timeout_resend!r}")
+        if self.rc_retransmission not in RC_RETRANSMISSIONS:
+            raise NicConfigError(f"--rc-retransmission must be one of "
+                                 f"{', '.join(RC_RETRANSMISSIONS)}, got "
+                                 f"{self.rc_retransmission!r}")
         if self.rc_paused_timeouts not in RC_PAUSED_TIMEOUTS:
             raise NicConfigError(f"--rc-paused-timeouts must be one of "
                                  f"{', '.join(RC_PAUSED_TIMEOUTS)}, got "

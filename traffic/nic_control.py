@@ -37,13 +37,16 @@ class ControlChannel:
                 self._send_fc(self._pfc(self.cfg.storm_classes, 0))
         elif cmd == "drop_credits" and len(args) == 1 and args[0].isdigit():
             self.drop_credits += int(args[0])
+        elif cmd == "drop_data" and len(args) == 1 and args[0].isdigit():
+            self.drop_data += int(args[0])
         elif cmd == "stats":
             return {"ok": True, "stats": self.summary()}
         elif cmd == "stop":
             self.stop()
         else:
             return {"ok": False, "error": f"unknown command {line.strip()!r}; expected stall, "
-                                          "resume, pause_storm on|off, drop_credits N, stats, stop"}
+                                          "resume, pause_storm on|off, drop_credits N, drop_data N, stats, "
+                                          "stop"}
         return {"ok": True, "command": line.strip(), "t_ns": time.time_ns()}
 
     def _open_control(self, path: str) -> None:

@@ -68,6 +68,6 @@ CHUNK_I = DATA_CODEC.fields.index("chunk")
 TS_I = DATA_CODEC.fields.index("send_ts")
 ACK_FIELDS = {name: DATA_CODEC.fields.index(name)
                for name in ("dst_addr", "vl", "sl", "dlid", "flow_id", "psn", "chunk", "send_ts",
-                           "pkey")}
+                           "pkey", "step")}
 
 

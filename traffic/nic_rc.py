@@ -26,7 +26,18 @@ were lost); an ACK further on means they arrived late, and nothing is resent. Fr
 further down the path, which the sender cannot see, are then not sent again
 and again: each timeout costs one frame, not a window. The receiver ACKs an
 isolated frame at once (no other frame of the flow arrived for
-`rc_ack_delay_ms`), so a probe's answer is not held by ACK coalescing."""
+`rc_ack_delay_ms`), so a probe's answer is not held by ACK coalescing.
+
+What a NAK resends (`rc_retransmission`): "go-back-n" is InfiniBand RC: the
+receiver discards every frame past a gap and the sender resends the window from
+the NAKed PSN, frames that had arrived included. "selective" is selective repeat
+(as RoCE NICs with out-of-order placement do, and IRN): the receiver keeps a
+frame past a gap (within rc_window of the next PSN it expects; the data is
+placed, the step's frame counted) and its NAK names the hole, from the PSN it
+expects to the first one it holds past it (carried in the NAK's `step` field);
+the sender resends only the hole. When the hole is filled the receiver's next
+expected PSN jumps over what it holds; another hole below held frames is NAKed
+at once."""
 
 from __future__ import annotations
 
@@ -79,6 +90,8 @@ class RcStats:
     timeout_probes: int = 0  # timeouts that resent only the oldest frame (rc_timeout_resend)
     rtt_samples: int = 0
     out_of_sequence: int = 0  # received past a gap: discarded, NAKed once
+    out_of_order_kept: int = 0  # selective: received past a gap and kept
+    selective_resends: int = 0  # selective: go-backs of only the hole a NAK named
     duplicates: int = 0  # received again: discarded, acknowledged
     flows_failed: int = 0  # gave up after rc_retry_limit timeouts
 
@@ -114,6 +127,8 @@ class RcTransport:
         self.rc_failures: list[dict] = []  # flows that exhausted rc_retry_limit, when
         self._rx_expected: dict[tuple[int, int], int] = {}  # (slid, flow) -> next PSN
         self._rx_nak_sent: set[tuple[int, int]] = set()  # until the expected PSN arrives
+        self._selective = config.rc_retransmission == "selective"
+        self._rx_kept: dict[tuple[int, int], set[int]] = {}  # selective: PSNs past a gap
         self._rx_unacked: dict[tuple[int, int], int] = {}  # accepted since the last ACK
         self._rx_unacked_since: dict[tuple[int, int], int] = {}  # ... the first of them
         self._rx_last_ns: dict[tuple[int, int], int] = {}  # last frame accepted, per flow
@@ -245,16 +260,23 @@ class RcTransport:
             counts = self._flow_rc[flow] = dict.fromkeys(FLOW_COUNTERS, 0)
         counts[counter] += n
 
-    def _go_back(self, flow: int, paused: bool = False, probe: bool = False) -> None:
+    def _go_back(self, flow: int, paused: bool = False, probe: bool = False,
+                 below: int | None = None) -> None:
         """Send every unacknowledged frame of the flow again, in PSN order, before new ones
-        (`probe`: only the oldest; its acknowledgement decides about the rest).
+        (`probe`: only the oldest; its acknowledgement decides about the rest; `below`:
+        only those with a lower PSN, the hole a selective NAK named).
         `paused`: a timeout started it while the flow's class was held (counted)."""
         inflight = self._inflight.get(flow)
         if not inflight:
             return
         self.rc_stats.go_backs += 1
         self._count(flow, "go_backs")
-        entries = [inflight[0]] if probe else list(inflight)
+        if probe:
+            entries = [inflight[0]]
+        elif below is not None:
+            entries = [e for e in inflight if e[0] < below] or [inflight[0]]
+        else:
+            entries = list(inflight)
         if probe:
             self._probing[flow] = inflight[0][0]
             self.rc_stats.timeout_probes += 1
@@ -380,10 +402,16 @@ class RcTransport:
             retx = self._retx.get(flow)
             # A go-back under way that already resent the NAKed PSN (into a path that
             # was still broken) starts over from it; one that has not reached it goes on.
-            if retx is None or (retx.pos > 0 and retx.entries[retx.pos - 1][0] >= psn):
+            # Selective: a NAK past everything it resends names a later hole (the earlier
+            # one is filled), which it would never reach.
+            if retx is None or (retx.pos > 0 and retx.entries[retx.pos - 1][0] >= psn) or (
+                    self._selective and retx.entries[-1][0] < psn):
                 self.rc_stats.nak_go_backs += 1
                 self._count(flow, "nak_go_backs")
-                self._go_back(flow)
+                hole = f.step if self._selective else 0  # 0: not named, the whole window
+                if hole:
+                    self.rc_stats.selective_resends += 1
+                self._go_back(flow, below=psn + hole if hole else None)
 
     def _rc_receive(self, f, key: tuple[int, int], vl: int) -> bool:
         """Transport check of an admitted RC frame: True if it is the next in sequence."""
@@ -395,7 +423,12 @@ class RcTransport:
             # full one, and vice versa sending as limited always passes: flip bit 15.
             self._ack_pkey[key] = f.pkey ^ 0x8000
         if f.psn == expected:
-            self._rx_expected[key] = expected + 1
+            expected += 1
+            kept = self._rx_kept.get(key)
+            while kept and expected in kept:  # selective: the hole is filled, jump over
+                kept.discard(expected)
+                expected += 1
+            self._rx_expected[key] = expected
             self._rx_nak_sent.discard(key)
             unacked = self._rx_unacked.get(key, 0) + 1
             self._rx_unacked[key] = unacked
@@ -412,7 +445,14 @@ class RcTransport:
                 if self._ack_delay_entry is None:
                     self._ack_delay_entry = self._at(now + self.cfg.rc_ack_delay_ms * 1e6,
                                                      self._ack_delayed)
+            if kept:  # another hole below frames we hold: lost as the first one was
+                self._rx_nak_sent.add(key)
+                self._queue_ack(key, SYNDROME_NAK_SEQ)
+            elif expected > f.psn + 1:  # a hole filled: free the sender's window at once
+                self._queue_ack(key, SYNDROME_ACK)
             return True
+        if self._selective and expected < f.psn < expected + self.cfg.rc_window:
+            return self._keep_out_of_order(f.psn, key)
         if f.psn > expected:
             self.rc_stats.out_of_sequence += 1
             if key not in self._rx_nak_sent:
@@ -422,6 +462,29 @@ class RcTransport:
             self.rc_stats.duplicates += 1
             self._queue_ack(key, SYNDROME_ACK)
         return False
+
+    def _keep_out_of_order(self, psn: int, key: tuple[int, int]) -> bool:
+        """Selective repeat: keep a frame past a gap (True), NAK the hole once."""
+        kept = self._rx_kept.get(key)
+        if kept is None:
+            kept = self._rx_kept[key] = set()
+        if psn in kept:
+            self.rc_stats.duplicates += 1
+            self._queue_ack(key, SYNDROME_ACK)
+            return False
+        kept.add(psn)
+        self.rc_stats.out_of_order_kept += 1
+        if key not in self._rx_nak_sent:
+            self._rx_nak_sent.add(key)
+            self._queue_ack(key, SYNDROME_NAK_SEQ)
+        return True
+
+    def _hole(self, key: tuple[int, int]) -> int:
+        """The PSNs missing from the next expected one to the first kept past it (0: none)."""
+        kept = self._rx_kept.get(key)
+        if not kept:
+            return 0
+        return min(min(kept) - self._rx_expected.get(key, 0), 0xFFFF)
 
     def _ack_delayed(self) -> None:
         """ACK every flow whose oldest unacknowledged frame waited rc_ack_delay_ms (each
@@ -456,12 +519,16 @@ class RcTransport:
     def _transmit_ack(self, vl: int) -> bool:
         key = self._ackq[vl][0]
         syndrome = self._ack_queued[key]
+        hole = self._hole(key) if self._selective else 0
+        if syndrome == SYNDROME_NAK_SEQ and self._selective and not hole:
+            syndrome = SYNDROME_ACK  # the hole was filled while the NAK waited
         mac, sl, _vl = self._ack_to[key]
         values, at = self._ack_values, ACK_FIELDS
         values[at["dst_addr"]], values[at["vl"]], values[at["sl"]] = mac, vl, sl
         values[at["dlid"]], values[at["flow_id"]] = key
         values[at["psn"]] = self._rx_expected.get(key, 0)
         values[at["chunk"]] = syndrome
+        values[at["step"]] = hole if syndrome == SYNDROME_NAK_SEQ else 0
         values[at["pkey"]] = self._ack_pkey.get(key, 0xFFFF)
         values[at["send_ts"]] = time.time_ns()
         try:

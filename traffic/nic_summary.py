@@ -130,7 +130,8 @@ class NicSummary:
                           "rto_max_ms": self.cfg.rc_rto_max_ms,
                           "retry_limit": self.cfg.rc_retry_limit,
                           "paused_timeouts": self.cfg.rc_paused_timeouts,
-                          "timeout_resend": self.cfg.rc_timeout_resend},
+                          "timeout_resend": self.cfg.rc_timeout_resend,
+                          "retransmission": self.cfg.rc_retransmission},
             "rc_per_flow": {str(flow): {**dict.fromkeys(FLOW_COUNTERS, 0),
                                         **self._flow_rc.get(flow, {}), "rtt": est.as_dict()}
                             for flow, est in sorted(self._rtt.items())} if self.rc else {},

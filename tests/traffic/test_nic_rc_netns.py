@@ -100,3 +100,30 @@ def test_rc_frames_on_the_wire(link, tmp_path):
     assert acks[-1].psn == COUNT  # the last ACK: every PSN before COUNT arrived
     assert len(data) == COUNT and all(d.opcode == OPCODE_RC_SEND and d.dlid == rx_host.lid
                                       for d in data)
+
+
+@pytest.mark.parametrize("retransmission", ["go-back-n", "selective"])
+def test_a_burst_lost_on_the_link_is_resent_as_a_window_or_as_the_hole(link, tmp_path,
+                                                                       retransmission):
+    lost = 5
+    tx, rx = run_rc(link, tmp_path, "lossy", rx_actions=[(0.1, f"drop_data {lost}")],
+                    rx_extra=("--rc-retransmission", retransmission),
+                    tx_extra=("--rc-retransmission", retransmission))
+    assert rx["rx_drops"] == {"injected": lost}
+    psns = accepted_psns(tmp_path)
+    assert sorted(psns) == list(range(COUNT)), "every PSN accepted exactly once"
+    assert rx["delivered"] == COUNT and rx["done"] and tx["done"]
+    assert tx["rc"]["flows_failed"] == 0 and tx["unacknowledged"] == 0
+    assert rx["rc"]["naks_sent"] >= 1 and tx["rc"]["nak_go_backs"] >= 1
+    print(f"\n{retransmission}: {tx['rc']['retransmitted']} resent for {lost} lost, "
+          f"{rx['rc']['out_of_sequence']} discarded, {rx['rc']['out_of_order_kept']} kept")
+    if retransmission == "go-back-n":
+        # the frames that followed the burst were discarded and sent again with it
+        assert psns == list(range(COUNT)), "in order"
+        assert rx["rc"]["out_of_sequence"] >= 1 and rx["rc"]["out_of_order_kept"] == 0
+        assert tx["rc"]["retransmitted"] >= lost + rx["rc"]["out_of_sequence"]
+    else:
+        # the receiver kept them and named the hole: only the burst is sent again
+        assert rx["rc"]["out_of_sequence"] == 0 and rx["rc"]["out_of_order_kept"] >= 1
+        assert tx["rc"]["selective_resends"] >= 1
+        assert tx["rc"]["retransmitted"] == lost
