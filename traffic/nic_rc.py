@@ -445,11 +445,14 @@ class RcTransport:
                 if self._ack_delay_entry is None:
                     self._ack_delay_entry = self._at(now + self.cfg.rc_ack_delay_ms * 1e6,
                                                      self._ack_delayed)
-            if kept:  # another hole below frames we hold: lost as the first one was
+            if expected > f.psn + 1:  # a hole filled, held frames passed over
+                if kept:  # and another hole below frames we hold: lost as the first was
+                    self._rx_nak_sent.add(key)
+                    self._queue_ack(key, SYNDROME_NAK_SEQ)
+                else:  # free the sender's window at once
+                    self._queue_ack(key, SYNDROME_ACK)
+            elif kept:  # filling a hole: the rest of it is on its way, NAKed already
                 self._rx_nak_sent.add(key)
-                self._queue_ack(key, SYNDROME_NAK_SEQ)
-            elif expected > f.psn + 1:  # a hole filled: free the sender's window at once
-                self._queue_ack(key, SYNDROME_ACK)
             return True
         if self._selective and expected < f.psn < expected + self.cfg.rc_window:
             return self._keep_out_of_order(f.psn, key)
