@@ -131,7 +131,8 @@ def _build_fabric(run_plan: RunPlan, target: Target, program_source: Path, ledge
     queues = 8 if run_plan.qos is not None and run_plan.qos.class_queues else 1
     try:
         net = start_network(fabric, target, ledger, run_dir / "logs", port_params(fabric),
-                            servers=servers, placement=placement, priority_queues=queues)
+                            servers=servers, placement=placement, priority_queues=queues,
+                            cpu_port=program.constants.cpu_port)
     except BaseException:
         if servers is not None:
             servers.close()
