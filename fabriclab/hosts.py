@@ -50,11 +50,12 @@ class NicFleet:
     control_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="fl-nic-")))
     stalled_after_s: float | None = None  # wait() stopped NICs on which nothing moved
 
-    def start(self, hosts: dict, flows: dict[str, Path], lids: dict[str, int],
+    def start(self, hosts: dict, flows: dict[str, Path], lids: dict[str, int] | None,
               macs: dict[str, str], settings: NicSettings, duration_s: float,
               margin_s: float = START_MARGIN_S) -> float:
         """Start a NIC on every host in `flows`; returns the common start time (epoch s),
-        `margin_s` (plus 50 ms per NIC) from now."""
+        `margin_s` (plus 50 ms per NIC) from now. `lids` None: the NICs learn their LIDs
+        (and their peers' addresses) from the SA, as their FLOWS.json ask."""
         self.log_dir.mkdir(parents=True, exist_ok=True)
         start_at = time.time() + margin_s + 0.05 * len(flows)
         for name, flows_path in sorted(flows.items()):
@@ -69,7 +70,7 @@ class NicFleet:
                    "--flows", str(flows_path), "--log-dir", str(self.log_dir),
                    "--duration", str(duration_s), "--start-at", f"{start_at:.6f}",
                    "--until-done", "--control", str(control), "--name", name,
-                   "--lid", str(lids[name]), "--mac", macs[name]]
+                   "--mac", macs[name], *(["--lid", str(lids[name])] if lids else [])]
             proc = hosts[name].popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      cwd=str(ROOT), text=True)
             self.procs[name] = proc
@@ -77,6 +78,10 @@ class NicFleet:
         for name, proc in self.procs.items():
             line = proc.stdout.readline()
             if '"ready"' not in line:
+                try:
+                    proc.wait(timeout=5)  # an error exit: its message is on stderr
+                except subprocess.TimeoutExpired:
+                    pass
                 err = proc.stderr.read() if proc.poll() is not None else ""
                 raise RuntimeError(f"NIC on {name} did not start: {line.strip()} {err.strip()}")
         return start_at

@@ -103,7 +103,9 @@ import time
 from array import array
 from collections import deque
 from collections.abc import Callable
+from pathlib import Path
 
+from traffic.addressing import sa_lookup
 from traffic.flow_control import (
     DEFAULT_FRAME_BYTES,
     PFC_XOFF,
@@ -763,6 +765,22 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
                 self._at(time.monotonic_ns() + 200e6, self.stop)
 
 
+def _sa_lookup(args: argparse.Namespace):
+    """The SA, asked over this NIC's port, for a FLOWS.json that names hosts."""
+    def lookup(own, names):
+        mac = args.mac or iface_mac(args.iface)
+        return sa_lookup(args.iface, mac, args.sa_timeout, args.sa_retries)(own, names)
+    return lookup
+
+
+def _write_addresses(log_dir: str, name: str, port: dict) -> None:
+    """What the SA told this NIC (NAME.addresses.json beside its logs)."""
+    if "addresses" in port:
+        Path(log_dir).mkdir(parents=True, exist_ok=True)
+        (Path(log_dir) / f"{name}.addresses.json").write_text(
+            json.dumps(port["addresses"], indent=1) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="traffic.nic", description=__doc__.splitlines()[0])
     ap.add_argument("--iface", required=True)
@@ -815,9 +833,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", help="log file prefix (default: FLOWS.json name or the iface)")
     ap.add_argument("--lid", type=int, default=None)
     ap.add_argument("--mac", default=None, help="source MAC (default: the interface's)")
+    ap.add_argument("--sa-timeout", type=float, default=1.0,
+                    help="seconds per try of a path query to the SA (FLOWS.json naming hosts)")
+    ap.add_argument("--sa-retries", type=int, default=5, help="tries per path query")
     args = ap.parse_args(argv)
     try:
-        port, workload = load_flows_file(args.flows) if args.flows else ({}, Workload())
+        port, workload = load_flows_file(args.flows, _sa_lookup(args), args.name) \
+            if args.flows else ({}, Workload())
+        _write_addresses(args.log_dir, args.name or port.get("name") or args.iface, port)
         config = NicConfig(
             iface=args.iface, mode=FlowControl(args.mode), rate_pps=args.rate_pps,
             mac=args.mac or port.get("mac") or iface_mac(args.iface),
