@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.bringup import Bringup
-from fabriclab.hosts import START_MARGIN_S, NicFleet, NicSettings
+from fabriclab.hosts import NicFleet, NicSettings
 from fabriclab.plan import LINK_FAULTS, NIC_FAULTS, RunPlan
 from fabriclab.qos_traffic import apply_qos
 from fabriclab.scenario import Scenario
@@ -31,7 +31,6 @@ from traffic.frames import DATA_HEADER_LEN
 
 UNKNOWN_DLID = 0xBEEF  # inside the unicast range, never assigned by the SM in small fabrics
 CHECK_FLOW_ID = 0xFFFF  # flow id of the frames sent to UNKNOWN_DLID
-SA_MARGIN_S = 1.0  # the NICs' path queries to the SA before the common start
 PATTERN_ALGORITHM = {"allreduce-ring": "ring_allreduce", "allreduce-hd": "hd_allreduce",
                      "alltoall": "alltoall", "incast": "incast", "permutation": "permutation"}
 NIC_COMMANDS = {"stall": "stall", "unstall": "resume", "pause_storm": "pause_storm on",
@@ -173,8 +172,7 @@ def run_traffic(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup, run_dir: 
         book = _hosts(bringup)
         # no LIDs given: each NIC learns its own and its peers' from the SA
         start_at = fleet.start(hosts, flow_files, None, {h: book[h]["mac"] for h in ranks},
-                               nic_settings(scenario), scenario.duration_s,
-                               margin_s=START_MARGIN_S + SA_MARGIN_S)
+                               nic_settings(scenario), scenario.duration_s)
         schedule = fault_schedule(plan, net, fleet)
         if schedule is not None:
             schedule.start(int(start_at * 1e9))

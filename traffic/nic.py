@@ -773,6 +773,29 @@ def _sa_lookup(args: argparse.Namespace):
     return lookup
 
 
+def _start_at(option: str | None, control: str | None) -> float | None:
+    """--start-at: seconds, or '-' for the line 'start_at SECONDS' on stdin (sent once
+    every NIC of the run is ready: a frame then never reaches a NIC not listening yet)."""
+    if option is None:
+        return None
+    if option != "-":
+        try:
+            return float(option)
+        except ValueError:
+            raise ValueError(f"--start-at {option!r}: expected seconds or '-'") from None
+    if control == "-":
+        raise ValueError("--start-at - and --control - both want stdin")
+    line = sys.stdin.readline()
+    word, _, value = line.strip().partition(" ")
+    try:
+        if word != "start_at":
+            raise ValueError
+        return float(value)
+    except ValueError:
+        raise ValueError(f"expected 'start_at SECONDS' on stdin, got {line.strip()!r}"
+                         f"{' (end of input)' if not line else ''}") from None
+
+
 def _write_addresses(log_dir: str, name: str, port: dict) -> None:
     """What the SA told this NIC (NAME.addresses.json beside its logs)."""
     if "addresses" in port:
@@ -822,8 +845,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--flows", help="FLOWS.json (name, lid, flows, recvs, actions)")
     ap.add_argument("--log-dir", required=True)
     ap.add_argument("--duration", type=float, required=True, help="seconds from the start")
-    ap.add_argument("--start-at", type=float, default=None,
-                    help="CLOCK_REALTIME seconds at which flows' start_s = 0 (default: now)")
+    ap.add_argument("--start-at", default=None,
+                    help="CLOCK_REALTIME seconds at which flows' start_s = 0 (default: now); "
+                         "'-': read 'start_at SECONDS' from stdin once ready (a fleet that "
+                         "starts every NIC only once all of them listen)")
     ap.add_argument("--until-done", action="store_true",
                     help="stop once every flow is sent and every expected receive arrived")
     ap.add_argument("--control", help="unix socket path for control commands, or - for stdin")
@@ -878,7 +903,13 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, nic.stop_soon)
     print(json.dumps({"ready": True, "name": config.name, "pid": os.getpid()}), flush=True)
     try:
-        nic.run(args.duration, None if args.start_at is None else int(args.start_at * 1e9))
+        start_at = _start_at(args.start_at, args.control)
+    except ValueError as exc:
+        nic.close()
+        print(f"traffic.nic: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        nic.run(args.duration, None if start_at is None else int(start_at * 1e9))
         paths = nic.write_logs(args.log_dir)
     except OSError as exc:
         print(f"traffic.nic: error: {exc}", file=sys.stderr)
