@@ -20,6 +20,7 @@ from pathlib import Path
 from controller import flow_control as fc
 from controller.discovery import compare, discover
 from controller.partitions import Partitions
+from controller.program_constants import ProgramConstants
 from controller.qos import configure_fabric
 from controller.qos_policy import QosPolicy
 from controller.readout import on_every_switch
@@ -77,15 +78,16 @@ def fc_params(mode: FlowControl, *, xoff: int, xon: int, headroom: int, credit_l
 
 
 def configure_flow_control(connections: dict, fabric: Fabric, params: fc.FlowControlParams,
-                           frame_bytes: int) -> None:
-    """Every switch in `params`' mode; per wired port its link's pause quantum and buffer."""
+                           frame_bytes: int, constants: ProgramConstants) -> None:
+    """Every switch in `params`' mode; per wired port its link's pause quantum and buffer.
+    `constants`: the pushed program's (SubnetManager.constants)."""
     def one(name: str) -> None:
         quanta, limits = {}, {}
         for link in fabric.links_of(name):
             port, _peer, _peer_port = link.endpoint(name)
             quanta[port] = round(pause_quantum_ns(link.params.rate_pps, frame_bytes))
             limits[port] = link.params.buffer_pkts
-        fc.configure(connections[name], params, quanta, limits)
+        fc.configure(connections[name], params, quanta, limits, constants=constants)
 
     failed = {n: r for n, r in on_every_switch(fabric, one).items() if isinstance(r, Exception)}
     if failed:
@@ -122,7 +124,8 @@ def bring_up(fabric: Fabric, grpc_addrs: dict[str, str], p4info: Path, bmv2_json
         sm.install_sl_to_vl()
         sm.install_notification()
         sm.write_address_book(run_dir / "address_book.json")
-        configure_flow_control(sm.connections, fabric, options.fc_params, options.frame_bytes)
+        configure_flow_control(sm.connections, fabric, options.fc_params, options.frame_bytes,
+                               sm.constants)
         qos = {}
         if options.qos_policy is not None or options.partitions is not None:
             qos = configure_fabric(sm, fabric, options.qos_policy, options.partitions,

@@ -189,7 +189,7 @@ def cmd_up(args: argparse.Namespace) -> int:
                            lid_map=LidMap(args.guid2lid))
         changes = sm.bring_up(args.p4info, args.bmv2_json, args.address_book)
         if args.fc:
-            _set_flow_control(fabric, connections, args.fc)
+            _set_flow_control(fabric, connections, args.fc, sm.constants)
     finally:
         for conn in connections.values():
             conn.close()
@@ -199,7 +199,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     return 0
 
 
-def _set_flow_control(fabric, connections, mode: str) -> None:
+def _set_flow_control(fabric, connections, mode: str, constants) -> None:
     """Every switch in `mode` with the default watermarks and credits (docs/controller.md)."""
     from controller.bringup import configure_flow_control, fc_params
     from traffic.flow_control import (
@@ -221,7 +221,7 @@ def _set_flow_control(fabric, connections, mode: str) -> None:
                        credit_limit=CREDIT_BUFFER, credit_coalesce=CREDIT_COALESCE,
                        hoq_lifetime_us=0,
                        watchdog_detect_us=0, watchdog_restore_us=0)
-    configure_flow_control(connections, fabric, params, DEFAULT_FRAME_BYTES)
+    configure_flow_control(connections, fabric, params, DEFAULT_FRAME_BYTES, constants)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

@@ -7,7 +7,8 @@ The contract with p4src/fabric.p4 (docs/fabric.md):
 * `FabricIngress.port_config`: per ingress port, `set_port(pause_quantum_ns)`,
   one 802.1Qbb quantum (512 bit times) at that link's emulated rate;
 * clone session `FC_SESSION_BASE + port` sends flow-control frames (pauses,
-  credits) out of `port`;
+  credits) out of `port` (the base is the program's own,
+  controller/program_constants.py);
 * `FabricIngress.egress_config`: per egress port, `set_egress_limit(limit)`, in
   LOSSY mode the most data frames queued towards that port before the program
   tail-drops (and counts) them; the link's buffer.
@@ -25,8 +26,8 @@ from dataclasses import dataclass
 from p4.v1 import p4runtime_pb2
 
 from controller.p4runtime_client import SwitchConnection
+from controller.program_constants import ProgramConstants
 
-FC_SESSION_BASE = 100  # p4src/include/headers.p4
 FC_CONFIG_TABLE = "FabricIngress.fc_config"
 FC_CONFIG_ACTION = "FabricIngress.set_fc_mode"
 PORT_CONFIG_TABLE = "FabricIngress.port_config"
@@ -56,8 +57,9 @@ class FlowControlParams:
 
 def updates(conn: SwitchConnection, params: FlowControlParams,
             pause_quantum_ns: dict[int, int], queue_limit: dict[int, int] | None = None,
-            ) -> list[p4runtime_pb2.Update]:
-    """The writes that put one switch in `params`' mode, for its wired ports."""
+            *, constants: ProgramConstants) -> list[p4runtime_pb2.Update]:
+    """The writes that put one switch in `params`' mode, for its wired ports;
+    `constants`: the pushed program's (its clone session base)."""
     p4info = conn.p4info
     if p4info is None:
         raise ValueError(f"switch {conn.name}: no pipeline yet (push it before flow control)")
@@ -77,7 +79,7 @@ def updates(conn: SwitchConnection, params: FlowControlParams,
         out.append(SwitchConnection.insert(entry))
         session = p4runtime_pb2.Update(type=p4runtime_pb2.Update.INSERT)
         clone = session.entity.packet_replication_engine_entry.clone_session_entry
-        clone.session_id = FC_SESSION_BASE + port
+        clone.session_id = constants.fc_session_base + port
         clone.replicas.add(egress_port=port, instance=1)
         out.append(session)
     for port, limit in sorted((queue_limit or {}).items()):
@@ -89,5 +91,5 @@ def updates(conn: SwitchConnection, params: FlowControlParams,
 
 def configure(conn: SwitchConnection, params: FlowControlParams,
               pause_quantum_ns: dict[int, int], queue_limit: dict[int, int] | None = None,
-              ) -> None:
-    conn.write(updates(conn, params, pause_quantum_ns, queue_limit))
+              *, constants: ProgramConstants) -> None:
+    conn.write(updates(conn, params, pause_quantum_ns, queue_limit, constants=constants))

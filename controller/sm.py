@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from controller import drop_reasons
+from controller import drop_reasons, program_constants
 from controller.lids import LidMap
 from controller.p4info import Action, P4Info, decode
 from controller.p4runtime_client import SwitchConnection
@@ -60,7 +60,6 @@ SL_ACTION = "FabricIngress.set_vl"
 NOTIFY_TABLE = "FabricIngress.notify_config"
 NOTIFY_ACTION = "FabricIngress.set_notify"  # (ports: mask of switch ports, epoch)
 NOTIFY_EPOCHS = 0xFFFF  # epoch is 16 bits; 0 is the pipeline's "never written"
-NOTIFY_GROUP = 1000  # notify.p4's multicast group: a switch's switch-to-switch ports
 # Above p4runtime-shell's default (1, 0): an operator's shell is a read-only backup.
 SM_ELECTION_ID = (2, 0)
 
@@ -213,7 +212,7 @@ class SubnetManager:
         self.notification = notification and fast_reroute
         self.notify_problem = ""
         self.notify_epoch = 0  # bumped by every install_notification
-        self._notify_groups: set[str] = set()  # switches holding NOTIFY_GROUP
+        self._notify_groups: set[str] = set()  # switches holding the program's NOTIFY_GROUP
         self._installed: dict[str, dict[int, RouteEntry]] = {}  # what each switch holds
         self._images: dict[str, tuple[bytes, bytes] | None] = {}  # ... as LFT bytes
         self.failed_links: set[Link] = set()  # reported down by the agents
@@ -224,6 +223,8 @@ class SubnetManager:
         self._install_lock = threading.Lock()
         self.sa = None  # the Subnet Administrator (controller/sa.py) once serve_sa() started it
         self.drop_reasons: drop_reasons.DropReasons | None = None  # the pushed program's
+        # ... and its constants (CPU port, clone session base, notify group)
+        self.constants: program_constants.ProgramConstants | None = None
         self.partitions = None  # controller.partitions.Partitions once partitions.conf is read
 
     # ------------------------------------------------------------------ fan-out
@@ -256,6 +257,7 @@ class SubnetManager:
 
         self._on_all("pipeline push", push)
         self.drop_reasons = _drop_reasons(p4info_path, bmv2_json_path)
+        self.constants = program_constants.from_files(p4info_path, bmv2_json_path)
 
     def provision_pipelines(self, p4info_path: Path | str, bmv2_json_path: Path | str) -> dict:
         """The acceptance variant of push_pipeline (controller/acceptance.py): the intended
@@ -269,6 +271,7 @@ class SubnetManager:
                 self._installed[name] = {}
                 self._images.pop(name, None)
         self.drop_reasons = _drop_reasons(p4info_path, bmv2_json_path)
+        self.constants = program_constants.from_files(p4info_path, bmv2_json_path)
         return checks
 
     def discover_cabling(self, quiet: float = 0.3) -> list:
@@ -362,7 +365,9 @@ class SubnetManager:
             self.deadlock_problem = f"{cycle}; VL layering turned off"
             return
         try:
-            self.vl_of = assign_vls(graph, self.routes)
+            # as many VLs as the pushed program classifies (offline: fabric.p4's 8)
+            self.vl_of = assign_vls(graph, self.routes, *(
+                [self.constants.num_classes] if self.constants is not None else []))
         except VlLayeringError as exc:
             self.deadlock_problem = f"{cycle}; {exc}"
 
@@ -505,15 +510,21 @@ class SubnetManager:
         """{dlid: (primary, backup or None)} as the switch's dlid_route holds it now."""
         return read_route_entries(self.connections[switch])
 
+    def _constants(self) -> program_constants.ProgramConstants:
+        if self.constants is None:
+            raise RuntimeError("the program's constants are unknown: push the pipeline "
+                               "(push_pipeline / provision_pipelines) first")
+        return self.constants
+
     def _write_notify_group(self, name: str, conn: SwitchConnection, ports: list[int]) -> None:
-        """NOTIFY_GROUP = `ports` on one switch (INSERT, or MODIFY where it exists: an SM
-        restarted over a running fabric)."""
+        """The program's NOTIFY_GROUP = `ports` on one switch (INSERT, or MODIFY where it
+        exists: an SM restarted over a running fabric)."""
         from p4.v1 import p4runtime_pb2
 
         def update(kind: int) -> p4runtime_pb2.Update:
             u = p4runtime_pb2.Update(type=kind)
             group = u.entity.packet_replication_engine_entry.multicast_group_entry
-            group.multicast_group_id = NOTIFY_GROUP
+            group.multicast_group_id = self._constants().notify_group
             for port in ports:
                 group.replicas.add(egress_port=port, instance=1)
             return u

@@ -161,7 +161,8 @@ def _power_on(fabric: Fabric, faults, target: Target, program_source: Path, ledg
 
     def start():
         net = start_network(delivered, target, ledger, run_dir / "logs",
-                            switch_port_params(delivered, faults))
+                            switch_port_params(delivered, faults),
+                            cpu_port=compiled.constants.cpu_port)
         preload(faults, net, fabric, intended_program(compiled.p4info, compiled.bmv2_json))
         return net
 
@@ -224,7 +225,8 @@ def _route(settings: BringupSettings, sm, fabric: Fabric, run_dir: Path) -> None
     sm.install_routes()
     sm.install_sl_to_vl()
     sm.write_address_book(run_dir / "address_book.json")
-    configure_flow_control(sm.connections, fabric, options.fc_params, options.frame_bytes)
+    configure_flow_control(sm.connections, fabric, options.fc_params, options.frame_bytes,
+                           sm.constants)
 
 
 def _stress(settings: BringupSettings, sm, net, fabric: Fabric, ledger: Ledger, run_dir: Path,

@@ -1,9 +1,11 @@
 """The hosts' side of a run: one NIC emulator (traffic/nic.py) per host, in its namespace.
 
-Every NIC is started with the same `--start-at` a little in the future, so the
-collective starts at once everywhere whatever each process's start-up took;
-the run waits for every NIC's "ready" line, then for all of them to finish
-(`--until-done`), and collects their summaries and logs.
+Every NIC is started, and the run waits for every NIC's "ready" line (its socket is
+open, its addresses learned from the SA); only then does each get the same start time,
+a little in the future (`--start-at -`, on its stdin). So the collective starts at once
+everywhere whatever each process's start-up took, and no frame reaches a host before
+its NIC listens (a capture would see it, the NIC never). Then the run waits for all of
+them to finish (`--until-done`), and collects their summaries and logs.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from topologies.ledger import Ledger, stop_pid
 from traffic.flow_control import FlowControl
 
 ROOT = Path(__file__).resolve().parent.parent
-START_MARGIN_S = 2.0  # NIC start-up takes 0.4-1 s on a loaded 2-core machine
+# from the moment every NIC is ready to the common start: handing each its start time
+START_MARGIN_S = 0.3
+START_MARGIN_PER_NIC_S = 0.01
 
 
 @dataclass(frozen=True)
@@ -50,13 +54,13 @@ class NicFleet:
     control_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="fl-nic-")))
     stalled_after_s: float | None = None  # wait() stopped NICs on which nothing moved
 
-    def start(self, hosts: dict, flows: dict[str, Path], lids: dict[str, int],
+    def start(self, hosts: dict, flows: dict[str, Path], lids: dict[str, int] | None,
               macs: dict[str, str], settings: NicSettings, duration_s: float,
               margin_s: float = START_MARGIN_S) -> float:
         """Start a NIC on every host in `flows`; returns the common start time (epoch s),
-        `margin_s` (plus 50 ms per NIC) from now."""
+        `margin_s` (plus 10 ms per NIC) after every NIC said it is ready. `lids` None: the NICs learn their LIDs
+        (and their peers' addresses) from the SA, as their FLOWS.json ask."""
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        start_at = time.time() + margin_s + 0.05 * len(flows)
         for name, flows_path in sorted(flows.items()):
             control = self.control_dir / f"{name}.ctl"
             self.control[name] = control
@@ -67,18 +71,29 @@ class NicFleet:
                    "--credit-coalesce", str(settings.credit_coalesce),
                    "--transport", settings.transport, *settings.rc_options,
                    "--flows", str(flows_path), "--log-dir", str(self.log_dir),
-                   "--duration", str(duration_s), "--start-at", f"{start_at:.6f}",
+                   "--duration", str(duration_s), "--start-at", "-",
                    "--until-done", "--control", str(control), "--name", name,
-                   "--lid", str(lids[name]), "--mac", macs[name]]
-            proc = hosts[name].popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     cwd=str(ROOT), text=True)
+                   "--mac", macs[name], *(["--lid", str(lids[name])] if lids else [])]
+            proc = hosts[name].popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, cwd=str(ROOT), text=True)
             self.procs[name] = proc
             self.ledger.add_process(proc.pid, f"NIC on {name}")
         for name, proc in self.procs.items():
             line = proc.stdout.readline()
             if '"ready"' not in line:
+                try:
+                    proc.wait(timeout=5)  # an error exit: its message is on stderr
+                except subprocess.TimeoutExpired:
+                    pass
                 err = proc.stderr.read() if proc.poll() is not None else ""
                 raise RuntimeError(f"NIC on {name} did not start: {line.strip()} {err.strip()}")
+        start_at = time.time() + margin_s + START_MARGIN_PER_NIC_S * len(flows)
+        for proc in self.procs.values():
+            try:
+                proc.stdin.write(f"start_at {start_at:.6f}\n")
+                proc.stdin.close()
+            except BrokenPipeError:  # it exited since: wait() reports how
+                pass
         return start_at
 
     def progress(self) -> dict[str, int]:

@@ -65,7 +65,7 @@ def measure(plan: RunPlan, bringup: Bringup, traffic: TrafficRun, readout: Reado
             run_dir: Path) -> dict:
     """The run's figures, as RunMetrics field values."""
     sm, fabric = bringup.sm, plan.fabric
-    flows = recovery.flows_of(traffic.flow_files.values())
+    flows = recovery.flows_of(traffic.flow_files.values(), bringup.lids)
     paths = recovery.flow_paths(fabric, bringup.routes, flows, bringup.lids)
     failures = link_failures(plan, traffic, list(sm.timeline))
     traces = [ReceiverTrace(traffic.pcaps[h], dlid=bringup.lids[h]) for h in traffic.ranks]

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from controller.partitions import DEFAULT_PKEY, FULL_BIT, Partitions
 from fabriclab.qos_plan import QosPlan
+from traffic.addressing import SA_ADDRESSES, names_in, wants_sa
 
 BACKGROUND_FLOW_BASE = 50000
 BACKGROUND_COLL_BASE = 60000
@@ -54,11 +55,14 @@ def apply_qos(qos: QosPlan, flow_files: dict[str, Path], book: dict[str, dict],
     classes: dict[str, dict] = {}
     for host, data in files.items():
         for flow in data["flows"]:
-            dst = name_of_lid.get(flow["dlid"], "")
+            dst = flow.get("dst") or name_of_lid.get(flow.get("dlid"), "")
             flow["sl"] = qos.traffic_sl
             flow["pkey"] = pkey_between(qos.partitions, host, dst)
             classes[str(flow["flow"])] = {"class": qos.traffic_class, "src": host, "dst": dst}
-        data["sl_of_lid"] = {lid: qos.traffic_sl for lid in data.get("sl_of_lid", {})}
+        if wants_sa(data):  # ACKs to every peer on the class's SL (traffic/addressing.py)
+            data["peer_sl"] = {name: qos.traffic_sl for name in names_in(data)}
+        else:
+            data["sl_of_lid"] = {lid: qos.traffic_sl for lid in data.get("sl_of_lid", {})}
     for i, bg in enumerate(qos.background):
         for s, src in enumerate(bg.src):
             dst = bg.dst[s % len(bg.dst)]
@@ -68,8 +72,12 @@ def apply_qos(qos: QosPlan, flow_files: dict[str, Path], book: dict[str, dict],
             allowed = qos.partitions is None or qos.partitions.pkey_for(src, dst) is not None
             for burst in range(bg.spec.bursts):
                 flow = background_flow_id(i, s, burst)
+                # a peer the SA serves is named; one outside the sender's partitions
+                # gets no path from the SA: the intruder forges the address
+                where = {"dst": dst} if allowed else {"dst_mac": book[dst]["mac"],
+                                                      "dlid": book[dst]["lid"]}
                 sender["flows"].append({
-                    "flow": flow, "dst_mac": book[dst]["mac"], "dlid": book[dst]["lid"],
+                    "flow": flow, **where,
                     "sl": bg.sl, "pkey": pkey, "count": bg.spec.frames,
                     "payload": bg.spec.payload_bytes or payload,
                     "coll_id": BACKGROUND_COLL_BASE + i, "step": burst,
@@ -77,7 +85,7 @@ def apply_qos(qos: QosPlan, flow_files: dict[str, Path], book: dict[str, dict],
                 classes[str(flow)] = {"class": bg.spec.traffic_class, "src": src, "dst": dst}
                 if allowed:
                     receiver["recvs"].append({"coll_id": BACKGROUND_COLL_BASE + i,
-                                              "step": burst, "slid": book[src]["lid"],
+                                              "step": burst, "src": src,
                                               "frames": bg.spec.frames})
     policy = qos.policy
     for host, data in files.items():
@@ -92,5 +100,5 @@ def apply_qos(qos: QosPlan, flow_files: dict[str, Path], book: dict[str, dict],
 
 
 def _empty(host: str, book: dict[str, dict]) -> dict:
-    return {"name": host, "lid": book[host]["lid"], "mac": book[host]["mac"],
-            "flows": [], "recvs": []}
+    """A background-only host's FLOWS.json: its addresses come from the SA."""
+    return {"name": host, "addresses": SA_ADDRESSES, "flows": [], "recvs": []}

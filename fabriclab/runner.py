@@ -131,7 +131,8 @@ def _build_fabric(run_plan: RunPlan, target: Target, program_source: Path, ledge
     queues = 8 if run_plan.qos is not None and run_plan.qos.class_queues else 1
     try:
         net = start_network(fabric, target, ledger, run_dir / "logs", port_params(fabric),
-                            servers=servers, placement=placement, priority_queues=queues)
+                            servers=servers, placement=placement, priority_queues=queues,
+                            cpu_port=program.constants.cpu_port)
     except BaseException:
         if servers is not None:
             servers.close()
@@ -164,11 +165,12 @@ def _on_the_fabric(run_plan: RunPlan, net: EmulatedNetwork, program, run_dir: Pa
     view_problems: list[str] = []
     view = start_view(sm, run_dir, view_options, status, view_problems)
     try:
+        # The hosts learn their addresses from the SM's Subnet Administrator (their
+        # NICs query it at start) and, after a global reroute, changed paths from its
+        # REPORTs.
+        sm.serve_sa(run_dir / "sa_log.jsonl")
         if any(f.kind in LINK_FAULTS for f in run_plan.faults):
             sm.start_event_loop(run_dir / "sm_timeline.jsonl")
-            # Hosts learn changed paths in-band: a global reroute that changes a
-            # destination's SL sends them an SA REPORT (their NICs apply it).
-            sm.serve_sa(run_dir / "sa_log.jsonl")
             status.set_phase(f"starting {len(fabric.switches)} local agents")
             agents = start_agents(fabric, net.grpc_addrs, program.p4info, sm, run_dir, ledger,
                                   where=net.run_prefix)

@@ -23,7 +23,6 @@ from fabriclab.stress_plan import Channel, Flow
 from topologies.description import Fabric, NodeKind
 from traffic.collectives import CollectiveSpec, address_book, write_flow_files
 
-NIC_START_S = 0.2  # more start-up margin per NIC: all start at once on a loaded host
 INGRESS_REASONS = ("headroom", "not_fabric")  # drops counted at the port frames came in on
 SENDER_REASONS = ("tail",)  # drops counted at the port frames were to leave by
 # fabric.p4's per-port totals of every frame (data, credit, pause, probe): the cable's view
@@ -202,7 +201,7 @@ def _run_nics(net, book: dict, flow_files: dict[str, Path], settings: NicSetting
         start_at = fleet.start({h: net.host(h) for h in flow_files}, flow_files,
                     {h: book[h]["lid"] for h in flow_files},
                     {h: book[h]["mac"] for h in flow_files}, settings, timeout_s,
-                    margin_s=START_MARGIN_S + NIC_START_S * len(flow_files))
+                    margin_s=START_MARGIN_S)
         summaries = fleet.wait(timeout_s + 15, stall_s=3.0, start_at=start_at)
     finally:
         fleet.stop()

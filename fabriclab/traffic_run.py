@@ -23,6 +23,7 @@ from topologies.description import Fabric
 from topologies.ledger import Ledger
 from topologies.network import EmulatedNetwork
 from traffic import faults
+from traffic.addressing import SA_ADDRESSES
 from traffic.capture import Capture, CaptureStats
 from traffic.collectives import CollectiveSpec, address_book, write_flow_files
 from traffic.flow_control import FlowControl
@@ -86,17 +87,16 @@ def _hosts(bringup: Bringup) -> dict[str, dict]:
 
 def write_flows(plan: RunPlan, bringup: Bringup, flows_dir: Path
                 ) -> tuple[CollectiveSpec | None, dict[str, Path]]:
-    """Each rank's FLOWS.json, addressed from the SM's address book."""
+    """Each rank's FLOWS.json, naming its peers: every NIC asks the SM's SA for their
+    addresses, and its own LID, at start (traffic/addressing.py)."""
     t, book = plan.scenario.traffic, _hosts(bringup)
     if t.pattern == "stream":
-        src, dst = book[t.src], book[t.dst]
         return None, _write(flows_dir, {
-            t.src: {"name": t.src, "lid": src["lid"], "mac": src["mac"], "recvs": [],
-                    "flows": [{"flow": 1, "dst_mac": dst["mac"], "dlid": dst["lid"],
-                               "count": t.frames, "payload": t.payload_bytes}]},
-            t.dst: {"name": t.dst, "lid": dst["lid"], "mac": dst["mac"], "flows": [],
-                    "recvs": [{"coll_id": 0, "step": 0, "slid": src["lid"],
-                               "frames": t.frames}]}})
+            t.src: {"name": t.src, "addresses": SA_ADDRESSES, "recvs": [],
+                    "flows": [{"flow": 1, "dst": t.dst, "count": t.frames,
+                               "payload": t.payload_bytes}]},
+            t.dst: {"name": t.dst, "addresses": SA_ADDRESSES, "flows": [],
+                    "recvs": [{"coll_id": 0, "step": 0, "src": t.src, "frames": t.frames}]}})
     ranks = plan.ranks
     root = ranks.index(t.dst) if t.dst in ranks else 0
     job = plan.scenario.training  # a training job: its iterations, each after its compute
@@ -106,7 +106,7 @@ def write_flows(plan: RunPlan, bringup: Bringup, flows_dir: Path
                           compute_s=job.compute_ms / 1e3 if job.iterations else 0.0)
     endpoints = address_book({h: (book[h]["lid"], book[h]["mac"], book[h]["sl"])
                               for h in ranks})
-    return spec, write_flow_files(spec, endpoints, flows_dir)
+    return spec, write_flow_files(spec, endpoints, flows_dir, via_sa=True)
 
 
 def _write(out_dir: Path, files: dict[str, dict]) -> dict[str, Path]:
@@ -171,9 +171,9 @@ def run_traffic(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup, run_dir: 
         status.set_phase(f"traffic: {t.pattern} over {len(ranks)} hosts "
                          f"({scenario.flow_control.value})")
         book = _hosts(bringup)
-        start_at = fleet.start(hosts, flow_files, {h: book[h]["lid"] for h in ranks},
-                               {h: book[h]["mac"] for h in ranks}, nic_settings(scenario),
-                               scenario.duration_s)
+        # no LIDs given: each NIC learns its own and its peers' from the SA
+        start_at = fleet.start(hosts, flow_files, None, {h: book[h]["mac"] for h in ranks},
+                               nic_settings(scenario), scenario.duration_s)
         schedule = fault_schedule(plan, net, fleet)
         if schedule is not None:
             schedule.start(int(start_at * 1e9))
@@ -196,7 +196,8 @@ def send_to_unknown_dlid(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup,
                          run_dir: Path, ledger: Ledger, frames: int) -> dict[str, dict]:
     """`frames` DATA frames from the first rank (a stream's sender) to UNKNOWN_DLID,
     through its NIC (UD: nobody acknowledges them); the NIC's summary. The first switch
-    must drop and count them as no_route."""
+    must drop and count them as no_route. The address is forged on purpose (no SA
+    would give it), so this file carries the NIC's addresses itself."""
     scenario, src = plan.scenario, plan.ranks[0]
     book, peer = _hosts(bringup)[src], _hosts(bringup)[plan.ranks[-1]]
     flow_files = _write(run_dir / "checks" / "flows", {src: {

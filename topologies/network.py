@@ -81,7 +81,7 @@ class P4Switch(Switch):
                  log_dir: Path, ledger: Ledger, port_params: dict[int, str] | None = None,
                  trace: bool = False, start_timeout: float = 10.0,
                  thrift_port: int | None = None, priority_queues: int = 1,
-                 grpc_host: str = "127.0.0.1",
+                 grpc_host: str = "127.0.0.1", cpu_port: int | None = None,
                  **params) -> None:
         params.setdefault("inNamespace", False)
         super().__init__(name, **params)
@@ -95,6 +95,9 @@ class P4Switch(Switch):
         self.start_timeout = start_timeout
         self.thrift_port = thrift_port  # bmv2's runtime API, where it was built with Thrift
         self.priority_queues = priority_queues  # > 1: one egress queue per class (QoS)
+        if cpu_port is None:
+            raise NetworkError(f"switch {name}: no CPU port (the program's constants give it)")
+        self.cpu_port = cpu_port  # the program's FabricConst.CPU_PORT
         self.process: subprocess.Popen | None = None
         self.link_rates = ""  # how this switch's link rates are enforced (bmv2)
 
@@ -105,7 +108,7 @@ class P4Switch(Switch):
         trace_file = self.log_file.with_suffix(".trace") if self.trace else None
         cmd = switch_command(self.target, self.device_id, ports, self.grpc_addr,
                              trace_file, self.port_params, self.thrift_port,
-                             self.priority_queues)
+                             self.priority_queues, cpu_port=self.cpu_port)
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_file, "wb")  # noqa: SIM115 - kept open for the child's life
         self.process = self.spawn(cmd, stdout=log, stderr=subprocess.STDOUT,
@@ -261,8 +264,10 @@ def interface_names(fabric: Fabric, prefix: str = "") -> list[str]:
 
 def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
                   port_params: dict[str, dict[int, str]] | None = None,
-                  servers=None, placement=None, priority_queues: int = 1) -> EmulatedNetwork:
+                  servers=None, placement=None, priority_queues: int = 1, *,
+                  cpu_port: int) -> EmulatedNetwork:
     """Build and start the network; on any failure everything created is removed.
+    `cpu_port`: the program's (topologies.targets.CompiledProgram.constants).
 
     With `servers` (topologies.servers.ServerSet) and a `placement`, every node runs
     on its server through Mininet's cluster nodes (topologies/cluster.py)."""
@@ -299,7 +304,7 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
             cls=P4Switch, target=target, device_id=node.device_id, grpc_port=port,
             log_dir=log_dir, ledger=ledger, port_params=(port_params or {}).get(node.name),
             thrift_port=free_tcp_port() if target.switch is SwitchKind.BMV2 else None,
-            priority_queues=priority_queues)
+            priority_queues=priority_queues, cpu_port=cpu_port)
         switch_opts[node.name].update(placed.get(node.name, {}))
     if servers is None:  # on servers the names live in the servers' namespaces
         ledger.add_interfaces(names)

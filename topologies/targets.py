@@ -27,8 +27,6 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-CPU_PORT = 510  # matches CPU_PORT in p4src/include/headers.p4
-
 
 class TargetError(RuntimeError):
     """A target that is not available or a program that does not compile."""
@@ -163,6 +161,14 @@ class CompiledProgram:
     bmv2_json: Path
     p4info: Path
 
+    @property
+    def constants(self):
+        """The program's own constants (CPU port, clone session base, ...):
+        controller/program_constants.py, read once per compiled file."""
+        from controller.program_constants import from_files
+
+        return from_files(self.p4info, self.bmv2_json)
+
 
 def compile_program(target: Target, source: Path, out_dir: Path) -> CompiledProgram:
     """Compile a v1model program with the target's compiler, cached by source hash."""
@@ -217,6 +223,8 @@ def switch_command(
     port_params: dict[int, str] | None = None,
     thrift_port: int | None = None,
     priority_queues: int = 1,
+    *,
+    cpu_port: int,
 ) -> list[str]:
     """The command line that starts one switch with no program (the SM pushes it).
 
@@ -224,13 +232,14 @@ def switch_command(
     `port_params` are the embedded switch's per-port link properties; bmv2 gets its
     rates after start-up (topologies/link_rates.py), over `thrift_port` where it has
     Thrift. `priority_queues` > 1: that many egress queues per port (QoS: one per VL;
-    strict priority on bmv2, VL arbitration on the embedded switch once the SM sets it)."""
+    strict priority on bmv2, VL arbitration on the embedded switch once the SM sets it).
+    `cpu_port`: the program's (CompiledProgram.constants), where packet-in/out go."""
     iface_args: list[str] = []
     for port, iface in sorted(ports.items()):
         iface_args += ["-i", f"{port}@{iface}"]
     if target.switch is SwitchKind.EMBEDDED:
         cmd = [sys.executable, "-m", "p4switch.cli", "--device-id", str(device_id), *iface_args,
-               "--cpu-port", str(CPU_PORT), "--grpc-server-addr", grpc_addr, "--no-p4"]
+               "--cpu-port", str(cpu_port), "--grpc-server-addr", grpc_addr, "--no-p4"]
         if trace_file:
             cmd += ["--log-file", str(trace_file)]
         for port, spec in sorted((port_params or {}).items()):
@@ -243,7 +252,7 @@ def switch_command(
         cmd += ["--thrift-port", str(thrift_port)]
     if trace_file:
         cmd += ["--log-file", str(trace_file)]
-    cmd += ["--", "--grpc-server-addr", grpc_addr, "--cpu-port", str(CPU_PORT)]
+    cmd += ["--", "--grpc-server-addr", grpc_addr, "--cpu-port", str(cpu_port)]
     if priority_queues > 1:
         cmd += ["--priority-queues", str(priority_queues)]
     return cmd

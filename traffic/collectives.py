@@ -40,6 +40,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from traffic.addressing import SA_ADDRESSES, Peer, resolve
+
 
 class ScheduleError(Exception):
     """A collective that cannot be built as asked (e.g. HD on a non power of two)."""
@@ -193,48 +195,58 @@ def schedule(spec: CollectiveSpec) -> list[Transfer]:
     return out
 
 
-def rank_flows(spec: CollectiveSpec, transfers: Sequence[Transfer], rank: int,
-               book: Sequence[Endpoint]) -> dict:
-    """The FLOWS.json content for one rank's NIC (traffic/nic.py)."""
-    me = book[rank]
+def rank_workload(spec: CollectiveSpec, transfers: Sequence[Transfer], rank: int,
+                  names: Sequence[str]) -> dict:
+    """One rank's FLOWS.json naming its peers (`names` in rank order): the NIC learns
+    their addresses from the SA at start (traffic/addressing.py)."""
     fpc = spec.chunk_frames
     first_step: dict[int, int] = {}
     for t in transfers:
         first_step[t.coll_id] = min(first_step.get(t.coll_id, t.step), t.step)
     flows = [{
-        "flow": spec.flow_base + t.src * spec.n + t.dst, "dst_mac": book[t.dst].mac,
-        "dlid": book[t.dst].lid, "sl": _sl(spec, book[t.dst]), "payload": spec.payload,
-        "coll_id": t.coll_id, "step": t.step, "chunks": list(t.chunks),
-        "frames_per_chunk": fpc,
-        "after": [[c, s, book[src].lid] for c, s, src in t.after],
+        "flow": spec.flow_base + t.src * spec.n + t.dst, "dst": names[t.dst],
+        "payload": spec.payload, "coll_id": t.coll_id, "step": t.step,
+        "chunks": list(t.chunks), "frames_per_chunk": fpc,
+        "after": [[c, s, names[src]] for c, s, src in t.after],
         **({"compute_s": spec.compute_s}
            if spec.compute_s > 0 and t.step == first_step[t.coll_id] else {}),
     } for t in transfers if t.src == rank]
-    recvs = [{"coll_id": t.coll_id, "step": t.step, "slid": book[t.src].lid,
+    recvs = [{"coll_id": t.coll_id, "step": t.step, "src": names[t.src],
               "frames": len(t.chunks) * fpc} for t in transfers if t.dst == rank]
-    return {"name": me.name, "lid": me.lid, "mac": me.mac, "flows": flows, "recvs": recvs,
-            "sl_of_lid": {str(ep.lid): _sl(spec, ep) for ep in book},
+    return {"name": names[rank], "addresses": SA_ADDRESSES, "sl": spec.sl,
+            "flows": flows, "recvs": recvs,
             "collective": {"algorithm": spec.algorithm, "n": spec.n, "rank": rank,
                            "message_bytes": spec.message_bytes, "reps": spec.reps,
                            "coll_ids": [spec.coll_id + i for i in range(spec.reps)]}}
 
 
-def _sl(spec: CollectiveSpec, dst: Endpoint) -> int:
-    return spec.sl if dst.sl is None else dst.sl
+def rank_flows(spec: CollectiveSpec, transfers: Sequence[Transfer], rank: int,
+               book: Sequence[Endpoint]) -> dict:
+    """One rank's FLOWS.json with every address filled in from `book` (NICs that run
+    without an SA): rank_workload resolved as the SA would."""
+    work = rank_workload(spec, transfers, rank, [ep.name for ep in book])
+    peers = {ep.name: Peer(ep.name, ep.lid, ep.mac, ep.sl) for ep in book}
+    out = resolve(work, book[rank].lid, peers)
+    out["mac"] = book[rank].mac
+    return out
 
 
 def write_flow_files(spec: CollectiveSpec, book: Sequence[Endpoint],
-                     out_dir: Path | str) -> dict[str, Path]:
-    """One FLOWS.json per rank (NAME.flows.json) for `python -m traffic.nic --flows`."""
+                     out_dir: Path | str, via_sa: bool = False) -> dict[str, Path]:
+    """One FLOWS.json per rank (NAME.flows.json) for `python -m traffic.nic --flows`:
+    addressed from `book`, or with `via_sa` naming hosts only (the NICs ask the SA)."""
     if len(book) != spec.n:
         raise ScheduleError(f"address book has {len(book)} hosts for {spec.n} ranks")
     transfers = schedule(spec)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    names = [ep.name for ep in book]
     paths = {}
     for rank, ep in enumerate(book):
         path = out_dir / f"{ep.name}.flows.json"
-        path.write_text(json.dumps(rank_flows(spec, transfers, rank, book), indent=1) + "\n")
+        data = (rank_workload(spec, transfers, rank, names) if via_sa
+                else rank_flows(spec, transfers, rank, book))
+        path.write_text(json.dumps(data, indent=1) + "\n")
         paths[ep.name] = path
     return paths
 

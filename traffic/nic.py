@@ -103,7 +103,9 @@ import time
 from array import array
 from collections import deque
 from collections.abc import Callable
+from pathlib import Path
 
+from traffic.addressing import sa_lookup
 from traffic.flow_control import (
     DEFAULT_FRAME_BYTES,
     PFC_XOFF,
@@ -769,6 +771,45 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
                 self._at(time.monotonic_ns() + 200e6, self.stop)
 
 
+def _sa_lookup(args: argparse.Namespace):
+    """The SA, asked over this NIC's port, for a FLOWS.json that names hosts."""
+    def lookup(own, names):
+        mac = args.mac or iface_mac(args.iface)
+        return sa_lookup(args.iface, mac, args.sa_timeout, args.sa_retries)(own, names)
+    return lookup
+
+
+def _start_at(option: str | None, control: str | None) -> float | None:
+    """--start-at: seconds, or '-' for the line 'start_at SECONDS' on stdin (sent once
+    every NIC of the run is ready: a frame then never reaches a NIC not listening yet)."""
+    if option is None:
+        return None
+    if option != "-":
+        try:
+            return float(option)
+        except ValueError:
+            raise ValueError(f"--start-at {option!r}: expected seconds or '-'") from None
+    if control == "-":
+        raise ValueError("--start-at - and --control - both want stdin")
+    line = sys.stdin.readline()
+    word, _, value = line.strip().partition(" ")
+    try:
+        if word != "start_at":
+            raise ValueError
+        return float(value)
+    except ValueError:
+        raise ValueError(f"expected 'start_at SECONDS' on stdin, got {line.strip()!r}"
+                         f"{' (end of input)' if not line else ''}") from None
+
+
+def _write_addresses(log_dir: str, name: str, port: dict) -> None:
+    """What the SA told this NIC (NAME.addresses.json beside its logs)."""
+    if "addresses" in port:
+        Path(log_dir).mkdir(parents=True, exist_ok=True)
+        (Path(log_dir) / f"{name}.addresses.json").write_text(
+            json.dumps(port["addresses"], indent=1) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="traffic.nic", description=__doc__.splitlines()[0])
     ap.add_argument("--iface", required=True)
@@ -814,8 +855,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--flows", help="FLOWS.json (name, lid, flows, recvs, actions)")
     ap.add_argument("--log-dir", required=True)
     ap.add_argument("--duration", type=float, required=True, help="seconds from the start")
-    ap.add_argument("--start-at", type=float, default=None,
-                    help="CLOCK_REALTIME seconds at which flows' start_s = 0 (default: now)")
+    ap.add_argument("--start-at", default=None,
+                    help="CLOCK_REALTIME seconds at which flows' start_s = 0 (default: now); "
+                         "'-': read 'start_at SECONDS' from stdin once ready (a fleet that "
+                         "starts every NIC only once all of them listen)")
     ap.add_argument("--until-done", action="store_true",
                     help="stop once every flow is sent and every expected receive arrived")
     ap.add_argument("--control", help="unix socket path for control commands, or - for stdin")
@@ -825,9 +868,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", help="log file prefix (default: FLOWS.json name or the iface)")
     ap.add_argument("--lid", type=int, default=None)
     ap.add_argument("--mac", default=None, help="source MAC (default: the interface's)")
+    ap.add_argument("--sa-timeout", type=float, default=1.0,
+                    help="seconds per try of a path query to the SA (FLOWS.json naming hosts)")
+    ap.add_argument("--sa-retries", type=int, default=5, help="tries per path query")
     args = ap.parse_args(argv)
     try:
-        port, workload = load_flows_file(args.flows) if args.flows else ({}, Workload())
+        port, workload = load_flows_file(args.flows, _sa_lookup(args), args.name) \
+            if args.flows else ({}, Workload())
+        _write_addresses(args.log_dir, args.name or port.get("name") or args.iface, port)
         config = NicConfig(
             iface=args.iface, mode=FlowControl(args.mode), rate_pps=args.rate_pps,
             mac=args.mac or port.get("mac") or iface_mac(args.iface),
@@ -865,7 +913,13 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, nic.stop_soon)
     print(json.dumps({"ready": True, "name": config.name, "pid": os.getpid()}), flush=True)
     try:
-        nic.run(args.duration, None if args.start_at is None else int(args.start_at * 1e9))
+        start_at = _start_at(args.start_at, args.control)
+    except ValueError as exc:
+        nic.close()
+        print(f"traffic.nic: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        nic.run(args.duration, None if start_at is None else int(start_at * 1e9))
         paths = nic.write_logs(args.log_dir)
     except OSError as exc:
         print(f"traffic.nic: error: {exc}", file=sys.stderr)

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from traffic.addressing import AddressError, Lookup, names_in, resolve, wants_sa
 from traffic.flow_control import (
     DEFAULT_FRAME_BYTES,
     PFC_XOFF,
@@ -179,15 +180,33 @@ class Workload:
     actions: tuple[tuple[float, str], ...] = ()
 
 
-def load_flows_file(path: Path | str) -> tuple[dict, Workload]:
+def load_flows_file(path: Path | str, lookup: Lookup | None = None, name: str | None = None
+                    ) -> tuple[dict, Workload]:
     """(port settings from the file: name, lid, mac, vls, sl_to_vl, vl_arbitration;
-    the workload)."""
+    the workload). A file written for the SA (traffic/addressing.py) names hosts; its
+    addresses come from `lookup` (the SA, traffic.addressing.sa_lookup), asked once
+    here: the answers are in port["addresses"]."""
     try:
         data = json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
         raise NicConfigError(f"{path}: {exc}") from None
+    learned = None
+    if wants_sa(data):
+        own = name or data.get("name")
+        if lookup is None or not own:
+            raise NicConfigError(f"{path}: the file names hosts (addresses from the SA) but "
+                                 "this NIC has no SA to ask or no name")
+        try:
+            lid, peers = lookup(own, names_in(data))
+            data = resolve(data, lid, peers)
+        except AddressError as exc:
+            raise NicConfigError(str(exc)) from None
+        learned = {"lid": lid, "peers": {p.name: {"lid": p.lid, "sl": p.sl, "mac": p.mac}
+                                         for p in peers.values()}}
     port = {k: data[k] for k in ("name", "lid", "mac", "vls", "sl_to_vl", "transport")
             if k in data}
+    if learned is not None:
+        port["addresses"] = learned
     try:
         port["sl_of_lid"] = tuple((int(lid), int(sl))
                                   for lid, sl in data.get("sl_of_lid", {}).items())

@@ -21,13 +21,19 @@ from traffic.timing import arrivals_from_recv_logs, recovery_gaps
 Routes = Mapping[str, Mapping[int, int | None]]
 
 
-def flows_of(flow_files: Iterable[Path | str]) -> dict[int, tuple[str, int]]:
-    """Flow id -> (source host, DLID), from the NICs' FLOWS.json files."""
+def flows_of(flow_files: Iterable[Path | str], lids: Mapping[str, int] | None = None
+             ) -> dict[int, tuple[str, int]]:
+    """Flow id -> (source host, DLID), from the NICs' FLOWS.json files; a flow that names
+    its destination (the NIC asked the SA, traffic/addressing.py) takes its LID from
+    `lids` (host -> LID, the SM's)."""
     out: dict[int, tuple[str, int]] = {}
     for path in flow_files:
         data = json.loads(Path(path).read_text())
         for flow in data.get("flows", ()):
-            out.setdefault(flow["flow"], (data["name"], flow["dlid"]))
+            dlid = flow.get("dlid")
+            if dlid is None:
+                dlid = (lids or {}).get(flow.get("dst"), 0)
+            out.setdefault(flow["flow"], (data["name"], dlid))
     return out
 
 

@@ -22,7 +22,8 @@ def flow_hosts(run_dir: Path) -> dict[int, tuple[str, str]]:
     except (OSError, ValueError, KeyError):
         return {}
     host_of_lid = {entry["lid"]: name for name, entry in book.items()}
-    flows = flows_of(sorted((run_dir / "flows").glob("*.flows.json")))
+    flows = flows_of(sorted((run_dir / "flows").glob("*.flows.json")),
+                     {name: entry["lid"] for name, entry in book.items()})
     return {flow: (src, host_of_lid.get(dlid, "?")) for flow, (src, dlid) in flows.items()}
 
 

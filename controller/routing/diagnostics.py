@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 from controller.routing.graph import SwitchGraph
 
 Channel = tuple[int, int]  # (switch index, egress port) of a switch-to-switch link
-MAX_VLS = 8  # data VLs the pipeline classifies (NUM_CLASSES in p4src/include/headers.p4)
+# data VLs fabric.p4 classifies, for offline routing; the SM passes the pushed program's
+# NUM_CLASSES (controller/program_constants.py)
+MAX_VLS = 8
 
 
 class VlLayeringError(Exception):

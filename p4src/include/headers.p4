@@ -21,8 +21,18 @@ const bit<8> KIND_HELLO  = 4;
 const bit<8> KIND_SA     = 5;  /* subnet administration: punted / packet-out only */
 const bit<8> KIND_NOTIFY = 6;  /* fault notification: "DLID unreachable through me" (notify.p4) */
 
-/* bmv2's conventional CPU port for packet-in/out (--cpu-port 510). */
-const port_t CPU_PORT = 510;
+/* The constants the control plane must agree on. A serializable enum, so that the
+ * compiled program carries them (bmv2 JSON "enums", P4Info type_info): the runner
+ * starts switches with this CPU port and the SM creates this program's clone sessions
+ * and multicast group (controller/program_constants.py). Change a value here only. */
+enum bit<32> FabricConst {
+    CPU_PORT        = 510,   /* bmv2's conventional CPU port (--cpu-port) for packet-in/out */
+    NUM_CLASSES     = 8,     /* traffic classes: an SL maps to one of 8 VLs / PFC priorities */
+    FC_SESSION_BASE = 100,   /* clone session FC_SESSION_BASE + p sends out of port p */
+    NOTIFY_GROUP    = 1000   /* multicast group of a switch's switch-to-switch ports */
+}
+
+const port_t CPU_PORT = (port_t)(bit<32>)FabricConst.CPU_PORT;
 
 /* Drop reasons: the index within a port's block of the drop counter. A serializable
  * enum, so that the compiled program names them (bmv2 JSON "enums"): the SM decodes
@@ -185,7 +195,7 @@ const bit<8> FC_PFC    = 1;
 const bit<8> FC_CREDIT = 2;
 
 /* Traffic classes: an SL maps to one of 8 VLs (credit mode) / PFC priorities. */
-const bit<32> NUM_CLASSES = 8;
+const bit<32> NUM_CLASSES = (bit<32>)FabricConst.NUM_CLASSES;
 
 /* Flow-control frames a clone turns into (metadata_t.fc_op). */
 const bit<8> FC_OP_NONE       = 0;
@@ -205,7 +215,7 @@ const bit<16> PFC_PAUSE_QUANTA   = 0xFFFF;
 const bit<32> FC_FRAME_BYTES     = 60;   /* flow-control frames are cut to this size */
 
 /* Clone session the SM creates for every port p: FC_SESSION_BASE + p -> port p. */
-const bit<32> FC_SESSION_BASE = 100;
+const bit<32> FC_SESSION_BASE = (bit<32>)FabricConst.FC_SESSION_BASE;
 
 /* Field lists preserved across recirculation (a held packet) and into clones.
  * metadata_t's @field_list annotations use the numbers themselves: p4c wants

@@ -24,7 +24,7 @@
 const bit<32> NOTIFY_LIDS = 49152;
 const bit<8>  NOTIFY_OP_UNREACHABLE = 1;
 /* The multicast group the SM gives every switch: its switch-to-switch ports. */
-const bit<16> NOTIFY_GROUP = 1000;
+const bit<16> NOTIFY_GROUP = (bit<16>)(bit<32>)FabricConst.NOTIFY_GROUP;
 
 /* Per DLID: [47:32] epoch, [31:16] and [15:0] two ports notified dead for it,
  * each stored as port + 1 (0 = none). Two: a route offers a primary and a backup. */

@@ -180,18 +180,19 @@ def test_up_refuses_a_flow_control_mode_it_does_not_know(fake_fabric_switches, p
 
 
 def test_flow_control_is_set_on_every_switch_with_each_links_quantum_and_buffer(monkeypatch):
-    from controller import bringup
+    from controller import bringup, program_constants
     from controller import flow_control as fc
     from traffic.flow_control import FlowControl, pause_quantum_ns
 
     written = {}
-    monkeypatch.setattr(fc, "configure", lambda conn, params, quanta, limits:
+    monkeypatch.setattr(fc, "configure", lambda conn, params, quanta, limits, constants:
                         written.setdefault(conn, (params, quanta, limits)))
     fabric = build("line:2")
     params = bringup.fc_params(FlowControl.CREDIT, xoff=24, xon=12, headroom=24,
                                credit_limit=32, credit_coalesce=4, hoq_lifetime_us=500,
                                watchdog_detect_us=0, watchdog_restore_us=0)
-    bringup.configure_flow_control({"s1": "conn1", "s2": "conn2"}, fabric, params, 1074)
+    bringup.configure_flow_control({"s1": "conn1", "s2": "conn2"}, fabric, params, 1074,
+                                   program_constants.fabric_p4())
     assert set(written) == {"conn1", "conn2"}
     got, quanta, limits = written["conn1"]
     assert got.mode is fc.Mode.CREDIT and got.hoq_lifetime_us == 500

@@ -42,7 +42,7 @@ def test_status_reports_every_switch_without_taking_it_from_the_sm(leafspine_sm,
     s1 = sm.connections["s1"]
     Liveness(s1).set(3, up=False)
     s1.write(flow_control.updates(s1, flow_control.FlowControlParams(
-        mode=flow_control.Mode.PFC, xoff=8, xon=4), {})[:1])
+        mode=flow_control.Mode.PFC, xoff=8, xon=4), {}, constants=sm.constants)[:1])
     assert main(["status", "leafspine:2,2,1", *_switch_args(switches), "--json"]) == 0
     report = {s["switch"]: s for s in json.loads(capsys.readouterr().out)["switches"]}
     assert set(report) == {"s1", "s2", "s3", "s4"}

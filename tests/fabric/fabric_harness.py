@@ -8,13 +8,16 @@ from pathlib import Path
 
 from scapy.layers.l2 import Ether
 
+from controller import program_constants
 from traffic.frames import APP, BTH, CREDIT, ETHERTYPE_FABRIC, LRH, NOTIFY, Kind
 
 FABRIC_P4 = Path(__file__).resolve().parents[2] / "p4src" / "fabric.p4"
 
-CPU_PORT = 510
-FC_SESSION_BASE = 100
-NOTIFY_GROUP = 1000  # p4src/include/notify.p4
+# fabric.p4's own (its FabricConst enum), as the SM reads them from the compiled program
+_CONSTANTS = program_constants.fabric_p4()
+CPU_PORT = _CONSTANTS.cpu_port
+FC_SESSION_BASE = _CONSTANTS.fc_session_base
+NOTIFY_GROUP = _CONSTANTS.notify_group
 PORTS = (1, 2, 3, 4)
 FC_LOSSY, FC_PFC, FC_CREDIT = 0, 1, 2
 
@@ -47,10 +50,11 @@ class Fabric:
         from p4switch.switch import Switch
 
         self._ActionCall = ActionCall
-        self.sw = Switch(ports=ports or {}, cpu_port=CPU_PORT)
+        self.constants = program_constants.of_program(bmv2_json)
+        self.sw = Switch(ports=ports or {}, cpu_port=self.constants.cpu_port)
         self.sw.load_program(bmv2_json)
         for port in PORTS:
-            self.sw.clone_session_set(FC_SESSION_BASE + port, [Replica(port)])
+            self.sw.clone_session_set(self.constants.fc_session_base + port, [Replica(port)])
 
     def route(self, dlid: int, port: int, backup: int | None = None) -> None:
         from p4switch.runtime_api import MatchKind, MatchParam
@@ -83,7 +87,7 @@ class Fabric:
         the multicast group NOTIFY frames are flooded to (those ports)."""
         from p4switch.runtime_api import Replica
 
-        self.sw.mc_group_set(NOTIFY_GROUP, [Replica(p, 1) for p in sorted(ports)])
+        self.sw.mc_group_set(self.constants.notify_group, [Replica(p, 1) for p in sorted(ports)])
         mask = sum(1 << p for p in set(ports))
         self.sw.table_set_default("FabricIngress.notify_config",
                                   self._ActionCall("FabricIngress.set_notify", (mask, epoch)))

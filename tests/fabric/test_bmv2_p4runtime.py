@@ -67,11 +67,13 @@ def test_bmv2_refuses_register_writes_with_the_embedded_switch_s_status(bmv2):
 
 def test_flow_control_and_queue_limits_are_accepted_as_tables_and_clone_sessions(bmv2):
     from controller import flow_control as fc
+    from controller import program_constants
     from controller.cli import _flow_control
 
     conn, _address, _info = bmv2
     params = fc.FlowControlParams(mode=fc.Mode.CREDIT, credit_limit=16, credit_coalesce=2)
-    fc.configure(conn, params, {1: 51200, 2: 51200}, queue_limit={1: 64, 2: 64})
+    fc.configure(conn, params, {1: 51200, 2: 51200}, queue_limit={1: 64, 2: 64},
+                 constants=program_constants.fabric_p4())
     assert _flow_control(conn)["mode"] == "CREDIT"
     limits = conn.read_table_entries("FabricIngress.egress_config")
     assert len(limits) == 2

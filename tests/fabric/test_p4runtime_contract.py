@@ -100,11 +100,13 @@ def test_register_writes_are_refused_as_bmv2_refuses_them(sm_and_switch):
 
 def test_lossy_egress_limit_is_a_table_entry_and_tail_drops_beyond_it(sm_and_switch):
     from controller import flow_control as fc
+    from controller import program_constants
 
     conn, sw = sm_and_switch
     conn.write([conn.insert(conn.p4info.table_entry(
         "FabricIngress.dlid_route", {"hdr.lrh.dlid": 5}, "FabricIngress.forward", {"port": 2}))])
-    fc.configure(conn, fc.FlowControlParams(), {}, queue_limit={2: 2})
+    fc.configure(conn, fc.FlowControlParams(), {}, queue_limit={2: 2},
+                 constants=program_constants.fabric_p4())
     assert len(sw.process(1, bytes(data_frame(5, psn=1)))) == 1  # under the limit: sent
     sw.register_write("egress_queued", 2, 2)  # two frames waiting for port 2 (data-plane state)
     assert sw.process(1, bytes(data_frame(5, psn=2))) == []

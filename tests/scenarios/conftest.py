@@ -46,7 +46,8 @@ class MininetFabrics:
         intended = intended or physical
         ledger = Ledger.create(f"test-{physical.name.replace(':', '-')}-{time.time_ns()}")
         self.stops.append(ledger.teardown)  # whatever net.stop() did not get to
-        net = start_network(physical, Target.EMBEDDED, ledger, self.run_dir / "logs")
+        net = start_network(physical, Target.EMBEDDED, ledger, self.run_dir / "logs",
+                            cpu_port=self.program.constants.cpu_port)
         self.stops.append(net.stop)
         sm = SubnetManager(intended, connect_switches(intended, net.grpc_addrs),
                            engine=engine(routing))

@@ -10,6 +10,7 @@ import json
 import socket
 import threading
 import time
+from pathlib import Path
 
 from fabriclab.hosts import NicFleet
 
@@ -99,3 +100,41 @@ def test_stall_detector_stops_nics_on_which_nothing_moves(tmp_path):
         nic.close()
     assert nic.stopped
     assert fleet.stalled_after_s is not None and fleet.stalled_after_s >= 1.0
+
+
+class LateHost:
+    """A host whose 'NIC' says ready after `delay_s`, then writes the start line it was
+    given and the time it said ready to `out`."""
+
+    def __init__(self, delay_s: float, out: Path) -> None:
+        self.delay_s, self.out = delay_s, out
+
+    def popen(self, cmd, **kwargs):
+        import subprocess
+        import sys
+
+        assert cmd[cmd.index("--start-at") + 1] == "-"
+        script = (f"import json, sys, time; time.sleep({self.delay_s!r}); "
+                  "ready = time.time(); print(json.dumps({'ready': True}), flush=True); "
+                  "line = sys.stdin.readline(); "
+                  f"open({str(self.out)!r}, 'w').write(json.dumps([ready, line]))")
+        kwargs.pop("cwd", None)
+        return subprocess.Popen([sys.executable, "-c", script], **kwargs)
+
+
+def test_the_start_time_is_handed_out_once_every_nic_listens(tmp_path):
+    from fabriclab.hosts import NicSettings
+    from traffic.flow_control import FlowControl
+
+    fleet = NicFleet(tmp_path / "logs", ledger=None)
+    fleet.ledger = type("L", (), {"prefix": "", "add_process": lambda *a: None})()
+    hosts = {"h1": LateHost(0.0, tmp_path / "h1.out"), "h2": LateHost(1.0, tmp_path / "h2.out")}
+    settings = NicSettings(FlowControl.LOSSY, 1000, 100, 64, 24, 12, 4)
+    start_at = fleet.start(hosts, {"h1": tmp_path / "x", "h2": tmp_path / "y"}, None,
+                           {"h1": "m1", "h2": "m2"}, settings, 5)
+    for proc in fleet.procs.values():
+        proc.wait(5)
+    (ready1, line1), (ready2, line2) = (json.loads((tmp_path / f"{h}.out").read_text())
+                                        for h in ("h1", "h2"))
+    assert line1 == line2 == f"start_at {start_at:.6f}\n"
+    assert start_at > max(ready1, ready2)  # the quick NIC did not start before the slow one

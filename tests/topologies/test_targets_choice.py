@@ -62,11 +62,12 @@ def test_missing_tools_and_unknown_names_are_clear_errors(tools):
 def test_bmv2_switch_command_gets_a_thrift_port_and_no_port_params():
     t = targets.Target(Compiler.EMBEDDED, SwitchKind.BMV2)
     cmd = targets.switch_command(t, 3, {1: "s3-eth1"}, "127.0.0.1:5000",
-                                 port_params={1: "rate_pps=100"}, thrift_port=9191)
+                                 port_params={1: "rate_pps=100"}, thrift_port=9191,
+                                 cpu_port=510)
     assert cmd[:6] == ["simple_switch_grpc", "--device-id", "3", "-i", "1@s3-eth1", "--no-p4"]
     assert "--thrift-port" in cmd and "--port-params" not in cmd
     embedded = targets.switch_command(targets.Target.EMBEDDED, 3, {1: "s3-eth1"}, "a:1",
-                                      port_params={1: "rate_pps=100"})
+                                      port_params={1: "rate_pps=100"}, cpu_port=510)
     assert "--port-params" in embedded and "--thrift-port" not in embedded
 
 
