@@ -64,7 +64,7 @@ class NicFleet:
         for name, flows_path in sorted(flows.items()):
             control = self.control_dir / f"{name}.ctl"
             self.control[name] = control
-            cmd = [sys.executable, "-m", "traffic.nic", "--iface", f"{self.ledger.prefix}{name}-eth0",
+            cmd = [sys.executable, "-m", "traffic.nic_cli", "--iface", f"{self.ledger.prefix}{name}-eth0",
                    "--mode", settings.mode.value, "--rate-pps", str(settings.rate_pps),
                    "--frame-bytes", str(settings.frame_bytes), "--buffer", str(settings.buffer),
                    "--xoff", str(settings.xoff), "--xon", str(settings.xon),

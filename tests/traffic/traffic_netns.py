@@ -114,7 +114,7 @@ class NicProcess:
         flows_path.write_text(json.dumps({"name": name, "lid": host.lid, **flows}))
         # Real-time from the start: start-up on a loaded machine must fit in the lead time.
         rt = ["chrt", "-f", "10"] if shutil.which("chrt") else []
-        cmd = [*host.prefix, *rt, sys.executable, "-m", "traffic.nic", "--iface", host.iface,
+        cmd = [*host.prefix, *rt, sys.executable, "-m", "traffic.nic_cli", "--iface", host.iface,
                "--mode", mode, "--rate-pps", str(rate), "--flows", str(flows_path),
                "--log-dir", str(log_dir), "--duration", str(duration),
                "--start-at", f"{start_at:.6f}", *extra]
