@@ -233,7 +233,7 @@ def rank_flows(spec: CollectiveSpec, transfers: Sequence[Transfer], rank: int,
 
 def write_flow_files(spec: CollectiveSpec, book: Sequence[Endpoint],
                      out_dir: Path | str, via_sa: bool = False) -> dict[str, Path]:
-    """One FLOWS.json per rank (NAME.flows.json) for `python -m traffic.nic --flows`:
+    """One FLOWS.json per rank (NAME.flows.json) for `python -m traffic.nic_cli --flows`:
     addressed from `book`, or with `via_sa` naming hosts only (the NICs ask the SA)."""
     if len(book) != spec.n:
         raise ScheduleError(f"address book has {len(book)} hosts for {spec.n} ranks")

@@ -754,9 +754,3 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
             if self.until_done:
                 # Linger so that the last credits and resumes reach the peers.
                 self._at(time.monotonic_ns() + 200e6, self.stop)
-
-
-if __name__ == "__main__":  # the command line lives in traffic/nic_cli.py
-    from traffic.nic_cli import main
-
-    sys.exit(main())

@@ -1,5 +1,5 @@
-"""The NIC emulator's command line: `python -m traffic.nic_cli` (also reached as
-`python -m traffic.nic`), options in traffic/nic.py's module doc. Reads FLOWS.json (asking
+"""The NIC emulator's command line: `python -m traffic.nic_cli`, options in traffic/nic.py's
+module doc. Reads FLOWS.json (asking
 the SA for the addresses it names), opens the port, prints a ready line, waits for the
 start time, runs, writes the logs and prints a one-line summary."""
 
@@ -75,7 +75,7 @@ def _write_addresses(log_dir: str, name: str, port: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="traffic.nic", description=(nic_module.__doc__ or "").splitlines()[0])
+    ap = argparse.ArgumentParser(prog="traffic.nic_cli", description=(nic_module.__doc__ or "").splitlines()[0])
     ap.add_argument("--iface", required=True)
     ap.add_argument("--mode", required=True, choices=[m.value for m in FlowControl])
     ap.add_argument("--rate-pps", type=float, required=True, help="link rate, frames/s")

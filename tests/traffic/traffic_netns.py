@@ -100,7 +100,7 @@ def delete_namespaces(*names: str) -> None:
 
 
 class NicProcess:
-    """`python -m traffic.nic` in a host's namespace; `.summary` after `.wait()`."""
+    """`python -m traffic.nic_cli` in a host's namespace; `.summary` after `.wait()`."""
 
     def __init__(self, host: Host, mode: str, rate: float, log_dir: Path, flows: dict,
                  duration: float, start_at: float, extra: tuple[str, ...] = (),
