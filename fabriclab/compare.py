@@ -19,8 +19,7 @@ from fabriclab.scenario import Scenario, variant
 from fabriclab.status import StatusLine
 from topologies.targets import Target
 from traffic.metrics import RunMetrics
-
-VERDICT_ORDER = ("pass", "partial", "incomplete", "stalled", "fail", "error")
+from traffic.verdict import worst
 
 
 def run_compared(scenario: Scenario, target: Target, results_root: Path,
@@ -50,10 +49,9 @@ def combine(scenario: Scenario, target: str, runs: dict[str, RunMetrics],
         reasons += [f"{name}: {r}" for r in m.verdict_reasons]
         if m.error:
             reasons.append(f"{name}: {m.error}")
-    verdicts = [m.verdict for m in runs.values()] or ["error"]
-    worst = max(verdicts, key=lambda v: VERDICT_ORDER.index(v) if v in VERDICT_ORDER else 99)
     return RunMetrics(scenario=scenario.name, target=target, flow_control="compare",
-                      verdict=worst, verdict_reasons=tuple(reasons), problems=tuple(problems),
+                      verdict=worst(m.verdict for m in runs.values()),
+                      verdict_reasons=tuple(reasons), problems=tuple(problems),
                       topology=scenario.topology, training=training,
                       compared_runs=dict(run_dirs))
 

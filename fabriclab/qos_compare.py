@@ -27,8 +27,7 @@ from fabriclab import results
 from fabriclab.scenario import Scenario
 from traffic.metrics import ArbitrationSetting, RunMetrics
 from traffic.nic_summary import read_recv_log
-
-VERDICT_ORDER = ("pass", "partial", "fail", "incomplete", "stalled", "error")
+from traffic.verdict import worst
 
 
 def needs_comparison(scenario: Scenario) -> bool:
@@ -58,13 +57,12 @@ def run_compared(scenario: Scenario, target, results_root: Path, status, program
     solo_cct = solo.metrics.cct_ms
     arbitration = {label: _setting(qos.policy, result, solo_cct) for label, qos, result in runs}
     verdicts = [solo.metrics.verdict] + [r.metrics.verdict for _l, _q, r in runs]
-    worst = max(verdicts, key=lambda v: VERDICT_ORDER.index(v) if v in VERDICT_ORDER else 99)
     reasons = tuple(f"{label}: {reason}" for label, _q, r in runs
                     for reason in r.metrics.verdict_reasons)
     merged = replace(last, solo_run=str(solo.run_dir), solo_cct_ms=solo_cct,
                      share_of_solo=_ratio(solo_cct, last.cct_ms),
                      arbitration=arbitration if q.compare else None,
-                     verdict=worst, verdict_reasons=reasons)
+                     verdict=worst(verdicts), verdict_reasons=reasons)
     last_dir = runs[-1][2].run_dir
     for name in ("versions.json", "topology.json", "address_book.json", "counters.json",
                  "telemetry.json"):

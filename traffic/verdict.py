@@ -14,9 +14,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from traffic.metrics import RunMetrics
+
+# From best to worst: a result made of several runs (the fabrics of a comparison, a solo run
+# and its variants) has the worst of their verdicts.
+SEVERITY = ("pass", "partial", "incomplete", "stalled", "fail", "error")
+
+
+def worst(verdicts: Iterable[str]) -> str:
+    """The worst of the runs' verdicts ("error" for no run; an unknown word ranks worst)."""
+    rank = {v: i for i, v in enumerate(SEVERITY)}
+    return max(verdicts, key=lambda v: rank.get(v, len(SEVERITY)), default="error")
 
 
 @dataclass(frozen=True)

@@ -131,3 +131,13 @@ def test_a_frame_sent_into_the_broken_path_and_never_delivered_is_not_recovered(
                        [(1, 0, 481, 1), (1, 1, 600, 2)])  # PSN 1 discarded, never accepted
     (gap,) = failure_gaps(sent, recv, [("s3-s1", START + 500 * MS)], PATHS)
     assert gap.flows == (1,) and not gap.recovered and gap.gap_ms == pytest.approx(1.0)
+
+
+def test_the_worst_verdict_of_several_runs():
+    from traffic.verdict import worst
+
+    assert worst(["pass", "stalled", "incomplete"]) == "stalled"
+    assert worst(["pass", "fail", "stalled"]) == "fail"
+    assert worst(["partial", "pass"]) == "partial"
+    assert worst([]) == "error"
+    assert worst(["pass", "something new"]) == "something new"
