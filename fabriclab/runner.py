@@ -124,8 +124,9 @@ def _build_fabric(run_plan: RunPlan, target: Target, program_source: Path, ledge
     program = compile_program(target, program_source, ROOT / "build" / "p4")
     servers = None
     if placement is not None:
+        distributed.check_plan(run_plan, cluster)
         status.set_phase(f"making servers {cluster.servers}")
-        servers = distributed.make_servers(cluster, ledger)
+        servers = distributed.make_servers(cluster, ledger, run_dir)
     status.set_phase(f"starting {len(fabric.switches)} switches and {len(fabric.hosts)} hosts"
                      + (f" on {len(servers.servers)} servers" if servers else ""))
     queues = 8 if run_plan.qos is not None and run_plan.qos.class_queues else 1

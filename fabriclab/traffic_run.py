@@ -18,7 +18,7 @@ from fabriclab.plan import LINK_FAULTS, NIC_FAULTS, RunPlan
 from fabriclab.qos_traffic import apply_qos
 from fabriclab.scenario import Scenario
 from fabriclab.status import StatusLine
-from topologies import link_names
+from topologies import link_names, remote
 from topologies.description import Fabric
 from topologies.ledger import Ledger
 from topologies.network import EmulatedNetwork
@@ -163,8 +163,8 @@ def run_traffic(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup, run_dir: 
     for h in ranks:
         captures[h] = Capture(net.intf(h, 0), pcaps[h], spawn=hosts[h].popen, direction="in")
         captures[h].start()
-        ledger.add_process(captures[h].pid, f"tcpdump on {h}")
-    fleet = NicFleet(run_dir / "nics", ledger)
+        remote.record(ledger, captures[h].process, f"tcpdump on {h}")
+    fleet = NicFleet(run_dir / "nics", ledger, collect=net.collect_files)
     stats, events = [], []
     try:
         status.set_phase(f"traffic: {t.pattern} over {len(ranks)} hosts "
@@ -186,6 +186,7 @@ def run_traffic(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup, run_dir: 
         fleet.stop()
         for cap in captures.values():
             stats.append(cap.stop())
+        net.collect_files()  # supervised servers: the captures, into the run directory
     return TrafficRun(ranks, spec, flow_files, start_at, time.time(), summaries, events,
                       fleet.sent_logs(), fleet.recv_logs(), pcaps, stats, fleet.stalled_after_s,
                       flow_classes)
@@ -202,7 +203,7 @@ def send_to_unknown_dlid(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup,
         "name": src, "lid": book["lid"], "mac": book["mac"], "recvs": [],
         "flows": [{"flow": CHECK_FLOW_ID, "dst_mac": peer["mac"], "dlid": UNKNOWN_DLID,
                    "count": frames, "payload": scenario.traffic.payload_bytes}]}})
-    fleet = NicFleet(run_dir / "checks" / "nics", ledger)
+    fleet = NicFleet(run_dir / "checks" / "nics", ledger, collect=net.collect_files)
     try:
         fleet.start({src: net.host(src)}, flow_files, {src: book["lid"]}, {src: book["mac"]},
                     nic_settings(scenario, transport="ud"), 10)
