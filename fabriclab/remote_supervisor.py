@@ -314,16 +314,27 @@ class Supervisor:
         directories; the ledger goes once all of it is gone. Returns what is left."""
         with self.lock:
             procs = list(self.procs.items())[::-1]
-        left: list[str] = []
-        for pid, info in procs:  # SIGTERM to all at once: NICs write their logs meanwhile
-            if _alive(pid, info["start"]):
+
+        def alive() -> list[tuple[int, dict]]:
+            out = []
+            for pid, info in procs:
+                popen = self.popens.get(pid)
+                if (popen is None or popen.poll() is None) and _alive(pid, info["start"]):
+                    out.append((pid, info))
+            return out
+
+        # SIGTERM to all at once (NICs write their logs, tcpdump flushes), SIGKILL to
+        # what still runs after 3 s (an interactive shell ignores SIGTERM), by PID.
+        for sig, wait in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 2.0)):
+            for pid, _info in alive():
                 try:
-                    os.kill(pid, signal.SIGTERM)
+                    os.kill(pid, sig)
                 except ProcessLookupError:
                     pass
-        for pid, info in procs:
-            if not stop_recorded(pid, info["start"], self.popens.get(pid)):
-                left.append(f"process {pid} ({info['what']})")
+            deadline = time.monotonic() + wait
+            while alive() and time.monotonic() < deadline:
+                time.sleep(0.05)
+        left = [f"process {pid} ({info['what']})" for pid, info in alive()]
         left += remove_recorded(self.interfaces, self.directories)
         if not left:
             self.ledger.unlink(missing_ok=True)

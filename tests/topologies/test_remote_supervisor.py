@@ -155,3 +155,53 @@ def test_shutdown_reports_and_a_bad_request_gets_an_error_not_a_crash(supervisor
     pid, start = _sleeper(client)
     assert client.shutdown() == []
     assert _gone(pid, start)
+
+
+def test_the_run_ledger_finishes_a_server_through_its_cleanup_command(supervisor, tmp_path):
+    """`fabriclab cleanup` after a crash: the run's ledger holds each supervised server's
+    cleanup command (over SSH on a real server; run directly here)."""
+    from topologies.ledger import Ledger
+
+    client, ledger_path = supervisor
+    pid, start = _sleeper(client, "switch s1")
+    os.kill(client.proc.pid, signal.SIGKILL)
+    client.proc.wait()
+    run_ledger = Ledger.create("crashed-run", tmp_path / "runs")
+    run_ledger.add_remote("srv1", [sys.executable, "-m", "fabriclab.remote_supervisor",
+                                   "cleanup", "--ledger", str(ledger_path)])
+    assert Ledger.load(run_ledger.path).remote[0]["server"] == "srv1"
+    assert run_ledger.teardown() == []
+    assert _gone(pid, start) and not run_ledger.path.exists()
+
+
+def test_an_unreachable_server_cleanup_is_reported_not_hidden(tmp_path):
+    from topologies.ledger import Ledger
+
+    run_ledger = Ledger.create("crashed-run", tmp_path / "runs")
+    run_ledger.add_remote("srv9", ["false"])
+    left = run_ledger.teardown()
+    assert left and "srv9" in left[0] and run_ledger.path.exists()
+
+
+def test_servers_missing_tools_are_refused_up_front_with_every_problem(monkeypatch):
+    from topologies.distributed import check_supervised
+    from topologies.servers import Server, ServerError, ServerSet
+
+    servers = ServerSet((Server("a", "10.0.0.1"), Server("b", "10.0.0.2")), "ssh", "10.0.0.9")
+    replies = {"a": "0\nproject\nvenv\npython3\nmnexec\ntcpdump\nip\n",
+               "b": "1000\npython3\nip\n"}
+    monkeypatch.setattr(servers, "ssh", lambda server, cmd, timeout=20: subprocess.
+                        CompletedProcess(cmd, 0, replies[server.name], ""))
+    with pytest.raises(ServerError) as err:
+        check_supervised(servers)
+    text = str(err.value)
+    assert "a: missing" not in text, "server a has everything"
+    for need in ("b: missing root", "the project at", "make setup", "mnexec", "tcpdump"):
+        assert need in text
+
+
+def test_an_unknown_real_server_is_refused_before_anything_starts():
+    from topologies.servers import ServerError, ssh_servers
+
+    with pytest.raises(ServerError, match="cannot resolve"):
+        ssh_servers(["no-such-server.invalid"])
