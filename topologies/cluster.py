@@ -13,11 +13,13 @@ fabriclab runs a process per switch, NIC and agent that the runner must signal
 (a NIC's "ready" line) and stop by PID with the start time the ledger checks.
 Mininet's `RemoteMixin.popen` starts a process through `ssh` without a
 terminal, where a signal to the ssh client never reaches the remote process. On
-namespace servers those processes therefore start from the runner straight into
-their server's namespace (`ip netns exec`, `mnexec -a` for a host): same
-kernel, same PIDs, so the ledger stops them by PID as on one machine. Real
-servers (`--servers HOST1,HOST2`) need a remote process supervisor for that;
-see docs/cluster.md for what is built and what is not.
+namespace servers reached directly (`ns:N`) those processes therefore start
+from the runner straight into their server's namespace (`ip netns exec`,
+`mnexec -a` for a host): same kernel, same PIDs, so the ledger stops them by PID
+as on one machine. On supervised servers (real servers, and `ssh:ns:N`) they
+start through the server's process supervisor over SSH (topologies/remote.py,
+fabriclab/remote_supervisor.py), which also adopts the node shells and records
+the switch ends of the links, so its own ledger there stops and removes them.
 
 Mininet's cluster cleanup (`ClusterCleanup`, `mn -c` on every server) is never
 called: teardown is the run's ledger.

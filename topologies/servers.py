@@ -9,7 +9,9 @@ generates. The runner and the SM stay here, on the bridge's address, and reach
 every server over that network (SSH for Mininet's cluster nodes, P4Runtime for
 the switches), exactly as they would reach real servers.
 
-`--servers HOST1,HOST2` names real servers reached by SSH (docs/cluster.md).
+`--servers HOST1,HOST2` names real servers reached by SSH, and `ssh:ns:N` makes
+namespace servers driven exactly like real ones: every process of the run on
+them goes through the server's supervisor (topologies/remote.py, docs/cluster.md).
 
 Everything made is written to the run's ledger first (namespaces, interfaces,
 sshd PIDs), so teardown, or the next run after a crash, removes it by name and
