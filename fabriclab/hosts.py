@@ -98,7 +98,7 @@ class NicFleet:
             if proc.poll() is not None:
                 continue
             try:
-                stats = self._control(name, "stats", 0.5)["stats"]
+                stats = self.command(name, "stats", 0.5)["stats"]
             except Exception:  # noqa: BLE001 - a NIC busy finishing: no progress figure
                 continue
             total["sent"] += stats.get("sent", 0)
@@ -152,7 +152,7 @@ class NicFleet:
                                    "problem": problems.get(name, "no summary written")}
         return summaries
 
-    def _control(self, name: str, command: str, timeout: float) -> dict:
+    def command(self, name: str, command: str, timeout: float = 5.0) -> dict:
         """One command to a NIC's control socket: here, or through its server's
         supervisor (`call_unix`) on a supervised server."""
         from traffic.faults import FaultError, NicControl
@@ -169,7 +169,7 @@ class NicFleet:
         for name, proc in self.procs.items():
             if proc.poll() is None:
                 try:
-                    self._control(name, "stop", 1.0)
+                    self.command(name, "stop", 1.0)
                 except Exception:  # noqa: BLE001 - the timeout below stops it by PID
                     pass
 

@@ -10,7 +10,7 @@ concurrently, so a blocking `read_line` does not hold up a `signal`):
      "netns": NAME | null, "mnexec_pid": PID | null, "cwd": DIR, "what": "NIC on h1"}
     -> {"id": 1, "ok": true, "pid": 4242, "start": 123456}
 
-Operations: `hello`, `start`, `adopt` (a process started otherwise, such as a
+Operations: `hello`, `start`, `mkdirs`, `adopt` (a process started otherwise, such as a
 Mininet node's shell, to stop at the end), `interfaces` and `directories` (to
 remove at the end), `signal`, `poll`, `wait`, `read_line` (the next line of a
 process's output file: a NIC's "ready"), `read_file`, `write_file`,
@@ -250,6 +250,11 @@ class Supervisor:
                 return {"line": tail.decode(errors="replace"), "offset": offset + len(tail),
                         "eof": exited, "timeout": not exited}
             time.sleep(0.05)
+
+    def op_mkdirs(self, req: dict) -> dict:
+        for path in req.get("paths") or []:
+            Path(path).mkdir(parents=True, exist_ok=True)
+        return {}
 
     def op_read_file(self, req: dict) -> dict:
         path, offset = Path(req["path"]), int(req.get("offset", 0))

@@ -124,7 +124,6 @@ def _build_fabric(run_plan: RunPlan, target: Target, program_source: Path, ledge
     program = compile_program(target, program_source, ROOT / "build" / "p4")
     servers = None
     if placement is not None:
-        distributed.check_plan(run_plan, cluster)
         status.set_phase(f"making servers {cluster.servers}")
         servers = distributed.make_servers(cluster, ledger, run_dir)
     status.set_phase(f"starting {len(fabric.switches)} switches and {len(fabric.hosts)} hosts"
@@ -172,7 +171,7 @@ def _on_the_fabric(run_plan: RunPlan, net: EmulatedNetwork, program, run_dir: Pa
             sm.serve_sa(run_dir / "sa_log.jsonl")
             status.set_phase(f"starting {len(fabric.switches)} local agents")
             agents = start_agents(fabric, net.grpc_addrs, program.p4info, sm, run_dir, ledger,
-                                  where=net.run_prefix)
+                                  net=net)
         traffic = run_traffic(run_plan, net, bringup, run_dir, ledger, status)
         status.set_phase("reading the switches and analysing")
         readout = read_all(sm, fabric)

@@ -125,20 +125,33 @@ def fault_schedule(plan: RunPlan, net: EmulatedNetwork, fleet: NicFleet
     items = []
     for f in plan.faults:
         if f.kind in LINK_FAULTS:
-            ends = [faults.LinkEnd(net.intf(node, port),
-                                   tuple(net.run_prefix(node))
-                                   if link_names.is_switch(plan.fabric, node)
-                                   else ("mnexec", "-a", str(net.host(node).pid)))
+            ends = [_link_end(plan, net, node, port)
                     for node, port in ((f.link.a, f.link.a_port), (f.link.b, f.link.b_port))]
             action = faults.LinkDown(ends) if f.kind == "link_down" else faults.LinkUp(ends)
         elif f.kind in NIC_FAULTS:
-            action = faults.NicCommand(str(fleet.control[f.node]), NIC_COMMANDS[f.kind])
+            supervised = net.remote_host(f.node) is not None
+            action = faults.NicCommand(str(fleet.control[f.node]), NIC_COMMANDS[f.kind],
+                                       send=(lambda cmd, n=f.node: fleet.command(n, cmd))
+                                       if supervised else None)
         else:
             sw = net.switch(f.node)
             action = faults.Hook(f"{f.kind} {f.node}",
                                  sw.kill if f.kind == "switch_kill" else sw.restart)
         items.append((f.at_s, action))
     return faults.FaultSchedule(items)
+
+
+def _link_end(plan: RunPlan, net: EmulatedNetwork, node: str, port: int) -> faults.LinkEnd:
+    """Where `ip link set` reaches a node's port: its namespace from here, or its
+    server's supervisor (a host's end through `mnexec -a` its shell)."""
+    iface = net.intf(node, port)
+    is_switch = link_names.is_switch(plan.fabric, node)
+    server = net.remote_host(node)
+    if server is not None:
+        pid = None if is_switch else net.host(node).pid
+        return faults.LinkEnd(iface, run=lambda argv: server.run(argv, mnexec_pid=pid))
+    prefix = net.run_prefix(node) if is_switch else ["mnexec", "-a", str(net.host(node).pid)]
+    return faults.LinkEnd(iface, tuple(prefix))
 
 
 def drain(scenario: Scenario, fabric: Fabric) -> None:

@@ -69,15 +69,6 @@ def make_servers(cluster, ledger: Ledger, run_dir: Path | None = None) -> Server
     return servers
 
 
-def check_plan(run_plan, cluster) -> None:
-    """What supervised servers cannot run yet, refused before anything starts."""
-    if supervised(cluster.servers) and run_plan.faults:
-        raise ServerError(
-            f"--servers {cluster.servers}: faults are not supported on supervised (SSH) "
-            "servers yet: the local agents report to the SM's unix socket and link and NIC "
-            "faults act from this machine (docs/cluster.md); `--servers ns:N` runs them")
-
-
 def check_supervised(servers: ServerSet) -> None:
     """Before anything starts there: what a supervised server must have, every problem
     of every server in one clear error."""

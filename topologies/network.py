@@ -242,6 +242,16 @@ class EmulatedNetwork:
                 out[node.name] = code
         return out
 
+    def remote_host(self, node: str):
+        """The supervisor of the server that runs `node` (topologies.remote.RemoteHost),
+        or None when the runner starts its processes itself."""
+        return getattr(self.net.get(node), "remote_host", None)
+
+    def spawn(self, node: str, cmd: list[str], **popen_kwargs):
+        """A process where switch `node` runs (here, its server's namespace, or through
+        its server's supervisor): the Popen-like handle."""
+        return self.switch(node).spawn(cmd, **popen_kwargs)
+
     def collect_files(self) -> None:
         """Supervised servers: what their processes wrote (captures, NIC logs, switch
         logs) copied into the run directory; nothing to do elsewhere."""

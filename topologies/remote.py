@@ -290,6 +290,37 @@ class RemoteHost:
                                 stdout=files.get("stdout"), stderr=files.get("stderr"))
         return RemoteProcess(self.client, r["pid"], r["start"], what or argv[0], outputs, text)
 
+    def run(self, argv: list[str], *, what: str = "", mnexec_pid: int | None = None,
+            timeout: float = 10.0) -> None:
+        """A short command there (`ip link set ...`), waited for; RemoteError with its
+        output if it fails."""
+        proc = self.popen(argv, what=what or " ".join(argv), mnexec_pid=mnexec_pid,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            code = proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.stop()
+            raise RemoteError(f"{self.server}: {' '.join(argv)}: no exit in {timeout:g} s")\
+                from None
+        if code != 0:
+            raise RemoteError(f"{self.server}: {' '.join(argv)}: exit {code}: "
+                              f"{proc.stdout.read().strip()}")
+
+    def forward_unix(self, ssh: list[str], local_socket: str) -> tuple[subprocess.Popen, str]:
+        """An SSH reverse forward: a unix socket on the server (in this run's directory
+        there) whose connections reach `local_socket` here (the SM's report socket:
+        agents report over SSH, never over the network in the clear). (ssh, its path)."""
+        if self.remote_path(local_socket) is None:
+            self.map_root(Path(local_socket).parent)
+        remote = self.remote_path(local_socket)
+        self.client.request("mkdirs", paths=[str(Path(remote).parent)])
+        proc = subprocess.Popen([*ssh[:-1], "-N", "-o", "ExitOnForwardFailure=yes",
+                                 "-o", "StreamLocalBindUnlink=yes",
+                                 "-R", f"{remote}:{local_socket}", ssh[-1]],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, start_new_session=True)
+        return proc, remote
+
     def call_unix(self, local_path: str, line: str, timeout: float = 5.0) -> str:
         path = self.remote_path(local_path) or local_path
         return self.client.request("call_unix", path=path, line=line, timeout=timeout)["reply"]

@@ -118,3 +118,33 @@ def test_a_killed_runner_leaves_nothing_on_any_server_after_cleanup(tmp_path):
     assert _supervisor_ledgers(ledger["prefix"]) == []
     assert not list(Path("/tmp").glob(f"flr-{ledger['prefix']}*"))
     assert prefixed_names() - before == set(), "no namespace, bridge or veth left"
+
+
+def test_a_link_between_supervised_servers_fails_mid_collective_and_recovers(tmp_path):
+    """Agents on the servers report to the SM through SSH reverse forwards of its report
+    socket; the link goes down through the servers' supervisors."""
+    from tests.scenarios.test_fault_scenarios import ROUTING, _failed_link_on_path
+
+    before = prefixed_names()
+    topology = "leafspine:2,2,1"
+    link = _failed_link_on_path(topology, "h1", "h2")
+    data = sc.load("link-failure-allreduce").as_dict()
+    data.update(topology=topology, duration_s=20, routing=ROUTING,
+                faults=[{"at_s": 0.1, "kind": "link_down", "target": link}],
+                cluster={"servers": "ssh:ns:3", "placement": "block"})
+    result = run(sc.parse(data, "cross-server link failure, supervised"), Target.EMBEDDED,
+                 tmp_path)
+    m = result.metrics
+    assert m.error is None, m.error
+    assert m.cluster["processes"] == "supervisor over ssh"
+    a, b = link.split("-")
+    assert m.cluster["node_server"][a] != m.cluster["node_server"][b], "the link is a tunnel"
+    assert m.verdict == "pass", (m.verdict, m.problems)
+    assert m.cct_ms is not None and m.lost == 0
+    assert m.unexplained_loss <= 0, m.problems
+    assert m.recovery_gap_ms is not None, "a flow crossed the failed link"
+    assert [f.link for f in m.link_failures] == [link]
+    assert any(r.get("event") == "port_down" for r in m.sm_timeline), "the agent's report"
+    assert "watching" in (result.run_dir / "logs" / f"agent-{a}.log").read_text(), \
+        "the agent's log, copied back from its server"
+    assert prefixed_names() - before == set()
