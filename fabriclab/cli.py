@@ -156,7 +156,8 @@ def _cmd_list(_args: argparse.Namespace) -> int:
         print(f"  {usage}")
     print("flow control: lossy, pfc, credit    targets: embedded, bmv2, auto    "
           "compilers: embedded, p4c    switches: embedded, bmv2")
-    print("servers: --servers ns:N (namespace servers) | HOST1,HOST2    "
+    print("servers: --servers ns:N (namespace servers) | ssh:ns:N (driven like real ones) | "
+          "HOST1,HOST2    "
           "placements: block, random, group (docs/cluster.md)")
     _print_server_sizes()
     return 0
@@ -221,7 +222,9 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument("--topo", help="override the scenario's topology, e.g. fattree:4")
     p_run.add_argument("--fc", help="override the flow-control mode: lossy, pfc, credit")
     p_run.add_argument("--servers", help="spread the fabric over servers: ns:N (N namespace "
-                       "servers made by the run) or HOST1,HOST2,... (docs/cluster.md)")
+                       "servers made by the run), ssh:ns:N (the same, every process through a "
+                       "supervisor over SSH as on real servers) or HOST1,HOST2,... (real "
+                       "servers over SSH; docs/cluster.md)")
     p_run.add_argument("--placement", help="which server runs which node: block, random "
                        "or group (default: keeps pods and leaf groups together)")
     p_run.add_argument("--target", default="auto",

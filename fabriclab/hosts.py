@@ -19,7 +19,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from topologies.ledger import Ledger, stop_pid
+from topologies import remote
+from topologies.ledger import Ledger
 from traffic.flow_control import FlowControl
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,18 +54,29 @@ class NicFleet:
     # has at most 107 bytes, and result directories can be deep.
     control_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="fl-nic-")))
     stalled_after_s: float | None = None  # wait() stopped NICs on which nothing moved
+    hosts: dict = field(default_factory=dict)
+    # Supervised servers: copies what the NICs wrote there into log_dir (EmulatedNetwork's
+    # collect_files); called once they have all finished.
+    collect: object = None
 
     def start(self, hosts: dict, flows: dict[str, Path], lids: dict[str, int] | None,
               macs: dict[str, str], settings: NicSettings, duration_s: float,
               margin_s: float = START_MARGIN_S) -> float:
         """Start a NIC on every host in `flows`; returns the common start time (epoch s),
-        `margin_s` (plus 10 ms per NIC) after every NIC said it is ready. `lids` None: the NICs learn their LIDs
-        (and their peers' addresses) from the SA, as their FLOWS.json ask."""
+        `margin_s` (plus 10 ms per NIC) after every NIC said it is ready. `lids` None: the
+        NICs learn their LIDs (and their peers' addresses) from the SA, as their FLOWS.json
+        ask."""
         self.log_dir.mkdir(parents=True, exist_ok=True)
+        self.hosts = hosts
+        for name in flows:  # a supervised host maps the control sockets to its server
+            server = getattr(hosts[name], "remote_host", None)
+            if server is not None:
+                server.map_root(self.control_dir)
         for name, flows_path in sorted(flows.items()):
             control = self.control_dir / f"{name}.ctl"
             self.control[name] = control
-            cmd = [sys.executable, "-m", "traffic.nic_cli", "--iface", f"{self.ledger.prefix}{name}-eth0",
+            cmd = [sys.executable, "-m", "traffic.nic_cli",
+                   "--iface", f"{self.ledger.prefix}{name}-eth0",
                    "--mode", settings.mode.value, "--rate-pps", str(settings.rate_pps),
                    "--frame-bytes", str(settings.frame_bytes), "--buffer", str(settings.buffer),
                    "--xoff", str(settings.xoff), "--xon", str(settings.xon),
@@ -77,7 +89,7 @@ class NicFleet:
             proc = hosts[name].popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, cwd=str(ROOT), text=True)
             self.procs[name] = proc
-            self.ledger.add_process(proc.pid, f"NIC on {name}")
+            remote.record(self.ledger, proc, f"NIC on {name}")
         for name, proc in self.procs.items():
             line = proc.stdout.readline()
             if '"ready"' not in line:
@@ -92,21 +104,18 @@ class NicFleet:
             try:
                 proc.stdin.write(f"start_at {start_at:.6f}\n")
                 proc.stdin.close()
-            except BrokenPipeError:  # it exited since: wait() reports how
+            except (BrokenPipeError, remote.RemoteError):  # it exited since: wait() says how
                 pass
         return start_at
 
     def progress(self) -> dict[str, int]:
         """Frames sent, received and dropped so far, summed over the running NICs."""
-        from traffic.faults import NicControl
-
         total = {"sent": 0, "received": 0, "nic_drops": 0}
         for name, proc in self.procs.items():
             if proc.poll() is not None:
                 continue
             try:
-                # stats() is the NIC's summary itself (NicControl unwraps the reply).
-                stats = NicControl(str(self.control[name]), timeout=0.5).stats()
+                stats = self.command(name, "stats", 0.5)["stats"]
             except Exception:  # noqa: BLE001 - a NIC busy finishing: no progress figure
                 continue
             total["sent"] += stats.get("sent", 0)
@@ -144,10 +153,12 @@ class NicFleet:
             try:
                 proc.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                stop_pid(proc.pid)  # SIGTERM: the NIC still writes its logs
+                remote.stop(proc)  # SIGTERM: the NIC still writes its logs
                 problems[name] = "did not finish in time"
             if proc.returncode not in (0, None, -15):
                 problems[name] = (proc.stderr.read() or f"exit {proc.returncode}").strip()
+        if callable(self.collect):
+            self.collect()
         summaries = {}
         for name in self.procs:
             path = self.log_dir / f"{name}.summary.json"
@@ -158,13 +169,24 @@ class NicFleet:
                                    "problem": problems.get(name, "no summary written")}
         return summaries
 
-    def _stop_all(self) -> None:
-        from traffic.faults import NicControl
+    def command(self, name: str, command: str, timeout: float = 5.0) -> dict:
+        """One command to a NIC's control socket: here, or through its server's
+        supervisor (`call_unix`) on a supervised server."""
+        from traffic.faults import FaultError, NicControl
 
+        server = getattr(self.hosts.get(name), "remote_host", None)
+        if server is None:
+            return NicControl(str(self.control[name]), timeout=timeout).send(command)
+        answer = json.loads(server.call_unix(str(self.control[name]), command, timeout))
+        if not answer.get("ok"):
+            raise FaultError(f"NIC control {name}: {command!r}: {answer.get('error')}")
+        return answer
+
+    def _stop_all(self) -> None:
         for name, proc in self.procs.items():
             if proc.poll() is None:
                 try:
-                    NicControl(str(self.control[name]), timeout=1.0).stop()
+                    self.command(name, "stop", 1.0)
                 except Exception:  # noqa: BLE001 - the timeout below stops it by PID
                     pass
 
@@ -177,5 +199,5 @@ class NicFleet:
     def stop(self) -> None:
         for proc in self.procs.values():
             if proc.poll() is None:
-                stop_pid(proc.pid)
+                remote.stop(proc)
         shutil.rmtree(self.control_dir, ignore_errors=True)

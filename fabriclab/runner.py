@@ -125,7 +125,7 @@ def _build_fabric(run_plan: RunPlan, target: Target, program_source: Path, ledge
     servers = None
     if placement is not None:
         status.set_phase(f"making servers {cluster.servers}")
-        servers = distributed.make_servers(cluster, ledger)
+        servers = distributed.make_servers(cluster, ledger, run_dir)
     status.set_phase(f"starting {len(fabric.switches)} switches and {len(fabric.hosts)} hosts"
                      + (f" on {len(servers.servers)} servers" if servers else ""))
     queues = 8 if run_plan.qos is not None and run_plan.qos.class_queues else 1
@@ -173,7 +173,7 @@ def _on_the_fabric(run_plan: RunPlan, net: EmulatedNetwork, program, run_dir: Pa
             sm.start_event_loop(run_dir / "sm_timeline.jsonl")
             status.set_phase(f"starting {len(fabric.switches)} local agents")
             agents = start_agents(fabric, net.grpc_addrs, program.p4info, sm, run_dir, ledger,
-                                  where=net.run_prefix)
+                                  net=net)
         traffic = run_traffic(run_plan, net, bringup, run_dir, ledger, status)
         status.set_phase("reading the switches and analysing")
         readout = read_all(sm, fabric)

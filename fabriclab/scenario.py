@@ -168,6 +168,8 @@ class ClusterSpec:
     """Where the fabric runs (docs/cluster.md): one machine, or spread over servers."""
 
     servers: str = ""  # "" = this machine; `ns:3` = 3 namespace servers; `host1,host2`
+    # (real servers over SSH); `ssh:ns:3` = namespace servers driven like real ones
+    ssh_config: str = ""  # real servers: an ssh_config file (users, keys); "" = ~/.ssh
     placement: str = "group"  # block, random (the scenario's seed) or group
 
 

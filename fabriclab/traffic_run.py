@@ -18,7 +18,7 @@ from fabriclab.plan import LINK_FAULTS, NIC_FAULTS, RunPlan
 from fabriclab.qos_traffic import apply_qos
 from fabriclab.scenario import Scenario
 from fabriclab.status import StatusLine
-from topologies import link_names
+from topologies import link_names, remote
 from topologies.description import Fabric
 from topologies.ledger import Ledger
 from topologies.network import EmulatedNetwork
@@ -126,20 +126,33 @@ def fault_schedule(plan: RunPlan, net: EmulatedNetwork, fleet: NicFleet
     items = []
     for f in plan.faults:
         if f.kind in LINK_FAULTS:
-            ends = [faults.LinkEnd(net.intf(node, port),
-                                   tuple(net.run_prefix(node))
-                                   if link_names.is_switch(plan.fabric, node)
-                                   else ("mnexec", "-a", str(net.host(node).pid)))
+            ends = [_link_end(plan, net, node, port)
                     for node, port in ((f.link.a, f.link.a_port), (f.link.b, f.link.b_port))]
             action = faults.LinkDown(ends) if f.kind == "link_down" else faults.LinkUp(ends)
         elif f.kind in NIC_FAULTS:
-            action = faults.NicCommand(str(fleet.control[f.node]), NIC_COMMANDS[f.kind])
+            supervised = net.remote_host(f.node) is not None
+            action = faults.NicCommand(str(fleet.control[f.node]), NIC_COMMANDS[f.kind],
+                                       send=(lambda cmd, n=f.node: fleet.command(n, cmd))
+                                       if supervised else None)
         else:
             sw = net.switch(f.node)
             action = faults.Hook(f"{f.kind} {f.node}",
                                  sw.kill if f.kind == "switch_kill" else sw.restart)
         items.append((f.at_s, action))
     return faults.FaultSchedule(items)
+
+
+def _link_end(plan: RunPlan, net: EmulatedNetwork, node: str, port: int) -> faults.LinkEnd:
+    """Where `ip link set` reaches a node's port: its namespace from here, or its
+    server's supervisor (a host's end through `mnexec -a` its shell)."""
+    iface = net.intf(node, port)
+    is_switch = link_names.is_switch(plan.fabric, node)
+    server = net.remote_host(node)
+    if server is not None:
+        pid = None if is_switch else net.host(node).pid
+        return faults.LinkEnd(iface, run=lambda argv: server.run(argv, mnexec_pid=pid))
+    prefix = net.run_prefix(node) if is_switch else ["mnexec", "-a", str(net.host(node).pid)]
+    return faults.LinkEnd(iface, tuple(prefix))
 
 
 def drain(scenario: Scenario, fabric: Fabric) -> None:
@@ -164,8 +177,8 @@ def run_traffic(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup, run_dir: 
     for h in ranks:
         captures[h] = Capture(net.intf(h, 0), pcaps[h], spawn=hosts[h].popen, direction="in")
         captures[h].start()
-        ledger.add_process(captures[h].pid, f"tcpdump on {h}")
-    fleet = NicFleet(run_dir / "nics", ledger)
+        remote.record(ledger, captures[h].process, f"tcpdump on {h}")
+    fleet = NicFleet(run_dir / "nics", ledger, collect=net.collect_files)
     stats, events = [], []
     try:
         status.set_phase(f"traffic: {t.pattern} over {len(ranks)} hosts "
@@ -187,6 +200,7 @@ def run_traffic(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup, run_dir: 
         fleet.stop()
         for cap in captures.values():
             stats.append(cap.stop())
+        net.collect_files()  # supervised servers: the captures, into the run directory
     return TrafficRun(ranks, spec, flow_files, start_at, time.time(), summaries, events,
                       fleet.sent_logs(), fleet.recv_logs(), pcaps, stats, fleet.stalled_after_s,
                       flow_classes)
@@ -204,7 +218,7 @@ def send_to_unknown_dlid(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup,
         "name": src, "lid": book["lid"], "mac": book["mac"], "recvs": [],
         "flows": [{"flow": CHECK_FLOW_ID, "dst_mac": peer["mac"], "dlid": UNKNOWN_DLID,
                    "count": frames, "payload": scenario.traffic.payload_bytes}]}})
-    fleet = NicFleet(run_dir / "checks" / "nics", ledger)
+    fleet = NicFleet(run_dir / "checks" / "nics", ledger, collect=net.collect_files)
     try:
         fleet.start({src: net.host(src)}, flow_files, {src: book["lid"]}, {src: book["mac"]},
                     nic_settings(scenario, transport="ud"), 10)

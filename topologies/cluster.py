@@ -13,11 +13,13 @@ fabriclab runs a process per switch, NIC and agent that the runner must signal
 (a NIC's "ready" line) and stop by PID with the start time the ledger checks.
 Mininet's `RemoteMixin.popen` starts a process through `ssh` without a
 terminal, where a signal to the ssh client never reaches the remote process. On
-namespace servers those processes therefore start from the runner straight into
-their server's namespace (`ip netns exec`, `mnexec -a` for a host): same
-kernel, same PIDs, so the ledger stops them by PID as on one machine. Real
-servers (`--servers HOST1,HOST2`) need a remote process supervisor for that;
-see docs/cluster.md for what is built and what is not.
+namespace servers reached directly (`ns:N`) those processes therefore start
+from the runner straight into their server's namespace (`ip netns exec`,
+`mnexec -a` for a host): same kernel, same PIDs, so the ledger stops them by PID
+as on one machine. On supervised servers (real servers, and `ssh:ns:N`) they
+start through the server's process supervisor over SSH (topologies/remote.py,
+fabriclab/remote_supervisor.py), which also adopts the node shells and records
+the switch ends of the links, so its own ledger there stops and removes them.
 
 Mininet's cluster cleanup (`ClusterCleanup`, `mn -c` on every server) is never
 called: teardown is the run's ledger.
@@ -48,8 +50,7 @@ class ClusterNodeMixin(RemoteMixin):
         self.servers = servers
         self.run_ledger = run_ledger
         # RemoteMixin prefixes `sudo -E -u USER` and adds the destination itself.
-        self.sshbase = ["ssh", "-F", str(servers.ssh_config), "-q", "-o", "BatchMode=yes",
-                        "-tt"]
+        self.sshbase = [*servers.ssh_base(), "-q", "-tt"]
         super().__init__(name, server=server.name, user="root", serverIP=server.address,
                          **params)
 
@@ -60,12 +61,24 @@ class ClusterNodeMixin(RemoteMixin):
         super().startShell(*args, **kwargs)
         self.run_ledger.add_process(self.shell.pid, f"ssh to {self.fabric_server.name} "
                                     f"for {self.name}")
-        if self.pid:
+        if self.pid and self.remote_host is not None:  # its PID is the server's
+            self.remote_host.adopt(self.pid, f"shell of {self.name}")
+        elif self.pid:
             self.run_ledger.add_process(self.pid, f"shell of {self.name} on "
                                         f"{self.fabric_server.name}")
 
+    @property
+    def remote_host(self):
+        """The server's supervisor (topologies.remote.RemoteHost) on a supervised server."""
+        return self.servers.remote.get(self.fabric_server.name) if self.servers.supervised \
+            else None
+
     def run_prefix(self) -> list[str]:
         """How the runner starts a process in this node's server's root namespace."""
+        if self.remote_host is not None:
+            raise ServerError(f"{self.name} runs on supervised server "
+                              f"{self.fabric_server.name}: its processes start through the "
+                              "supervisor, not from here")
         if self.fabric_server.netns is None:
             raise ServerError(f"{self.name} runs on SSH server {self.fabric_server.name}: "
                               "processes there need a remote supervisor (docs/cluster.md)")
@@ -78,6 +91,11 @@ class ClusterHost(ClusterNodeMixin, Host):
     _local = False
 
     def popen(self, *args, **kwargs):
+        remote = self.remote_host
+        if remote is not None:  # `mnexec -a PID` on the server, through its supervisor
+            cmd = args[0] if args else kwargs.pop("args")
+            return remote.popen(list(cmd), what=f"{cmd[0]} on {self.name}",
+                                mnexec_pid=self.pid, **kwargs)
         if self.fabric_server.netns is None:
             return super().popen(*args, **kwargs)
         self._local = True  # Host.popen's `mnexec -da PID`, from here: same kernel, same PIDs
@@ -182,6 +200,22 @@ def check_tools(servers: ServerSet) -> None:
                               "(apt-get install mininet iproute2 sudo)")
 
 
+def register_interfaces(fabric, prefix: str, placement, servers: ServerSet) -> None:
+    """Supervised servers: the switch ends of every link (veths, VXLAN devices live in
+    the server's root namespace) go into the server's supervisor ledger, by name."""
+    from topologies import link_names
+
+    if not servers.supervised:
+        return
+    per_server: dict[str, list[str]] = {}
+    for link in fabric.links:
+        for node, name in zip((link.a, link.b), link_names.kernel_interfaces(prefix, link)):
+            if link_names.is_switch(fabric, node):
+                per_server.setdefault(placement.node_server[node], []).append(name)
+    for server, names in per_server.items():
+        servers.remote[server].add_interfaces(names)
+
+
 def run_in_server(node, cmd: list[str], **popen_kwargs) -> subprocess.Popen:
     """A process started by the runner in the root namespace of `node`'s server."""
     return subprocess.Popen([*node.run_prefix(), *cmd], **popen_kwargs)
@@ -195,6 +229,8 @@ def _switch_class():
         the switch process started into the server's namespace (see the module doc)."""
 
         def spawn(self, cmd, **popen_kwargs):
+            if self.remote_host is not None:  # the supervisor runs in the server's root ns
+                return self.remote_host.popen(cmd, what=f"switch {self.name}", **popen_kwargs)
             return run_in_server(self, cmd, **popen_kwargs)
 
         def quiet_interface(self, iface: str) -> None:

@@ -160,6 +160,9 @@ class Ledger:
     prefix: str = ""  # the run's name prefix (`fk3-`), see allocate_prefix
     namespaces: list[str] = field(default_factory=list)  # named netns (`fk3-srv1`)
     directories: list[str] = field(default_factory=list)  # private files (servers' keys)
+    # Supervised servers: {"server", "cleanup": argv} run first at teardown (over SSH:
+    # the server's supervisor ledger stops what was started there, by PID).
+    remote: list[dict] = field(default_factory=list)
 
     @classmethod
     def create(cls, run_id: str, directory: Path | None = None) -> Ledger:
@@ -176,7 +179,7 @@ class Ledger:
         data = json.loads(Path(path).read_text())
         return cls(Path(path), data.get("processes", []), data.get("interfaces", []),
                    data.get("owner", {}), data.get("prefix", ""), data.get("namespaces", []),
-                   data.get("directories", []))
+                   data.get("directories", []), data.get("remote", []))
 
     def save(self) -> None:
         tmp = self.path.with_suffix(".tmp")
@@ -184,7 +187,8 @@ class Ledger:
                                    "processes": self.processes,
                                    "interfaces": self.interfaces,
                                    "namespaces": self.namespaces,
-                                   "directories": self.directories}))
+                                   "directories": self.directories,
+                                   "remote": self.remote}))
         os.replace(tmp, self.path)
 
     def add_process(self, pid: int, what: str) -> None:
@@ -207,6 +211,11 @@ class Ledger:
         self.directories.append(str(path))
         self.save()
 
+    def add_remote(self, server: str, cleanup: list[str]) -> None:
+        """A supervised server: `cleanup` (an ssh command line) finishes its side."""
+        self.remote.append({"server": server, "cleanup": cleanup})
+        self.save()
+
     def owner_alive(self) -> bool:
         """True while the run that writes this ledger is still running."""
         pid = self.owner.get("pid")
@@ -217,6 +226,8 @@ class Ledger:
 
         Returns what could not be removed (empty when all is gone)."""
         leftovers: list[str] = []
+        for entry in self.remote:  # first: namespace servers' sshd must still answer
+            leftovers += _remote_cleanup(entry)
         for proc in reversed(self.processes):
             if not stop_pid(proc["pid"], proc.get("start")):
                 leftovers.append(f"process {proc['pid']} ({proc['what']})")
@@ -235,6 +246,23 @@ class Ledger:
         if not leftovers:
             self.path.unlink(missing_ok=True)
         return leftovers
+
+
+def _remote_cleanup(entry: dict) -> list[str]:
+    """Run a supervised server's cleanup over SSH; what it reports left there."""
+    try:
+        done = subprocess.run(entry["cleanup"], capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return [f"server {entry['server']}: cleanup failed ({exc})"]
+    try:
+        left = json.loads(done.stdout.strip().splitlines()[-1])["left"]
+    except (ValueError, IndexError, KeyError, TypeError):
+        # An unreachable server: its supervisor stopped everything at the session's EOF
+        # unless the server went away with it; say so rather than guess.
+        return [f"server {entry['server']}: cleanup over SSH failed "
+                f"({(done.stderr or done.stdout).strip()[:200] or done.returncode})"]
+    return [f"server {entry['server']}: {x}" for x in left]
 
 
 def cleanup_stale(directory: Path | None = None) -> list[str]:

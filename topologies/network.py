@@ -22,9 +22,9 @@ from mininet.net import Mininet
 from mininet.node import Host, Switch
 from mininet.topo import Topo
 
-from topologies import link_names, link_rates
+from topologies import link_names, link_rates, remote
 from topologies.description import Fabric, NodeKind
-from topologies.ledger import Ledger, stop_pid
+from topologies.ledger import Ledger
 from topologies.targets import SwitchKind, Target, switch_command
 
 
@@ -114,7 +114,7 @@ class P4Switch(Switch):
         self.process = self.spawn(cmd, stdout=log, stderr=subprocess.STDOUT,
                                   stdin=subprocess.DEVNULL, start_new_session=True)
         log.close()
-        self.ledger.add_process(self.process.pid, f"switch {self.name}")
+        remote.record(self.ledger, self.process, f"switch {self.name}")
 
     def spawn(self, cmd: list[str], **popen_kwargs) -> subprocess.Popen:
         """Start a process where this switch runs (here: this namespace)."""
@@ -159,7 +159,7 @@ class P4Switch(Switch):
 
     def stop(self, deleteIntfs: bool = True) -> None:  # noqa: N803 - Mininet's signature
         if self.process is not None:
-            stop_pid(self.process.pid)
+            remote.stop(self.process)
             self.process = None
         super().stop(deleteIntfs)
 
@@ -245,14 +245,32 @@ class EmulatedNetwork:
                 out[node.name] = code
         return out
 
+    def remote_host(self, node: str):
+        """The supervisor of the server that runs `node` (topologies.remote.RemoteHost),
+        or None when the runner starts its processes itself."""
+        return getattr(self.net.get(node), "remote_host", None)
+
+    def spawn(self, node: str, cmd: list[str], **popen_kwargs):
+        """A process where switch `node` runs (here, its server's namespace, or through
+        its server's supervisor): the Popen-like handle."""
+        return self.switch(node).spawn(cmd, **popen_kwargs)
+
+    def collect_files(self) -> None:
+        """Supervised servers: what their processes wrote (captures, NIC logs, switch
+        logs) copied into the run directory; nothing to do elsewhere."""
+        if self.servers is not None:
+            self.servers.collect()
+
     def stop(self) -> list[str]:
         """Stop Mininet, then anything the ledger still lists. Returns leftovers."""
+        left: list[str] = []
         try:
             self.net.stop()
         finally:
             if self.servers is not None:
+                left = self.servers.stop_supervisors()
                 self.servers.close()
-            leftovers = self.ledger.teardown()
+            leftovers = left + self.ledger.teardown()
         return leftovers
 
 
@@ -315,9 +333,14 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
     emulated = EmulatedNetwork(fabric, net, target, grpc_addrs, device_ids, ledger,
                                servers=servers)
     try:
+        if servers is not None:
+            from topologies import cluster
+
+            cluster.register_interfaces(fabric, ledger.prefix, placement, servers)
         net.build()
         for host in net.hosts:
-            ledger.add_process(host.pid, f"mininet host {host.name}")
+            if servers is None or not servers.supervised:  # else its supervisor adopted it
+                ledger.add_process(host.pid, f"mininet host {host.name}")
             for intf in host.intfList():
                 host.cmd(f"sysctl -qw net.ipv6.conf.{intf.name}.disable_ipv6=1")
         # Start every switch process first, then wait: start-up overlaps.

@@ -9,7 +9,9 @@ generates. The runner and the SM stay here, on the bridge's address, and reach
 every server over that network (SSH for Mininet's cluster nodes, P4Runtime for
 the switches), exactly as they would reach real servers.
 
-`--servers HOST1,HOST2` names real servers reached by SSH (docs/cluster.md).
+`--servers HOST1,HOST2` names real servers reached by SSH, and `ssh:ns:N` makes
+namespace servers driven exactly like real ones: every process of the run on
+them goes through the server's supervisor (topologies/remote.py, docs/cluster.md).
 
 Everything made is written to the run's ledger first (namespaces, interfaces,
 sshd PIDs), so teardown, or the next run after a crash, removes it by name and
@@ -56,6 +58,15 @@ class ServerSet:
     ssh_config: Path | None = None  # Host entries for every server, keys, known_hosts
     workdir: Path | None = None  # keys and sshd files of namespace servers
     sshd: dict[str, subprocess.Popen] = field(default_factory=dict)
+    # Supervised servers (real ones, or namespace ones in `ssh:ns:N` mode): every process
+    # starts through the server's supervisor (topologies/remote.py), by server name.
+    supervised: bool = False
+    remote: dict = field(default_factory=dict)  # server name -> topologies.remote.RemoteHost
+    run_ledger: Ledger | None = None  # holds the supervisors' cleanup commands
+
+    def ssh_base(self) -> list[str]:
+        return ["ssh", *(["-F", str(self.ssh_config)] if self.ssh_config else []),
+                "-o", "BatchMode=yes"]
 
     def by_name(self, name: str) -> Server:
         return next(s for s in self.servers if s.name == name)
@@ -63,12 +74,13 @@ class ServerSet:
     def ssh(self, server: Server, cmd: list[str], timeout: float = 20.0
             ) -> subprocess.CompletedProcess:
         """Run `cmd` on `server` over SSH (BatchMode: a missing key fails, never prompts)."""
-        argv = ["ssh", "-F", str(self.ssh_config), server.name, *cmd]
+        argv = [*self.ssh_base(), server.name, *cmd]
         return subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
                               check=False, stdin=subprocess.DEVNULL)
 
     def as_dict(self) -> dict:
         return {"kind": self.kind, "local_address": self.local_address,
+                "processes": "supervisor over ssh" if self.supervised else "started here",
                 "servers": {s.name: {"address": s.address, "netns": s.netns}
                             for s in self.servers}}
 
@@ -77,6 +89,7 @@ class ServerSet:
         namespaces and interfaces are the ledger's to remove."""
         from topologies.ledger import stop_pid
 
+        self.stop_supervisors()
         for proc in self.sshd.values():
             stop_pid(proc.pid)
         self.sshd.clear()
@@ -84,9 +97,45 @@ class ServerSet:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
+    def collect(self) -> None:
+        """What the supervised servers' processes wrote, copied into the run directory."""
+        for host in self.remote.values():
+            host.collect()
+
+    def stop_supervisors(self) -> list[str]:
+        """Collect the files, then each supervisor stops what it started (by PID) and
+        removes its interfaces and directory. Returns what they could not remove."""
+        left = []
+        for name, host in list(self.remote.items()):
+            try:
+                host.collect()
+            except Exception as exc:  # noqa: BLE001 - stop it all the same
+                left.append(f"{name}: files not collected ({exc})")
+            host_left = host.client.shutdown()
+            left += [f"{name}: {x}" for x in host_left]
+            if not host_left and self.run_ledger is not None:  # nothing to clean up there
+                self.run_ledger.remote = [e for e in self.run_ledger.remote
+                                          if e["server"] != name]
+                self.run_ledger.save()
+        self.remote.clear()
+        return left
+
+
+SSH_NS_PREFIX = "ssh:"
+
+
+def supervised(spec: str) -> bool:
+    """Processes go through a supervisor over SSH: real servers, and `ssh:ns:N`."""
+    kind, _what = parse_servers(spec)
+    return kind == "ssh" or spec.strip().startswith(SSH_NS_PREFIX)
+
+
 def parse_servers(spec: str) -> tuple[str, int | list[str]]:
-    """`ns:3` -> ("namespaces", 3); `a,b` -> ("ssh", ["a", "b"]); ValueError otherwise."""
+    """`ns:3` -> ("namespaces", 3); `a,b` -> ("ssh", ["a", "b"]); ValueError otherwise.
+    `ssh:ns:3` is the namespace servers treated as real ones (`supervised`)."""
     spec = spec.strip()
+    if spec.startswith(SSH_NS_PREFIX + "ns:"):
+        spec = spec[len(SSH_NS_PREFIX):]
     if spec.startswith("ns:"):
         count = spec[3:]
         if not count.isdigit() or not 1 <= int(count) <= 64:

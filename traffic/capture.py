@@ -15,7 +15,6 @@ the kernel dropped are capture drops, and a run with any is reported partial.
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
@@ -80,6 +79,11 @@ class Capture:
         self.stats: CaptureStats | None = None
 
     @property
+    def process(self):
+        """The tcpdump process (a Popen, or the spawner's Popen-like handle)."""
+        return self._proc
+
+    @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
 
@@ -119,7 +123,7 @@ class Capture:
         if self._proc is None:
             raise CaptureError(f"capture on {self.iface} was never started")
         if self._proc.poll() is None:
-            os.kill(self._proc.pid, signal.SIGINT)
+            self._proc.send_signal(signal.SIGINT)  # by PID, wherever the spawner started it
             try:
                 self._proc.wait(timeout)
             except subprocess.TimeoutExpired:

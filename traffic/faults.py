@@ -42,11 +42,16 @@ class LinkEnd:
 
     iface: str
     prefix: tuple[str, ...] = ()
+    # A supervised server (topologies/remote.py): runs the command there, raises on failure
+    run: Callable[[list[str]], None] | None = field(default=None, compare=False)
 
 
 def set_link(ends: Sequence[LinkEnd], up: bool) -> None:
     """`ip link set dev X up|down` on every end (carrier follows on a veth's peer)."""
     for end in ends:
+        if end.run is not None:
+            end.run(["ip", "link", "set", "dev", end.iface, "up" if up else "down"])
+            continue
         cmd = [*end.prefix, "ip", "link", "set", "dev", end.iface, "up" if up else "down"]
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
@@ -133,13 +138,18 @@ class NicCommand:
 
     socket_path: str
     command: str
+    # A NIC on a supervised server: its fleet's control channel (through the supervisor)
+    send: Callable[[str], object] | None = field(default=None, compare=False)
 
     @property
     def name(self) -> str:
         return f"nic {self.socket_path}: {self.command}"
 
     def __call__(self) -> None:
-        NicControl(self.socket_path).send(self.command)
+        if self.send is not None:
+            self.send(self.command)
+        else:
+            NicControl(self.socket_path).send(self.command)
 
 
 @dataclass(frozen=True)

@@ -8,16 +8,30 @@ from fabriclab import scenario as sc
 from topologies import capacity
 from topologies.distributed import plan_placement, server_names
 from topologies.generators import build
-from topologies.servers import parse_servers
+from topologies.servers import parse_servers, supervised
 
 
 def test_servers_spellings():
     assert parse_servers("ns:3") == ("namespaces", 3)
     assert parse_servers("a.lab, b.lab") == ("ssh", ["a.lab", "b.lab"])
     assert server_names("ns:2") == ["srv1", "srv2"]
-    for bad in ("ns:0", "ns:x", " , "):
+    for bad in ("ns:0", "ns:x", " , ", "ssh:ns:0"):
         with pytest.raises(ValueError, match="--servers"):
             parse_servers(bad)
+
+
+def test_which_servers_go_through_a_supervisor():
+    assert parse_servers("ssh:ns:3") == ("namespaces", 3)
+    assert server_names("ssh:ns:2") == ["srv1", "srv2"]
+    assert supervised("ssh:ns:3") and supervised("a.lab,b.lab")
+    assert not supervised("ns:3")
+
+
+def test_a_cluster_section_names_an_ssh_config():
+    data = sc.load("incast").as_dict()
+    data["cluster"] = {"servers": "ssh:ns:3", "ssh_config": "~/lab/ssh_config"}
+    s = sc.parse(data, "x.toml")
+    assert (s.cluster.servers, s.cluster.ssh_config) == ("ssh:ns:3", "~/lab/ssh_config")
 
 
 def test_a_cluster_section_is_read_and_checked():
