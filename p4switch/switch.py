@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from p4switch import program_common as P
+from p4switch.control_priority import normal_scheduling
 from p4switch.ports import (
     DeadlineTimer,
     LinkMonitor,
@@ -147,7 +148,8 @@ class Switch(FastPaths, DataplaneApi):
 
     # ---------------------------------------------------------------- program
     def load_program(self, bmv2_json: dict) -> None:
-        prog = Program(bmv2_json, trace=self._trace, clock_us=self._now_us)
+        with normal_scheduling():  # a real-time gRPC thread must not hold a core for this
+            prog = Program(bmv2_json, trace=self._trace, clock_us=self._now_us)
         with self._control():
             self.tm.flush()
             self._resubmits.clear()

@@ -1,4 +1,5 @@
 """Control-plane writes before packets (p4switch/control_priority.py, Switch._control).
+Tests that change scheduling need root (CAP_SYS_NICE) and skip otherwise.
 
 The timing of a switchover write under a packet flood, with and without these
 knobs, is measured in tests/controller/test_switchover_priority.py.
@@ -17,7 +18,12 @@ from pathlib import Path
 import pytest
 from test_switch_cli import REPO, free_port, run_cli
 
-from p4switch.control_priority import ControlPriorityError, set_thread_nice
+from p4switch.control_priority import (
+    ControlPriorityError,
+    normal_scheduling,
+    set_thread_nice,
+    set_thread_realtime,
+)
 from p4switch.switch import Switch
 from p4switch.switch_fastpath import RX_BATCH
 from p4switch.traffic_manager import _WIRE
@@ -107,25 +113,54 @@ def test_bad_switch_interval_and_nice_are_one_error_line_and_exit_1():
     assert r.stderr.strip() == "fabriclab-switch: error: --control-nice must be in -20..19, got 40"
 
 
-def _thread_nices(pid: int) -> list[int]:
+def _threads(pid: int) -> list[tuple[int, int]]:
+    """(scheduling policy, nice) of every thread of a process."""
     out = []
     for task in Path(f"/proc/{pid}/task").iterdir():
-        stat = (task / "stat").read_text()
-        out.append(int(stat.rsplit(")", 1)[1].split()[16]))  # field 19: nice
+        fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        out.append((int(fields[38]), int(fields[16])))  # stat fields 41 (policy), 19 (nice)
     return out
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="lowering a nice value needs CAP_SYS_NICE")
-def test_control_threads_run_at_the_given_nice_and_the_data_plane_keeps_its_own():
+@pytest.mark.skipif(os.geteuid() != 0, reason="real-time and lower nice need CAP_SYS_NICE")
+def test_control_threads_run_real_time_and_the_data_plane_keeps_normal_scheduling():
     p = subprocess.Popen([sys.executable, "-m", "p4switch.cli", "--no-p4", "--grpc-server-addr",
                           f"127.0.0.1:{free_port()}", "--control-nice", "-7"],
                          stderr=subprocess.PIPE, text=True, cwd=REPO)
     try:
         assert "running" in p.stderr.readline()
-        nices = _thread_nices(p.pid)
+        threads = _threads(p.pid)
         base = os.getpriority(os.PRIO_PROCESS, 0)
-        # main thread, gRPC threads: -7; the data-plane thread (started before): unchanged
-        assert nices.count(-7) >= 2 and base in nices, nices
+        # main, gRPC and port-status threads: SCHED_FIFO (1) and nice -7; the data-plane
+        # thread (started before them): SCHED_OTHER (0) at the process's nice
+        assert sum(1 for t in threads if t == (os.SCHED_FIFO, -7)) >= 2, threads
+        assert (os.SCHED_OTHER, base) in threads, threads
     finally:
         p.terminate()
         p.wait(5)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="real-time needs CAP_SYS_NICE")
+def test_long_work_on_a_real_time_thread_runs_at_normal_scheduling_then_returns():
+    seen = {}
+
+    def control_thread() -> None:
+        seen["note"] = set_thread_realtime(5)
+        with normal_scheduling():
+            seen["inside"] = os.sched_getscheduler(0)
+        seen["after"] = (os.sched_getscheduler(0), os.sched_getparam(0).sched_priority)
+
+    t = threading.Thread(target=control_thread)  # its own thread: the test's stays as it is
+    t.start()
+    t.join(5)
+    assert seen == {"note": None, "inside": os.SCHED_OTHER, "after": (os.SCHED_FIFO, 5)}
+
+
+def test_rt_priority_out_of_range_is_refused():
+    with pytest.raises(ControlPriorityError, match="0..99"):
+        set_thread_realtime(120)
+    r = run_cli("--no-p4", "--grpc-server-addr", f"127.0.0.1:{free_port()}",
+                "--control-rt-priority", "120")
+    assert r.returncode == 1
+    assert r.stderr.strip() == ("fabriclab-switch: error: --control-rt-priority must be in "
+                                "0..99, got 120")
