@@ -36,13 +36,19 @@ In a run the agent is a process per switch, as a switch-local agent would be
         --report results/run/sm-reports.sock
 
 It reports over the SM's report socket (controller/port_reports.py), says
-"ready" once it watches its ports, and stops on SIGTERM. `LocalAgent` with a
+"ready" once it watches its ports, and stops on SIGTERM. It runs at SCHED_FIFO
+priority `--rt-priority` (default 20; 0 = the normal scheduler) where the OS
+permits: it sleeps until a carrier changes, and then it must not wait behind
+the switches' packet loops for a core (docs/controller.md, "Switchover under
+load"). Where it is not permitted the agent says so in one line of its log and
+runs as before. `LocalAgent` with a
 callback is the same agent inside another process (`fabriclab-sm serve`).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import select
 import signal
 import socket
@@ -64,6 +70,7 @@ from controller.p4runtime_client import (
 )
 
 AGENT_ROLE = "fabriclab.agent"
+DEFAULT_RT_PRIORITY = 20
 
 NETLINK_ROUTE = 0
 RTMGRP_LINK = 0x1
@@ -215,6 +222,21 @@ def connect_agent(switch: str, address: str, device_id: int, p4info: str | Path,
     return conn
 
 
+def set_realtime_priority(priority: int) -> str | None:
+    """SCHED_FIFO at `priority` for the calling thread and the threads it starts later
+    (call it first thing). Returns None when it took effect, else a one-line note saying
+    why not; 0 asks for nothing. The kernel's RT throttling
+    (/proc/sys/kernel/sched_rt_runtime_us) keeps a runaway agent from starving the host."""
+    if priority == 0:
+        return None
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
+    except (OSError, AttributeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        return f"normal scheduling (SCHED_FIFO {priority}: {reason})"
+    return None
+
+
 def parse_ports(spec: str) -> dict[str, int]:
     """"s1-eth1=1,s1-eth2=2" -> {"s1-eth1": 1, "s1-eth2": 2}."""
     ports = {}
@@ -247,11 +269,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="the SM's report socket: a unix socket path or 127.0.0.1:PORT")
     parser.add_argument("--election-id", type=int, default=1,
                         help="election id (high word) for the agent role")
+    parser.add_argument("--rt-priority", type=int, default=DEFAULT_RT_PRIORITY,
+                        help="SCHED_FIFO priority where permitted (1-99; 0: normal "
+                             f"scheduling; default {DEFAULT_RT_PRIORITY})")
     args = parser.parse_args(argv)
     try:
         ports = parse_ports(args.ports)
     except ValueError as exc:
         parser.error(str(exc))
+    if not 0 <= args.rt_priority <= 99:
+        parser.error(f"--rt-priority must be in 0..99, got {args.rt_priority}")
+    note = set_realtime_priority(args.rt_priority)
+    if note is not None:
+        print(f"fabriclab-agent: {args.switch}: note: {note}", flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())

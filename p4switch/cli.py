@@ -4,6 +4,8 @@
                      [--grpc-server-addr 0.0.0.0:9559] [--log-console | --log-file F]
                      [--pcap DIR] [--priority-queues N]
                      [--port-params 1:rate_pps=1000,delay_us=50,depth=64]
+                     [--switch-interval-us 500] [--control-rt-priority 10]
+                     [--control-nice -10]
                      (--no-p4 | program.json)
 
 A `--` separating target options (as simple_switch_grpc wants them) is
@@ -13,6 +15,14 @@ packets) and loss (the fraction of frames the port's cable loses: an emulated
 lossy cable); it may be repeated. Errors (missing interface, bad JSON, gRPC
 address taken) are one line on stderr and exit status 1; SIGTERM or SIGINT
 stop the switch cleanly with status 0.
+
+`--switch-interval-us` (the GIL switch interval), `--control-rt-priority`
+(SCHED_FIFO for the P4Runtime and other control threads; 0: none) and
+`--control-nice` (their nice value where real-time is off or refused; the
+data-plane thread keeps the process's scheduling) make a P4Runtime write wait
+less behind the packet loop (p4switch/control_priority.py). Where the OS
+refuses (no CAP_SYS_NICE) the switch says so in one note line on stderr and
+runs as before.
 """
 
 from __future__ import annotations
@@ -24,6 +34,15 @@ import socket
 import sys
 import threading
 
+from p4switch.control_priority import (
+    DEFAULT_CONTROL_NICE,
+    DEFAULT_CONTROL_RT_PRIORITY,
+    DEFAULT_SWITCH_INTERVAL_US,
+    ControlPriorityError,
+    set_switch_interval,
+    set_thread_nice,
+    set_thread_realtime,
+)
 from p4switch.ports import PortError
 from p4switch.program import ProgramError
 from p4switch.switch import Switch
@@ -80,6 +99,16 @@ def build_parser() -> argparse.ArgumentParser:
                     metavar="PORT:rate_pps=..,rate_bps=..,delay_us=..,depth=..,loss=..")
     ap.add_argument("--recirc-interval-us", type=float, default=50.0,
                     help="wait before each recirculation pass (default 50)")
+    ap.add_argument("--switch-interval-us", type=float, default=DEFAULT_SWITCH_INTERVAL_US,
+                    help="GIL switch interval: how soon the packet loop hands the "
+                         "interpreter to a P4Runtime thread (default "
+                         f"{DEFAULT_SWITCH_INTERVAL_US:g})")
+    ap.add_argument("--control-rt-priority", type=int, default=DEFAULT_CONTROL_RT_PRIORITY,
+                    help="SCHED_FIFO priority of the P4Runtime/control threads, where "
+                         f"permitted (default {DEFAULT_CONTROL_RT_PRIORITY}; 0: none)")
+    ap.add_argument("--control-nice", type=int, default=DEFAULT_CONTROL_NICE,
+                    help="nice value of the P4Runtime/control threads, where permitted "
+                         f"(default {DEFAULT_CONTROL_NICE}; 0 leaves them as the data plane)")
     return ap
 
 
@@ -131,6 +160,12 @@ def _main(argv: list[str] | None) -> int:
             except (OSError, json.JSONDecodeError) as e:
                 raise UsageError(f"{args.json}: {e}") from None
         check_address_free(args.grpc_server_addr)
+        set_switch_interval(args.switch_interval_us)
+        if not -20 <= args.control_nice <= 19:
+            raise UsageError(f"--control-nice must be in -20..19, got {args.control_nice}")
+        if not 0 <= args.control_rt_priority <= 99:
+            raise UsageError(f"--control-rt-priority must be in 0..99, got "
+                             f"{args.control_rt_priority}")
         sw = Switch(ports, cpu_port=args.cpu_port, device_id=args.device_id,
                     log_console=args.log_console, log_file=args.log_file, pcap_dir=args.pcap,
                     priority_queues=args.priority_queues,
@@ -144,10 +179,19 @@ def _main(argv: list[str] | None) -> int:
                                queue_depth=params.get("depth"),
                                loss=params.get("loss"))
         sw.start()
-    except (UsageError, ProgramError, PortError) as e:
+    except (UsageError, ProgramError, PortError, ControlPriorityError) as e:
         print(f"fabriclab-switch: error: {e}", file=sys.stderr)
         return 1
 
+    # After the data-plane thread started (it keeps its nice value), before the gRPC
+    # threads start (they inherit this thread's).
+    notes = []
+    if args.control_nice:
+        notes.append(set_thread_nice(args.control_nice))
+    if args.control_rt_priority:
+        notes.append(set_thread_realtime(args.control_rt_priority))
+    for note in filter(None, notes):
+        print(f"fabriclab-switch: note: {note}", file=sys.stderr)
     server = None
     try:
         from p4switch.p4runtime_server import serve

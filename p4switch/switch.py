@@ -17,9 +17,11 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from p4switch import program_common as P
+from p4switch.control_priority import normal_scheduling
 from p4switch.ports import (
     DeadlineTimer,
     LinkMonitor,
@@ -39,6 +41,9 @@ __all__ = ["Switch", "ProgramError", "PortError", "DataplaneError"]
 
 CARRIER_POLL_S = 0.1
 MAX_SYNC_PASSES = 16  # process(): resubmit/recirculate passes before a packet is dropped
+# The longest the packet loop stands aside for one control-plane write (a safety net: the
+# writer normally signals it is done within microseconds of getting the lock).
+CONTROL_YIELD_MAX_S = 0.005
 
 
 class Switch(FastPaths, DataplaneApi):
@@ -71,6 +76,14 @@ class Switch(FastPaths, DataplaneApi):
         self._port_status: Callable[[int, bool], None] | None = None
         self._port_events: queue.SimpleQueue | None = None
         self._lock = threading.RLock()
+        # Control-plane writers waiting for the lock (_control): the packet loop reads the
+        # cell between frames and stands aside until _control_idle is set again.
+        self._control_pending = [0]
+        self._control_mutex = threading.Lock()
+        self._control_idle = threading.Event()
+        self._control_idle.set()
+        self.tm.control_pending = self._control_pending
+        self.tm.yield_to_control = self._yield_to_control
         self._log_out = None
         if log_file:
             self._log_out = open(log_file, "a", buffering=1)
@@ -102,10 +115,42 @@ class Switch(FastPaths, DataplaneApi):
                       f"[thread {threading.get_native_id()}] [{self._pkt_id}.0] "
                       f"[cxt 0] {msg}\n")
 
+    # ----------------------------------------------------------- control plane
+    @contextmanager
+    def _control(self) -> Iterator[None]:
+        """The switch lock for a control-plane change, taken at the next frame boundary.
+
+        A plain acquire would wait for the data-plane thread to finish a whole epoll
+        round (up to RX_BATCH frames per ready port, then the due timers), and Python's
+        locks are not fair, so it could lose the race for several rounds. Announcing the
+        writer first makes the packet loop release the lock after its current frame and
+        wait (CONTROL_YIELD_MAX_S at most) until no writer is left."""
+        with self._control_mutex:
+            self._control_pending[0] += 1
+            self._control_idle.clear()
+        try:
+            with self._lock:
+                yield
+        finally:
+            with self._control_mutex:
+                self._control_pending[0] -= 1
+                if not self._control_pending[0]:
+                    self._control_idle.set()
+
+    def _yield_to_control(self) -> None:
+        """On the data-plane thread, between two frames, with the lock held once: let
+        the waiting control-plane writers in."""
+        self._lock.release()
+        try:
+            self._control_idle.wait(CONTROL_YIELD_MAX_S)
+        finally:
+            self._lock.acquire()
+
     # ---------------------------------------------------------------- program
     def load_program(self, bmv2_json: dict) -> None:
-        prog = Program(bmv2_json, trace=self._trace, clock_us=self._now_us)
-        with self._lock:
+        with normal_scheduling():  # a real-time gRPC thread must not hold a core for this
+            prog = Program(bmv2_json, trace=self._trace, clock_us=self._now_us)
+        with self._control():
             self.tm.flush()
             self._resubmits.clear()
             self.program = prog
@@ -395,7 +440,7 @@ class Switch(FastPaths, DataplaneApi):
         per-packet function (the fused fast path where the program has one) instead
         of the general path: both must give the same outputs.
         """
-        with self._lock:
+        with self._control():
             prog = self._prog()
             out: list[tuple[int, bytes]] = []
             self._sync_out = out
@@ -570,6 +615,8 @@ class Switch(FastPaths, DataplaneApi):
         pcap_in = self._pcap_in
         fast_prog = None
         batch = self._batch_path(None)
+        control_pending, control_idle = self._control_pending, self._control_idle
+        yield_to_control = self._yield_to_control
         try:
             while self._running:
                 deadline = tm.next_deadline()
@@ -582,6 +629,8 @@ class Switch(FastPaths, DataplaneApi):
                     events = ep.poll()
                 else:
                     events = ep.poll(max(0.0, deadline - monotonic()))
+                if control_pending[0]:  # a write is waiting: it goes first
+                    control_idle.wait(CONTROL_YIELD_MAX_S)
                 with lock:
                     prog = self.program
                     if prog is not fast_prog:
@@ -589,6 +638,8 @@ class Switch(FastPaths, DataplaneApi):
                         batch = self._batch_path(prog)
                     now = monotonic()
                     for fd, _ev in events:
+                        if control_pending[0]:
+                            yield_to_control()
                         entry = fd_port.get(fd)
                         if entry is not None:
                             port, recv, bufsize = entry

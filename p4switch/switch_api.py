@@ -22,23 +22,23 @@ class DataplaneApi:
     def table_add(self, table: str, key: list[MatchParam], target: ActionCall | IndirectTarget,
                   priority: int = 0) -> int:
         """Add an entry; `priority` follows P4Runtime (a larger value wins)."""
-        with self._lock:
+        with self._control():
             return self._table(table).add(key, target, priority)
 
     def table_modify(self, table: str, handle: int, target: ActionCall | IndirectTarget) -> None:
-        with self._lock:
+        with self._control():
             self._table(table).modify(handle, target)
 
     def table_delete(self, table: str, handle: int) -> None:
-        with self._lock:
+        with self._control():
             self._table(table).delete(handle)
 
     def table_set_default(self, table: str, target: ActionCall | None) -> None:
-        with self._lock:
+        with self._control():
             self._table(table).set_default(target)
 
     def table_clear(self, table: str) -> None:
-        with self._lock:
+        with self._control():
             self._table(table).clear()
 
     def _profile(self, name: str):
@@ -48,23 +48,23 @@ class DataplaneApi:
         return ap
 
     def act_prof_add_member(self, profile: str, member_id: int, call: ActionCall) -> None:
-        with self._lock:
+        with self._control():
             self._profile(profile).add_member(member_id, call)
 
     def act_prof_modify_member(self, profile: str, member_id: int, call: ActionCall) -> None:
-        with self._lock:
+        with self._control():
             self._profile(profile).modify_member(member_id, call)
 
     def act_prof_delete_member(self, profile: str, member_id: int) -> None:
-        with self._lock:
+        with self._control():
             self._profile(profile).delete_member(member_id)
 
     def act_prof_set_group(self, profile: str, group_id: int, member_ids: list[int]) -> None:
-        with self._lock:
+        with self._control():
             self._profile(profile).set_group(group_id, member_ids)
 
     def act_prof_delete_group(self, profile: str, group_id: int) -> None:
-        with self._lock:
+        with self._control():
             self._profile(profile).delete_group(group_id)
 
     # ------------------------------------------------------------ stateful externs
@@ -157,7 +157,7 @@ class DataplaneApi:
         if loss is not None and not 0 <= loss < 1:
             raise DataplaneError(f"loss must be a fraction in [0, 1), got {loss}")
         try:
-            with self._lock:
+            with self._control():
                 self.tm.set_params(port, rate_pps, rate_bps, delay_us, queue_depth)
                 if loss:
                     self._wire_loss[port] = [float(loss), 0.0]
@@ -172,7 +172,7 @@ class DataplaneApi:
         strict priority, as bmv2."""
         try:
             config = VlArbitration.from_dict(table) if table is not None else None
-            with self._lock:
+            with self._control():
                 self.tm.set_vl_arbitration(port, config)
         except ValueError as e:  # VlArbitrationError included
             raise DataplaneError(str(e)) from None

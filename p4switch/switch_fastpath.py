@@ -144,16 +144,22 @@ class FastPaths:
     def _batch_path(self, prog: Program | None) -> Callable:
         """batch(recv, bufsize, port, now, now_us, pcap): up to RX_BATCH frames
         from one port's socket through the fast path, the fused function called
-        here directly (one Python call per batch, not per frame, of glue)."""
+        here directly (one Python call per batch, not per frame, of glue). Called
+        with the switch lock held once; a waiting control-plane write
+        (Switch._control) takes it between two frames."""
         rx = self._fast_path(prog) if prog is not None else None
         fused = getattr(rx, "fused", None)
         finish = getattr(rx, "finish", None)
         tm_ports = self.tm.ports
         error = self._pipeline_error
         int_ = int
+        control_pending = self._control_pending
+        yield_to_control = self._yield_to_control
 
         def batch(recv, bufsize: int, port: int, now: float, now_us: int, pc) -> None:
             for _ in range(RX_BATCH):
+                if control_pending[0]:  # a control-plane write goes at this frame boundary
+                    yield_to_control()
                 try:
                     frame = recv(bufsize)
                 except OSError:  # EAGAIN; or the interface went down

@@ -146,6 +146,10 @@ class TrafficManager:
         self.egress: Callable[[int, list], bytes | None] = lambda port, S: None
         self.send: Callable[[int, bytes], bool] = lambda port, frame: True
         self.reinject: Callable[[list], None] = lambda S: None
+        # Set by the switch: a non-zero cell means a control-plane write waits for the
+        # switch lock; run_due calls yield_to_control between two timers then.
+        self.control_pending: list[int] = [0]
+        self.yield_to_control: Callable[[], None] = lambda: None
         self.set_layout({})
 
     def set_layout(self, std: dict[str, int]) -> None:
@@ -310,7 +314,10 @@ class TrafficManager:
     def run_due(self, now: float) -> None:
         """Run every timer whose deadline has passed."""
         timers = self.timers
+        control_pending = self.control_pending
         while timers and timers[0][0] <= now:
+            if control_pending[0]:
+                self.yield_to_control()
             t, _seq, kind, arg = heapq.heappop(timers)
             if kind == _DEPART:
                 pq = arg
