@@ -403,6 +403,15 @@ class ExpressionConverter:
                                                _component(right, f, loc), loc, ir.Bool()),
                                      env) for f in t.fields] or [{"type": "bool",
                                                                    "value": True}])
+        if isinstance(t, ir.StructLike) and t.kind == "header" and \
+                isinstance(right, ir.StructExpr) != isinstance(left, ir.StructExpr):
+            # a header literal `{1, 2}` is valid: equal to a valid header with its fields
+            h, lit = (right, left) if isinstance(left, ir.StructExpr) else (left, right)
+            kind, name = self.path(h, env)
+            valid = ex("d2b", None, {"type": "field", "value": [name, "$valid$"]})
+            return all_of([valid] + [self.tree(ir.Binary(
+                "==", _component(h, f, loc), _component(lit, f, loc), loc, ir.Bool()), env)
+                for f in t.fields])
         (ka, a), (kb, b) = self.path(left, env), self.path(right, env)
         if ka == kb == "header":
             return header_eq(a, b)

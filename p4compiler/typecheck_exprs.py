@@ -321,8 +321,12 @@ class ExpressionChecks:
                 return ir.BoolLit(a.value and b.value if op == "&&" else a.value or b.value,
                                   e.loc)
             return ir.Binary(op, a, b, e.loc, ir.Bool())
-        a = self.expr(e.left, scope)
-        b = self.expr(e.right, scope)
+        if op in ("==", "!=") and (_is_aggregate_literal(e.left)
+                                   or _is_aggregate_literal(e.right)):
+            a, b = self.aggregate_operands(e, scope)
+        else:
+            a = self.expr(e.left, scope)
+            b = self.expr(e.right, scope)
         if op in ("<<", ">>"):
             if not _is_num(a.type) or not _is_num(b.type):
                 raise CompileError(e.loc, f"{op} needs integer operands")
@@ -378,7 +382,24 @@ class ExpressionChecks:
             return ir.Lit(v, e.loc, t)
         return ir.Binary(op, a, b, e.loc, t)
 
+    def aggregate_operands(self, e: ir.Binary, scope: Scope) -> tuple[ir.Expr, ir.Expr]:
+        """Operands of `s == {a, b}` (P4_16 8.12, 8.26): the list or struct expression
+        takes the type of the other operand, typed first, as p4c's type inference."""
+        lit_left = _is_aggregate_literal(e.left) and not _is_aggregate_literal(e.right)
+        first, second = (e.right, e.left) if lit_left else (e.left, e.right)
+        x = self.expr(first, scope)
+        t = ir.unwrap(x.type) if x.type is not None else None
+        if isinstance(t, (ir.StructLike, ir.TupleT)):
+            y = self.coerce(self.expr(second, scope, t), t, e.loc)
+        else:
+            y = self.expr(second, scope)
+        return (y, x) if lit_left else (x, y)
+
     def e_ListExpr(self, e: ir.ListExpr, scope: Scope, expected) -> ir.Expr:
+        if isinstance(expected, ir.TupleT) and len(e.items) == len(expected.items):
+            items = tuple(self.coerce(self.expr(x, scope, t), t, e.loc)
+                          for x, t in zip(e.items, expected.items, strict=True))
+            return ir.ListExpr(items, e.loc, expected)
         if isinstance(expected, ir.StructLike):
             items = tuple(self.expr(x, scope, f.type) for x, f in
                           zip(e.items, expected.fields, strict=False))
@@ -544,3 +565,7 @@ class ExpressionChecks:
         # Anything else is inlined at the call site (as p4c's FunctionsInliner does).
         return ir.Call(fn, args, (), e.loc, ret, ("inline_function", f.name, body, proto,
                                                    params, _has_side_effects(body, params)))
+
+
+def _is_aggregate_literal(e: ir.Expr) -> bool:
+    return isinstance(e, (ir.ListExpr, ir.StructExpr))
