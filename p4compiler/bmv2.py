@@ -604,11 +604,11 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                 n = args[0]
                 assert isinstance(n, ir.Lit)
                 st = ir.unwrap(callee.expr.type)  # type: ignore[arg-type]
-                if isinstance(st, ir.Stack) and isinstance(ir.unwrap(st.elem), ir.StructLike) \
-                        and ir.unwrap(st.elem).kind == "header_union":  # type: ignore[union-attr]
-                    raise Unsupported(loc, f"{m} on a stack of header unions is not supported")
+                union = isinstance(st, ir.Stack) and isinstance(ir.unwrap(st.elem), ir.StructLike) \
+                    and ir.unwrap(st.elem).kind == "header_union"  # type: ignore[union-attr]
                 prims.append(self.prim("push" if m == "push_front" else "pop", [
-                    {"type": "header_stack", "value": self.path(callee.expr, env)[1]},
+                    {"type": "header_union_stack" if union else "header_stack",
+                     "value": self.path(callee.expr, env)[1]},
                     {"type": "hexstr", "value": hexstr(n.value)}], loc))
                 return
             if m == "isValid":

@@ -114,8 +114,10 @@ class ExpressionConverter:
                 if _is_union(bt.elem) and e.member == "next":
                     return ("union_stack_next", base)
                 if _is_union(bt.elem) and e.member == "last":
-                    raise Unsupported(e.loc, "stacks of header unions: .last is not "
-                                      "supported (use a constant index)")
+                    if self.block is not None and self.block.kind != "parser":
+                        raise Unsupported(e.loc, "stacks of header unions: .last is only "
+                                          "available in a parser")
+                    return ("union_stack_last", base)
                 if e.member == "last":
                     return ("stack_last", base)
                 if e.member == "next":
@@ -124,6 +126,10 @@ class ExpressionConverter:
                 return ("union_stack_member", [base, e.member])
             if kind == "stack_last":
                 return ("stack_field", [base, e.member])
+            if kind == "union_stack_last":
+                return ("union_stack_last_member", [base, e.member])
+            if kind == "union_stack_last_member":   # `u.last.a.f`
+                return ("union_stack_field", [*base, e.member])
             if kind == "stack_expr":
                 raise Unsupported(e.loc, "fields of header stack elements with a run-time "
                                   "index are not supported")
@@ -190,6 +196,8 @@ class ExpressionConverter:
                 return {"type": "field", "value": v}
             if kind == "stack_field":
                 return {"type": "stack_field", "value": v}
+            if kind == "union_stack_field":
+                return self.union_stack_field(e, v)
             if kind == "param":
                 b = v
                 if b[0] == "runtime":
@@ -202,6 +210,27 @@ class ExpressionConverter:
                 return {"type": "header_stack", "value": v}
             return None
         return None
+
+    @staticmethod
+    def union_stack_field(e: ir.Expr, v: list[str]) -> dict[str, Any]:
+        """`u.last.a.f` as an operand: bmv2 reads a `union_stack_field` only as a select
+        key (and crashes on `access_union_header` in a parser `set`); elsewhere it is a
+        `?:` chain on `last_stack_index` over the elements' fields `u[i].a.f`."""
+        st = ir.unwrap(e.expr.expr.expr.type)  # type: ignore[attr-defined]
+        assert isinstance(st, ir.Stack)
+        stack, member, field = v
+
+        def ex(op: str, left: Any, right: Any) -> dict[str, Any]:
+            return {"type": "expression", "value": {"op": op, "left": left, "right": right}}
+        last = ex("last_stack_index", None, {"type": "header_union_stack", "value": stack})
+        out: dict[str, Any] = {"type": "field", "value": [f"{stack}[{st.size - 1}].{member}",
+                                                          field]}
+        for i in range(st.size - 2, -1, -1):
+            cond = ex("==", last, {"type": "hexstr", "value": hexstr(i, 32)})
+            out = {"type": "expression", "value": {
+                "op": "?", "left": {"type": "field", "value": [f"{stack}[{i}].{member}", field]},
+                "right": out, "cond": cond}}
+        return out
 
     def operand(self, e: ir.Expr, env: _Env) -> dict[str, Any]:
         """An expression operand in data (non-boolean) context, as a primitive parameter."""
@@ -367,8 +396,8 @@ class ExpressionConverter:
             if e.member == "size":
                 return {"type": "hexstr", "value": hexstr(st.size, 32)}
             if e.member == "lastIndex":
-                return ex("-", ex("last_stack_index", None, {"type": "header_stack",
-                                                              "value": v}),
+                stack = "header_union_stack" if _is_union(st.elem) else "header_stack"
+                return ex("-", ex("last_stack_index", None, {"type": stack, "value": v}),
                           {"type": "hexstr", "value": "0x0"})
         raise Unsupported(getattr(e, "loc", None), f"expression {type(e).__name__} is not "
                           "supported on bmv2")

@@ -158,6 +158,10 @@ class ParserConverter:
             if look is not None:
                 key.append({"type": "lookahead", "value": list(look)})
                 continue
+            if isinstance(k, ir.Member) and \
+                    (path := self.path(k, env))[0] == "union_stack_field":
+                key.append({"type": "union_stack_field", "value": path[1]})
+                continue
             leaf = self.leaf(k, env, True)
             if leaf is not None and leaf["type"] in ("field", "stack_field"):
                 key.append(leaf)

@@ -134,6 +134,15 @@ class ActionCodegen:
             # bmv2 zeroes the fields of a header that becomes valid.
             return pre + [f"if not S[{d}[0]]:", f"    for _d in {d}[2]:", "        S[_d] = 0",
                           f"    S[{d}[0]] = 1", f"    S[{d}[1]] = -1"]
+        if op in ("push", "pop") and params and params[0].get("type") == "header_union_stack":
+            need(2)
+            un = params[0].get("value")
+            if un not in self.union_stacks:
+                raise ProgramError(f"{where}: unknown header union stack {un!r}")
+            elems = self._name("USTK", tuple(tuple(self._desc(h) for h in self.unions[u])
+                                             for u in self.union_stacks[un]))
+            fn = "_union_stack_push" if op == "push" else "_union_stack_pop"
+            return pre + [f"{fn}(S, {elems}, {self.stack_next[un]}, {ex(1)})"]
         if op in ("push", "pop"):
             need(2)
             sn = self._stack_name(params[0], where)

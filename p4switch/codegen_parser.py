@@ -236,6 +236,8 @@ class ParserCodegen:
             elif k.get("type") == "stack_field":
                 members = self.stacks[k["value"][0]]
                 w = dict((f, w) for f, w, _s in members[0].fields)[k["value"][1]]
+            elif k.get("type") == "union_stack_field":
+                w = self._union_stack_field(k.get("value"), kw)[1]
             else:
                 raise ProgramError(f"{kw}: unsupported transition key type {k.get('type')!r}")
             parts.append(self.expr(k, kw, pre))
