@@ -91,8 +91,10 @@ class ActionCodegen:
                 dh, sh = self._hdr(params[0]["value"], where), self._hdr(params[1]["value"], where)
                 lines = [f"S[{dh.slots[f]}] = S[{sh.slots[g]}]"
                          for (f, _w, _s), (g, _v, _t) in zip(dh.fields, sh.fields)]
-                return lines + [f"S[{dh.valid}] = S[{sh.valid}]", f"S[{dh.raw}] = S[{sh.raw}]",
-                                f"S[{dh.dirty}] = S[{sh.dirty}]"]
+                lines += [f"S[{dh.valid}] = S[{sh.valid}]", f"S[{dh.raw}] = S[{sh.raw}]",
+                          f"S[{dh.dirty}] = S[{sh.dirty}]"]
+                siblings = self._invalidate_siblings(dh)  # bmv2: a union member made valid
+                return lines + ([f"if S[{dh.valid}]:", *_indent(siblings)] if siblings else [])
             d = self._dyn_header(params[0], where, pre)
             s = self._dyn_header(params[1], where, pre)
             return pre + [f"for _d, _s in zip({d}[2], {s}[2]):", "    S[_d] = S[_s]",
