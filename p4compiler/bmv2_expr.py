@@ -288,7 +288,9 @@ class ExpressionConverter:
         e, env = self.through_params(e, env)
         leaf = self.leaf(e, env, False)
         if leaf is not None:
-            if leaf["type"] == "field" and self.is_bool(e):
+            # a bool field or action parameter (bmv2 passes those as 1-bit data) is
+            # read as a bool with d2b, as p4c does
+            if leaf["type"] in ("field", "local") and self.is_bool(e):
                 return {"type": "expression", "value": {"op": "d2b", "left": None,
                                                         "right": leaf}}
             return leaf
