@@ -89,6 +89,10 @@ class BlockChecks:
         keys = tuple(self.expr(k, scope) for k in t.select)
         cases = []
         for c in t.cases:
+            if len(c.keys) == 1 and len(keys) > 1 and \
+                    (vs := self.struct_value_set(c.keys[0], keys, scope)) is not None:
+                cases.append(ir.SelectCase((vs,), target(c.state, c.loc), c.loc))
+                continue
             if len(c.keys) != len(keys) and not (len(c.keys) == 1
                                                   and isinstance(c.keys[0], ir.DefaultKey)):
                 raise CompileError(c.loc, f"select case has {len(c.keys)} values for "
@@ -100,6 +104,22 @@ class BlockChecks:
                                                                                 strict=True))
             cases.append(ir.SelectCase(ks, target(c.state, c.loc), c.loc))
         return ir.Transition(None, keys, tuple(cases), t.loc)
+
+    def struct_value_set(self, k: ir.Expr, keys: tuple[ir.Expr, ...], scope: Scope
+                         ) -> ir.Expr | None:
+        """A `value_set<S>` as the one label of a select on several keys: S's fields
+        match the keys one for one (P4_16 12.11); None if `k` is not a value set."""
+        if not isinstance(k, ir.Name) or not isinstance(scope.lookup(k.name), ValueSetEntity):
+            return None
+        e = self.expr(k, scope)
+        t = ir.unwrap(e.ref.type)  # type: ignore[attr-defined]
+        fields = t.fields if isinstance(t, ir.StructLike) and t.kind == "struct" else ()
+        if len(fields) != len(keys) or any(
+                ir.unwrap(f.type) != ir.unwrap(key.type)  # type: ignore[arg-type]
+                for f, key in zip(fields, keys, strict=True)):
+            raise CompileError(k.loc, f"{k.name}: a value set in a select on {len(keys)} "
+                               f"keys needs a struct type whose fields have the keys' types")
+        return e
 
     def keyset(self, k: ir.Expr, t: ir.Type | None, scope: Scope) -> ir.Expr:
         if isinstance(k, ir.DefaultKey):

@@ -274,6 +274,8 @@ class Program(ExpressionCodegen, ParserCodegen, ControlCodegen, ActionCodegen,
                 raise ProgramError(f"calculations[{i}] ({name}): unsupported algo "
                                    f"{c.get('algo')!r}")
         self.parse_vsets = {v["name"]: set() for v in self._list("parse_vsets")}
+        # the key field widths of the select that reads each value set (see value_set_add)
+        self.vset_key_widths: dict[str, list[int]] = {}
         self.tables: dict[str, Table] = {}
         self.profiles: dict[str, ActionProfile] = {}
         pipelines = self._list("pipelines")
