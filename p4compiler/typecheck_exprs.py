@@ -210,6 +210,11 @@ class ExpressionChecks:
                 raise CompileError(e.loc, f"stack index must be an integer, not {idx.type}")
             return ir.Index(base, idx, e.loc, bt.elem)
         if isinstance(bt, ir.TupleT) and isinstance(idx, ir.Lit):
+            if not 0 <= idx.value < len(bt.items):
+                raise CompileError(e.loc, f"index {idx.value} out of bounds for "
+                                   f"{_type_text(base.type)}")
+            if isinstance(base, ir.ListExpr):  # a tuple constant's element
+                return base.items[idx.value]
             return ir.Index(base, idx, e.loc, bt.items[idx.value])
         raise CompileError(e.loc, f"cannot index a value of type {_type_text(base.type)}")
 
