@@ -527,11 +527,19 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                 {"type": "header", "value": self.header_name(rhs, env)}], s.loc))
             return
         if isinstance(lt, ir.StructLike) and lt.kind == "header_union":
-            kl, vl = self.path(lhs, env)
-            kr, vr = self.path(rhs, env)
-            prims.append(self.prim("assign_union", [{"type": "header_union", "value": vl},
-                                                    {"type": "header_union", "value": vr}],
-                                   s.loc))
+            # member by member, as p4c's CopyStructures writes it: bmv2's assign_union
+            # copies values of fields no other primitive reads as 0 (their arithmetic
+            # is never enabled)
+            for f in lt.fields:
+                self.assign(ir.Assign(ir.Member(lhs, f.name, s.loc, f.type),
+                                      ir.Member(rhs, f.name, s.loc, f.type), s.loc), env, prims)
+            return
+        if isinstance(lt, ir.Stack) and isinstance(ir.unwrap(lt.elem), ir.StructLike) \
+                and ir.unwrap(lt.elem).kind == "header_union":  # type: ignore[union-attr]
+            for i in range(lt.size):
+                idx = ir.Lit(i, s.loc, ir.Bits(32))
+                self.assign(ir.Assign(ir.Index(lhs, idx, s.loc, lt.elem),
+                                      ir.Index(rhs, idx, s.loc, lt.elem), s.loc), env, prims)
             return
         if isinstance(lt, ir.StructLike):
             if isinstance(rhs, ir.StructExpr):
