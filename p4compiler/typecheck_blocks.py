@@ -27,6 +27,7 @@ from .typecheck_entities import (
     ValueSetEntity,
     VarEntity,
 )
+from .typecheck_exprs import with_defaults
 from .typecheck_tree import (
     _is_constant,
     _lvalue_root,
@@ -52,7 +53,7 @@ class BlockChecks:
         out = []
         for i, p in enumerate(params):
             t = self.resolve_type(p.tref, scope)
-            ent = ParamEntity(p.name, p.direction, t, owner, i, p.annotations)
+            ent = ParamEntity(p.name, p.direction, t, owner, i, p.annotations, p.default)
             scope.declare(p.name, ent, p.loc)
             out.append(ent)
         return tuple(out)
@@ -337,6 +338,8 @@ class BlockChecks:
                 raise CompileError(r.loc, f"{r.name}: undeclared action")
             raise CompileError(r.loc, f"{r.name} is not an action")
         args = r.args or ()
+        if r.args is not None and not partial:
+            args = with_defaults(args, a.params)
         need = a.params if not partial else tuple(p for p in a.params if p.direction)
         if r.args is not None or not partial:
             if len(args) != len(need) and not (partial and len(args) == len(a.params)):

@@ -5,6 +5,7 @@ A mixin of typecheck.Checker."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from . import default_values, ir
 from .errors import CompileError, Location
@@ -465,7 +466,7 @@ class ExpressionChecks:
     def _args(self, e: ir.Call, params: tuple[ir.Param, ...], scope: Scope,
               bindings: dict[str, ir.Type], name: str,
               type_params: tuple[str, ...] = ()) -> tuple[ir.Arg, ...]:
-        args = list(e.args)
+        args = list(with_defaults(e.args, params))
         if any(a.name for a in args):
             by_name = {a.name: a for a in args}
             missing = [p.name for p in params if p.name not in by_name and p.direction != ""
@@ -499,6 +500,11 @@ class ExpressionChecks:
         return tuple(out)
 
     def call_action(self, e: ir.Call, fn: ir.Name, a: ActionEntity, scope: Scope) -> ir.Expr:
+        e = dataclasses.replace(e, args=with_defaults(e.args, a.params))
+        if any(x.name for x in e.args):
+            by_name = {x.name: x for x in e.args}
+            if set(by_name) == {p.name for p in a.params}:
+                e = dataclasses.replace(e, args=tuple(by_name[p.name] for p in a.params))
         if len(e.args) != len(a.params):
             raise CompileError(e.loc, f"{a.name}: expects {len(a.params)} arguments, "
                                f"got {len(e.args)}")
@@ -574,3 +580,21 @@ class ExpressionChecks:
 
 def _is_aggregate_literal(e: ir.Expr) -> bool:
     return isinstance(e, (ir.ListExpr, ir.StructExpr))
+
+
+def with_defaults(args: tuple[ir.Arg, ...], params: tuple[Any, ...]) -> tuple[ir.Arg, ...]:
+    """The call's arguments, plus the default values of the parameters it leaves out
+    (P4_16 6.8.2: trailing ones when arguments are positional, any when named)."""
+    if any(a.name for a in args):
+        given = {a.name for a in args}
+        return tuple(args) + tuple(ir.Arg(p.default, p.name, a_loc(args))
+                                   for p in params if p.name not in given
+                                   and getattr(p, "default", None) is not None)
+    rest = params[len(args):]
+    if rest and all(getattr(p, "default", None) is not None for p in rest):
+        return tuple(args) + tuple(ir.Arg(p.default, None, a_loc(args)) for p in rest)
+    return tuple(args)
+
+
+def a_loc(args: tuple[ir.Arg, ...]) -> Location | None:
+    return args[-1].loc if args else None
