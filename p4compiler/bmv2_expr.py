@@ -435,6 +435,10 @@ class ExpressionConverter:
                                      env) for f in t.fields] or [{"type": "bool",
                                                                    "value": True}])
         if isinstance(t, ir.StructLike) and t.kind == "header" and \
+                isinstance(right, ir.InvalidHeader) != isinstance(left, ir.InvalidHeader):
+            h = left if isinstance(right, ir.InvalidHeader) else right   # `h == {#}`
+            return invalid(self.path(h, env)[1])
+        if isinstance(t, ir.StructLike) and t.kind == "header" and \
                 isinstance(right, ir.StructExpr) != isinstance(left, ir.StructExpr):
             # a header literal `{1, 2}` is valid: equal to a valid header with its fields
             h, lit = (right, left) if isinstance(left, ir.StructExpr) else (left, right)

@@ -273,6 +273,8 @@ class ExpressionChecks:
                 or isinstance(src, ir.InfInt)
         elif isinstance(dst, ir.Enum):
             ok = isinstance(src, (ir.Bits, ir.InfInt)) and dst.underlying is not None
+        elif isinstance(dst, ir.StructLike) and isinstance(x, ir.InvalidHeader):
+            return dataclasses.replace(x, type=to)   # `(H){#}` (P4_16 8.26)
         elif isinstance(dst, ir.StructLike) and isinstance(x, (ir.ListExpr, ir.StructExpr)):
             return self.coerce(x, to, e.loc)
         if not ok:
@@ -579,7 +581,7 @@ class ExpressionChecks:
 
 
 def _is_aggregate_literal(e: ir.Expr) -> bool:
-    return isinstance(e, (ir.ListExpr, ir.StructExpr))
+    return isinstance(e, (ir.ListExpr, ir.StructExpr, ir.InvalidHeader))
 
 
 def with_defaults(args: tuple[ir.Arg, ...], params: tuple[Any, ...]) -> tuple[ir.Arg, ...]:
