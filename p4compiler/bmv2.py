@@ -527,11 +527,19 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                 {"type": "header", "value": self.header_name(rhs, env)}], s.loc))
             return
         if isinstance(lt, ir.StructLike) and lt.kind == "header_union":
-            kl, vl = self.path(lhs, env)
-            kr, vr = self.path(rhs, env)
-            prims.append(self.prim("assign_union", [{"type": "header_union", "value": vl},
-                                                    {"type": "header_union", "value": vr}],
-                                   s.loc))
+            # member by member, as p4c's CopyStructures writes it: bmv2's assign_union
+            # copies values of fields no other primitive reads as 0 (their arithmetic
+            # is never enabled)
+            for f in lt.fields:
+                self.assign(ir.Assign(ir.Member(lhs, f.name, s.loc, f.type),
+                                      ir.Member(rhs, f.name, s.loc, f.type), s.loc), env, prims)
+            return
+        if isinstance(lt, ir.Stack) and isinstance(ir.unwrap(lt.elem), ir.StructLike) \
+                and ir.unwrap(lt.elem).kind == "header_union":  # type: ignore[union-attr]
+            for i in range(lt.size):
+                idx = ir.Lit(i, s.loc, ir.Bits(32))
+                self.assign(ir.Assign(ir.Index(lhs, idx, s.loc, lt.elem),
+                                      ir.Index(rhs, idx, s.loc, lt.elem), s.loc), env, prims)
             return
         if isinstance(lt, ir.StructLike):
             if isinstance(rhs, ir.StructExpr):
@@ -604,11 +612,11 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                 n = args[0]
                 assert isinstance(n, ir.Lit)
                 st = ir.unwrap(callee.expr.type)  # type: ignore[arg-type]
-                if isinstance(st, ir.Stack) and isinstance(ir.unwrap(st.elem), ir.StructLike) \
-                        and ir.unwrap(st.elem).kind == "header_union":  # type: ignore[union-attr]
-                    raise Unsupported(loc, f"{m} on a stack of header unions is not supported")
+                union = isinstance(st, ir.Stack) and isinstance(ir.unwrap(st.elem), ir.StructLike) \
+                    and ir.unwrap(st.elem).kind == "header_union"  # type: ignore[union-attr]
                 prims.append(self.prim("push" if m == "push_front" else "pop", [
-                    {"type": "header_stack", "value": self.path(callee.expr, env)[1]},
+                    {"type": "header_union_stack" if union else "header_stack",
+                     "value": self.path(callee.expr, env)[1]},
                     {"type": "hexstr", "value": hexstr(n.value)}], loc))
                 return
             if m == "isValid":

@@ -275,10 +275,11 @@ def _switch_to_ifs(s: ir.Switch) -> ir.Stmt:
         if c.body is not None:
             groups.append((labels, c.body))
             labels = []
-    default_body: ir.Stmt | None = None
+    # `default` matches what no label names, wherever it stands (p4c only warns when a
+    # label follows it): its body ends the chain.
+    default_body: ir.Stmt | None = next((b for ls, b in groups if None in ls), None)
     for labels_, body in reversed(groups):
         if None in labels_:
-            default_body = body
             continue
         cond: ir.Expr | None = None
         for lab in labels_:

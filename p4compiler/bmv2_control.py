@@ -230,7 +230,8 @@ class ControlConverter:
             if isinstance(e, ir.Binary) and e.op == "&" and isinstance(e.right, ir.Lit):
                 msk = hexstr(e.right.value, _width(e.type))
                 e = e.left
-            if isinstance(e, ir.Call) and e.target and e.target[1:2] == ("isValid",):
+            if isinstance(e, ir.Call) and e.target and e.target[1:2] == ("isValid",) \
+                    and self.path(e.callee.expr, env)[0] == "header":  # type: ignore[union-attr]
                 callee = e.callee
                 assert isinstance(callee, ir.Member)
                 entry["target"] = [self.header_name(callee.expr, env), "$valid$"]

@@ -114,8 +114,10 @@ class ExpressionConverter:
                 if _is_union(bt.elem) and e.member == "next":
                     return ("union_stack_next", base)
                 if _is_union(bt.elem) and e.member == "last":
-                    raise Unsupported(e.loc, "stacks of header unions: .last is not "
-                                      "supported (use a constant index)")
+                    if self.block is not None and self.block.kind != "parser":
+                        raise Unsupported(e.loc, "stacks of header unions: .last is only "
+                                          "available in a parser")
+                    return ("union_stack_last", base)
                 if e.member == "last":
                     return ("stack_last", base)
                 if e.member == "next":
@@ -124,6 +126,10 @@ class ExpressionConverter:
                 return ("union_stack_member", [base, e.member])
             if kind == "stack_last":
                 return ("stack_field", [base, e.member])
+            if kind == "union_stack_last":
+                return ("union_stack_last_member", [base, e.member])
+            if kind == "union_stack_last_member":   # `u.last.a.f`
+                return ("union_stack_field", [*base, e.member])
             if kind == "stack_expr":
                 raise Unsupported(e.loc, "fields of header stack elements with a run-time "
                                   "index are not supported")
@@ -190,6 +196,8 @@ class ExpressionConverter:
                 return {"type": "field", "value": v}
             if kind == "stack_field":
                 return {"type": "stack_field", "value": v}
+            if kind == "union_stack_field":
+                return self.union_stack_field(e, v)
             if kind == "param":
                 b = v
                 if b[0] == "runtime":
@@ -202,6 +210,27 @@ class ExpressionConverter:
                 return {"type": "header_stack", "value": v}
             return None
         return None
+
+    @staticmethod
+    def union_stack_field(e: ir.Expr, v: list[str]) -> dict[str, Any]:
+        """`u.last.a.f` as an operand: bmv2 reads a `union_stack_field` only as a select
+        key (and crashes on `access_union_header` in a parser `set`); elsewhere it is a
+        `?:` chain on `last_stack_index` over the elements' fields `u[i].a.f`."""
+        st = ir.unwrap(e.expr.expr.expr.type)  # type: ignore[attr-defined]
+        assert isinstance(st, ir.Stack)
+        stack, member, field = v
+
+        def ex(op: str, left: Any, right: Any) -> dict[str, Any]:
+            return {"type": "expression", "value": {"op": op, "left": left, "right": right}}
+        last = ex("last_stack_index", None, {"type": "header_union_stack", "value": stack})
+        out: dict[str, Any] = {"type": "field", "value": [f"{stack}[{st.size - 1}].{member}",
+                                                          field]}
+        for i in range(st.size - 2, -1, -1):
+            cond = ex("==", last, {"type": "hexstr", "value": hexstr(i, 32)})
+            out = {"type": "expression", "value": {
+                "op": "?", "left": {"type": "field", "value": [f"{stack}[{i}].{member}", field]},
+                "right": out, "cond": cond}}
+        return out
 
     def operand(self, e: ir.Expr, env: _Env) -> dict[str, Any]:
         """An expression operand in data (non-boolean) context, as a primitive parameter."""
@@ -259,7 +288,9 @@ class ExpressionConverter:
         e, env = self.through_params(e, env)
         leaf = self.leaf(e, env, False)
         if leaf is not None:
-            if leaf["type"] == "field" and self.is_bool(e):
+            # a bool field or action parameter (bmv2 passes those as 1-bit data) is
+            # read as a bool with d2b, as p4c does
+            if leaf["type"] in ("field", "local") and self.is_bool(e):
                 return {"type": "expression", "value": {"op": "d2b", "left": None,
                                                         "right": leaf}}
             return leaf
@@ -367,8 +398,8 @@ class ExpressionConverter:
             if e.member == "size":
                 return {"type": "hexstr", "value": hexstr(st.size, 32)}
             if e.member == "lastIndex":
-                return ex("-", ex("last_stack_index", None, {"type": "header_stack",
-                                                              "value": v}),
+                stack = "header_union_stack" if _is_union(st.elem) else "header_stack"
+                return ex("-", ex("last_stack_index", None, {"type": stack, "value": v}),
                           {"type": "hexstr", "value": "0x0"})
         raise Unsupported(getattr(e, "loc", None), f"expression {type(e).__name__} is not "
                           "supported on bmv2")
@@ -403,6 +434,19 @@ class ExpressionConverter:
                                                _component(right, f, loc), loc, ir.Bool()),
                                      env) for f in t.fields] or [{"type": "bool",
                                                                    "value": True}])
+        if isinstance(t, ir.StructLike) and t.kind == "header" and \
+                isinstance(right, ir.InvalidHeader) != isinstance(left, ir.InvalidHeader):
+            h = left if isinstance(right, ir.InvalidHeader) else right   # `h == {#}`
+            return invalid(self.path(h, env)[1])
+        if isinstance(t, ir.StructLike) and t.kind == "header" and \
+                isinstance(right, ir.StructExpr) != isinstance(left, ir.StructExpr):
+            # a header literal `{1, 2}` is valid: equal to a valid header with its fields
+            h, lit = (right, left) if isinstance(left, ir.StructExpr) else (left, right)
+            kind, name = self.path(h, env)
+            valid = ex("d2b", None, {"type": "field", "value": [name, "$valid$"]})
+            return all_of([valid] + [self.tree(ir.Binary(
+                "==", _component(h, f, loc), _component(lit, f, loc), loc, ir.Bool()), env)
+                for f in t.fields])
         (ka, a), (kb, b) = self.path(left, env), self.path(right, env)
         if ka == kb == "header":
             return header_eq(a, b)

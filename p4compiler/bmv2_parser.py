@@ -158,6 +158,10 @@ class ParserConverter:
             if look is not None:
                 key.append({"type": "lookahead", "value": list(look)})
                 continue
+            usf = self.union_stack_key(k, env)
+            if usf is not None:
+                key.append(usf)
+                continue
             leaf = self.leaf(k, env, True)
             if leaf is not None and leaf["type"] in ("field", "stack_field"):
                 key.append(leaf)
@@ -186,6 +190,17 @@ class ParserConverter:
                 transitions.append({"type": "hexstr", "value": value, "mask": msk,
                                     "next_state": nxt(c.state)})
         return key, transitions
+
+    def union_stack_key(self, k: ir.Expr, env: _Env) -> dict[str, Any] | None:
+        """`u.last.m.f` of a stack of header unions as a select key, else None."""
+        if not isinstance(k, ir.Member) or k.member in ("size", "lastIndex"):
+            return None
+        try:
+            kind, v = self.path(k, env)
+        except Unsupported:
+            return None
+        return {"type": "union_stack_field", "value": v} if kind == "union_stack_field" \
+            else None
 
     def reject_state_name(self) -> str | None:
         """bmv2 has no reject state; v1model continues to ingress with the parser error

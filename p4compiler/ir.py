@@ -336,6 +336,7 @@ class Param(Node):
     annotations: tuple[Annotation, ...] = ()
     loc: Location = UNKNOWN
     type: Type | None = None
+    default: Expr | None = None  # `bit<8> x = 3` (P4_16 6.8.2)
 
 
 @dataclass(frozen=True)

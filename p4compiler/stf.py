@@ -20,6 +20,7 @@ project's older one (`mcast`, `mirror`, `expect PORT none`, `priority:N`).
     mirroring_add_mc SESSION GROUP      # clone session -> multicast group
     mirroring_delete SESSION
     register_write REGISTER INDEX VALUE | register_reset REGISTER | register_read REGISTER INDEX
+    pvs_add VALUE_SET VALUE | pvs_remove VALUE_SET VALUE | pvs_clear VALUE_SET
     counter_write COUNTER INDEX BYTES PACKETS | counter_read COUNTER INDEX
     check_counter COUNTER(INDEX) [packets|bytes OP NUMBER]   # OP: == != < <= > >=
     counter_verify COUNTER(INDEX) [packets|bytes OP NUMBER]
@@ -187,6 +188,7 @@ _CONTROL_ARITY = {  # op -> (min ints/names, kinds) ; 'n' int, 's' name, '*' mor
     "mirroring_delete": "n", "mirroring_get": "n", "register_read": "sn",
     "register_write": "snn", "register_reset": "s", "counter_read": "sn",
     "counter_write": "snnn", "counter_reset": "s", "meter_get_rates": "sn",
+    "pvs_add": "sn", "pvs_remove": "sn", "pvs_clear": "s",
 }
 _OPS = ("==", "!=", "<=", ">=", "<", ">")
 

@@ -380,7 +380,8 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         direction = ""
         if isinstance(rest[0], str) and not isinstance(rest[0], ir.TypeRef):
             direction = rest.pop(0)
-        return ir.Param(rest[1], direction, rest[0], anns, self._loc(meta))
+        default = rest[2] if len(rest) > 2 else None
+        return ir.Param(rest[1], direction, rest[0], anns, self._loc(meta), default=default)
 
     def args(self, meta, c):
         return tuple(x if isinstance(x, ir.Arg) else ir.Arg(x, None, getattr(x, "loc", None))

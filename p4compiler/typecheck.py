@@ -147,7 +147,7 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
     def declare_const(self, d: ir.ConstDecl, scope: Scope) -> None:
         t = self.resolve_type(d.tref, scope)
         value = self.coerce(self.expr(d.value, scope, t), t, d.loc)
-        if not isinstance(value, (ir.Lit, ir.BoolLit, ir.StrLit, ir.ErrorMember, ir.Member)):
+        if not _constant(value):
             raise CompileError(d.loc, f"{d.name}: initializer is not a compile-time constant")
         scope.declare(d.name, ConstEntity(d.name, value), d.loc)
 
@@ -277,3 +277,13 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
 
 def check(program: ir.Program, diags: Diagnostics | None = None) -> TypedProgram:
     return Checker(diags).check(program)
+
+
+def _constant(e: ir.Expr) -> bool:
+    """A compile-time constant: a literal, an enum or error member, or a struct / list
+    expression of constants (a struct- or tuple-typed `const`)."""
+    if isinstance(e, ir.StructExpr):
+        return all(_constant(x) for _, x in e.fields)
+    if isinstance(e, ir.ListExpr):
+        return all(_constant(x) for x in e.items)
+    return isinstance(e, (ir.Lit, ir.BoolLit, ir.StrLit, ir.ErrorMember, ir.Member))

@@ -27,6 +27,7 @@ from .typecheck_entities import (
     ValueSetEntity,
     VarEntity,
 )
+from .typecheck_exprs import with_defaults
 from .typecheck_tree import (
     _is_constant,
     _lvalue_root,
@@ -52,7 +53,7 @@ class BlockChecks:
         out = []
         for i, p in enumerate(params):
             t = self.resolve_type(p.tref, scope)
-            ent = ParamEntity(p.name, p.direction, t, owner, i, p.annotations)
+            ent = ParamEntity(p.name, p.direction, t, owner, i, p.annotations, p.default)
             scope.declare(p.name, ent, p.loc)
             out.append(ent)
         return tuple(out)
@@ -89,6 +90,10 @@ class BlockChecks:
         keys = tuple(self.expr(k, scope) for k in t.select)
         cases = []
         for c in t.cases:
+            if len(c.keys) == 1 and len(keys) > 1 and \
+                    (vs := self.struct_value_set(c.keys[0], keys, scope)) is not None:
+                cases.append(ir.SelectCase((vs,), target(c.state, c.loc), c.loc))
+                continue
             if len(c.keys) != len(keys) and not (len(c.keys) == 1
                                                   and isinstance(c.keys[0], ir.DefaultKey)):
                 raise CompileError(c.loc, f"select case has {len(c.keys)} values for "
@@ -100,6 +105,22 @@ class BlockChecks:
                                                                                 strict=True))
             cases.append(ir.SelectCase(ks, target(c.state, c.loc), c.loc))
         return ir.Transition(None, keys, tuple(cases), t.loc)
+
+    def struct_value_set(self, k: ir.Expr, keys: tuple[ir.Expr, ...], scope: Scope
+                         ) -> ir.Expr | None:
+        """A `value_set<S>` as the one label of a select on several keys: S's fields
+        match the keys one for one (P4_16 12.11); None if `k` is not a value set."""
+        if not isinstance(k, ir.Name) or not isinstance(scope.lookup(k.name), ValueSetEntity):
+            return None
+        e = self.expr(k, scope)
+        t = ir.unwrap(e.ref.type)  # type: ignore[attr-defined]
+        fields = t.fields if isinstance(t, ir.StructLike) and t.kind == "struct" else ()
+        if len(fields) != len(keys) or any(
+                ir.unwrap(f.type) != ir.unwrap(key.type)  # type: ignore[arg-type]
+                for f, key in zip(fields, keys, strict=True)):
+            raise CompileError(k.loc, f"{k.name}: a value set in a select on {len(keys)} "
+                               f"keys needs a struct type whose fields have the keys' types")
+        return e
 
     def keyset(self, k: ir.Expr, t: ir.Type | None, scope: Scope) -> ir.Expr:
         if isinstance(k, ir.DefaultKey):
@@ -317,6 +338,8 @@ class BlockChecks:
                 raise CompileError(r.loc, f"{r.name}: undeclared action")
             raise CompileError(r.loc, f"{r.name} is not an action")
         args = r.args or ()
+        if r.args is not None and not partial:
+            args = with_defaults(args, a.params)
         need = a.params if not partial else tuple(p for p in a.params if p.direction)
         if r.args is not None or not partial:
             if len(args) != len(need) and not (partial and len(args) == len(a.params)):

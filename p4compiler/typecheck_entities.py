@@ -21,6 +21,7 @@ class ParamEntity:
     owner: str          # "parser" | "control" | "action" | "function"
     index: int
     annotations: tuple[ir.Annotation, ...] = ()
+    default: ir.Expr | None = None   # the declared default value, untyped
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ A mixin of typecheck.Checker."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from . import default_values, ir
 from .errors import CompileError, Location
@@ -210,6 +211,11 @@ class ExpressionChecks:
                 raise CompileError(e.loc, f"stack index must be an integer, not {idx.type}")
             return ir.Index(base, idx, e.loc, bt.elem)
         if isinstance(bt, ir.TupleT) and isinstance(idx, ir.Lit):
+            if not 0 <= idx.value < len(bt.items):
+                raise CompileError(e.loc, f"index {idx.value} out of bounds for "
+                                   f"{_type_text(base.type)}")
+            if isinstance(base, ir.ListExpr):  # a tuple constant's element
+                return base.items[idx.value]
             return ir.Index(base, idx, e.loc, bt.items[idx.value])
         raise CompileError(e.loc, f"cannot index a value of type {_type_text(base.type)}")
 
@@ -267,6 +273,8 @@ class ExpressionChecks:
                 or isinstance(src, ir.InfInt)
         elif isinstance(dst, ir.Enum):
             ok = isinstance(src, (ir.Bits, ir.InfInt)) and dst.underlying is not None
+        elif isinstance(dst, ir.StructLike) and isinstance(x, ir.InvalidHeader):
+            return dataclasses.replace(x, type=to)   # `(H){#}` (P4_16 8.26)
         elif isinstance(dst, ir.StructLike) and isinstance(x, (ir.ListExpr, ir.StructExpr)):
             return self.coerce(x, to, e.loc)
         if not ok:
@@ -321,8 +329,12 @@ class ExpressionChecks:
                 return ir.BoolLit(a.value and b.value if op == "&&" else a.value or b.value,
                                   e.loc)
             return ir.Binary(op, a, b, e.loc, ir.Bool())
-        a = self.expr(e.left, scope)
-        b = self.expr(e.right, scope)
+        if op in ("==", "!=") and (_is_aggregate_literal(e.left)
+                                   or _is_aggregate_literal(e.right)):
+            a, b = self.aggregate_operands(e, scope)
+        else:
+            a = self.expr(e.left, scope)
+            b = self.expr(e.right, scope)
         if op in ("<<", ">>"):
             if not _is_num(a.type) or not _is_num(b.type):
                 raise CompileError(e.loc, f"{op} needs integer operands")
@@ -378,7 +390,24 @@ class ExpressionChecks:
             return ir.Lit(v, e.loc, t)
         return ir.Binary(op, a, b, e.loc, t)
 
+    def aggregate_operands(self, e: ir.Binary, scope: Scope) -> tuple[ir.Expr, ir.Expr]:
+        """Operands of `s == {a, b}` (P4_16 8.12, 8.26): the list or struct expression
+        takes the type of the other operand, typed first, as p4c's type inference."""
+        lit_left = _is_aggregate_literal(e.left) and not _is_aggregate_literal(e.right)
+        first, second = (e.right, e.left) if lit_left else (e.left, e.right)
+        x = self.expr(first, scope)
+        t = ir.unwrap(x.type) if x.type is not None else None
+        if isinstance(t, (ir.StructLike, ir.TupleT)):
+            y = self.coerce(self.expr(second, scope, t), t, e.loc)
+        else:
+            y = self.expr(second, scope)
+        return (y, x) if lit_left else (x, y)
+
     def e_ListExpr(self, e: ir.ListExpr, scope: Scope, expected) -> ir.Expr:
+        if isinstance(expected, ir.TupleT) and len(e.items) == len(expected.items):
+            items = tuple(self.coerce(self.expr(x, scope, t), t, e.loc)
+                          for x, t in zip(e.items, expected.items, strict=True))
+            return ir.ListExpr(items, e.loc, expected)
         if isinstance(expected, ir.StructLike):
             items = tuple(self.expr(x, scope, f.type) for x, f in
                           zip(e.items, expected.fields, strict=False))
@@ -439,7 +468,7 @@ class ExpressionChecks:
     def _args(self, e: ir.Call, params: tuple[ir.Param, ...], scope: Scope,
               bindings: dict[str, ir.Type], name: str,
               type_params: tuple[str, ...] = ()) -> tuple[ir.Arg, ...]:
-        args = list(e.args)
+        args = list(with_defaults(e.args, params))
         if any(a.name for a in args):
             by_name = {a.name: a for a in args}
             missing = [p.name for p in params if p.name not in by_name and p.direction != ""
@@ -473,6 +502,11 @@ class ExpressionChecks:
         return tuple(out)
 
     def call_action(self, e: ir.Call, fn: ir.Name, a: ActionEntity, scope: Scope) -> ir.Expr:
+        e = dataclasses.replace(e, args=with_defaults(e.args, a.params))
+        if any(x.name for x in e.args):
+            by_name = {x.name: x for x in e.args}
+            if set(by_name) == {p.name for p in a.params}:
+                e = dataclasses.replace(e, args=tuple(by_name[p.name] for p in a.params))
         if len(e.args) != len(a.params):
             raise CompileError(e.loc, f"{a.name}: expects {len(a.params)} arguments, "
                                f"got {len(e.args)}")
@@ -544,3 +578,25 @@ class ExpressionChecks:
         # Anything else is inlined at the call site (as p4c's FunctionsInliner does).
         return ir.Call(fn, args, (), e.loc, ret, ("inline_function", f.name, body, proto,
                                                    params, _has_side_effects(body, params)))
+
+
+def _is_aggregate_literal(e: ir.Expr) -> bool:
+    return isinstance(e, (ir.ListExpr, ir.StructExpr, ir.InvalidHeader))
+
+
+def with_defaults(args: tuple[ir.Arg, ...], params: tuple[Any, ...]) -> tuple[ir.Arg, ...]:
+    """The call's arguments, plus the default values of the parameters it leaves out
+    (P4_16 6.8.2: trailing ones when arguments are positional, any when named)."""
+    if any(a.name for a in args):
+        given = {a.name for a in args}
+        return tuple(args) + tuple(ir.Arg(p.default, p.name, a_loc(args))
+                                   for p in params if p.name not in given
+                                   and getattr(p, "default", None) is not None)
+    rest = params[len(args):]
+    if rest and all(getattr(p, "default", None) is not None for p in rest):
+        return tuple(args) + tuple(ir.Arg(p.default, None, a_loc(args)) for p in rest)
+    return tuple(args)
+
+
+def a_loc(args: tuple[ir.Arg, ...]) -> Location | None:
+    return args[-1].loc if args else None

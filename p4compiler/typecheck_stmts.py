@@ -131,7 +131,9 @@ class StatementChecks:
         e = self.expr(s.expr, scope)
         cases = []
         seen: set[Any] = set()
-        for c in s.cases:
+        for i, c in enumerate(s.cases):
+            if i and s.cases[i - 1].label is None:  # p4c's ValidateParsedProgram
+                self.diags.warn(c.loc, "label following default label")
             label = None
             if c.label is not None:
                 if isinstance(e.type, ir.ActionEnum):
@@ -144,7 +146,8 @@ class StatementChecks:
                     key: Any = a.qualified
                 else:
                     label = self.coerce(self.expr(c.label, scope, e.type), e.type, c.loc)
-                    key = getattr(label, "value", None)
+                    key = label.value if isinstance(label, ir.Lit) else (
+                        ("member", label.member) if isinstance(label, ir.Member) else id(label))
                 if key in seen:
                     raise CompileError(c.loc, "duplicate switch label")
                 seen.add(key)

@@ -91,8 +91,10 @@ class ActionCodegen:
                 dh, sh = self._hdr(params[0]["value"], where), self._hdr(params[1]["value"], where)
                 lines = [f"S[{dh.slots[f]}] = S[{sh.slots[g]}]"
                          for (f, _w, _s), (g, _v, _t) in zip(dh.fields, sh.fields)]
-                return lines + [f"S[{dh.valid}] = S[{sh.valid}]", f"S[{dh.raw}] = S[{sh.raw}]",
-                                f"S[{dh.dirty}] = S[{sh.dirty}]"]
+                lines += [f"S[{dh.valid}] = S[{sh.valid}]", f"S[{dh.raw}] = S[{sh.raw}]",
+                          f"S[{dh.dirty}] = S[{sh.dirty}]"]
+                siblings = self._invalidate_siblings(dh)  # bmv2: a union member made valid
+                return lines + ([f"if S[{dh.valid}]:", *_indent(siblings)] if siblings else [])
             d = self._dyn_header(params[0], where, pre)
             s = self._dyn_header(params[1], where, pre)
             return pre + [f"for _d, _s in zip({d}[2], {s}[2]):", "    S[_d] = S[_s]",
@@ -134,6 +136,15 @@ class ActionCodegen:
             # bmv2 zeroes the fields of a header that becomes valid.
             return pre + [f"if not S[{d}[0]]:", f"    for _d in {d}[2]:", "        S[_d] = 0",
                           f"    S[{d}[0]] = 1", f"    S[{d}[1]] = -1"]
+        if op in ("push", "pop") and params and params[0].get("type") == "header_union_stack":
+            need(2)
+            un = params[0].get("value")
+            if un not in self.union_stacks:
+                raise ProgramError(f"{where}: unknown header union stack {un!r}")
+            elems = self._name("USTK", tuple(tuple(self._desc(h) for h in self.unions[u])
+                                             for u in self.union_stacks[un]))
+            fn = "_union_stack_push" if op == "push" else "_union_stack_pop"
+            return pre + [f"{fn}(S, {elems}, {self.stack_next[un]}, {ex(1)})"]
         if op in ("push", "pop"):
             need(2)
             sn = self._stack_name(params[0], where)

@@ -96,6 +96,8 @@ class ExpressionCodegen:
             return f"S[{stk}[S[{self.stack_next[v[0]]}] - 1][2][{idx}]]"
         if t == "lookahead":
             return self._lookahead(v)
+        if t == "union_stack_field":
+            return self._union_stack_field(v, where)[0]
         if t == "register":
             reg = self.registers.get(v[0])
             if reg is None:
@@ -185,9 +187,9 @@ class ExpressionCodegen:
             code = f"({lc} if {self.expr(e.get('cond'), where, pre)} else {rc})"
             return self._known(code, max(wl, wr) if wl is not None and wr is not None else None)
         if op == "last_stack_index":
-            return f"(S[{self.stack_next[self._stack_name(right, where)]}] - 1)"
+            return f"(S[{self._next_slot(right, where)}] - 1)"
         if op == "size_stack":
-            return f"S[{self.stack_next[self._stack_name(right, where)]}]"
+            return f"S[{self._next_slot(right, where)}]"
         if op == "access_field":
             desc = self._dyn_header(left, where, pre)
             return f"S[{desc}[2][{right}]]"
@@ -225,6 +227,14 @@ class ExpressionCodegen:
         stack = self._stack_name(node["value"]["left"], where)
         return self.stacks[stack][0].type_name if self.stacks[stack] else ""
 
+    def _next_slot(self, node, where: str) -> int:
+        """The slot of a header stack's (or header union stack's) next index."""
+        if isinstance(node, dict) and node.get("type") == "header_union_stack":
+            if node.get("value") not in self.union_stacks:
+                raise ProgramError(f"{where}: unknown header union stack {node.get('value')!r}")
+            return self.stack_next[node["value"]]
+        return self.stack_next[self._stack_name(node, where)]
+
     def _stack_name(self, node, where: str) -> str:
         name = node.get("value") if isinstance(node, dict) else None
         if name not in self.stacks:
@@ -245,6 +255,20 @@ class ExpressionCodegen:
             pre.append(f"{t} = {stk}[{self.expr(e['right'], where, pre)}]")
             return t
         raise ProgramError(f"{where}: expected a header, found {node!r}")
+
+    def _union_stack_field(self, v, where: str) -> tuple[str, int]:
+        """Code reading `union_stack_field` [stack, member, field] (the field of member
+        `member` of the stack's last element), and the field's width."""
+        if not (isinstance(v, list) and len(v) == 3 and v[0] in self.union_stacks):
+            raise ProgramError(f"{where}: bad union_stack_field {v!r}")
+        stack, member, field = v
+        hds = [self._hdr(f"{u}.{member}", where) for u in self.union_stacks[stack]]
+        widths = {f: w for f, w, _s in hds[0].fields}
+        if field not in widths:
+            raise ProgramError(f"{where}: no field {field!r} in {stack}.{member}")
+        idx = list(widths).index(field)
+        descs = self._name("USF", tuple(self._desc(h) for h in hds))
+        return f"S[{descs}[S[{self.stack_next[stack]}] - 1][2][{idx}]]", widths[field]
 
     def _header_valid(self, node, where: str, pre: list[str]) -> str:
         if isinstance(node, dict) and node.get("type") == "header":

@@ -226,7 +226,8 @@ class ParserCodegen:
             return fail("NoMatch")
         pre: list[str] = []
         parts = []
-        widths = []
+        widths: list[int] = []
+        raw_widths: list[int] = []
         for ki, k in enumerate(keys):
             kw = f"{where}.transition_key[{ki}]"
             if k.get("type") == "lookahead":
@@ -236,9 +237,12 @@ class ParserCodegen:
             elif k.get("type") == "stack_field":
                 members = self.stacks[k["value"][0]]
                 w = dict((f, w) for f, w, _s in members[0].fields)[k["value"][1]]
+            elif k.get("type") == "union_stack_field":
+                w = self._union_stack_field(k.get("value"), kw)[1]
             else:
                 raise ProgramError(f"{kw}: unsupported transition key type {k.get('type')!r}")
             parts.append(self.expr(k, kw, pre))
+            raw_widths.append(w)
             widths.append((w + 7) // 8 * 8)
         key = parts[0]
         for p, w in zip(parts[1:], widths[1:]):
@@ -258,9 +262,12 @@ class ParserCodegen:
                 if vs is None:
                     raise ProgramError(f"{where}.transitions[{ti}]: unknown parse_vset "
                                        f"{tr.get('value')!r}")
+                self.vset_key_widths.setdefault(tr["value"], raw_widths)
                 vsn = self._name("VS", vs)
                 m = tr.get("mask")
-                cond = f"(k & {_hex(m)}) in {vsn}" if m is not None else f"k in {vsn}"
+                # bmv2 ANDs the mask with the key and with each value of the set
+                cond = (f"any((k & {_hex(m)}) == (v & {_hex(m)}) for v in {vsn})"
+                        if m is not None else f"k in {vsn}")
             else:
                 raise ProgramError(f"{where}.transitions[{ti}]: unknown transition type {t!r}")
             if cond is None:

@@ -13,3 +13,34 @@ def header_eq(S: list, a: tuple, b: tuple) -> bool:
     if S[a[0]] != 1 or S[b[0]] != 1:
         return False
     return all(S[x] == S[y] for x, y in zip(a[2], b[2], strict=True))
+
+
+def _swap_unions(S: list, a: tuple, b: tuple) -> None:
+    """bmv2's HeaderUnion::swap_values: every member's fields and validity change
+    places; both are repacked at deparse (their bytes no longer sit at `raw`)."""
+    for x, y in zip(a, b, strict=True):
+        for p, q in zip(x[2], y[2], strict=True):
+            S[p], S[q] = S[q], S[p]
+        S[x[0]], S[y[0]] = S[y[0]], S[x[0]]
+        S[x[1]] = S[y[1]] = -1
+        S[x[4]] = S[y[4]] = 1
+
+
+def union_stack_push(S: list, elems: tuple, nx: int, count: int) -> None:
+    """bmv2's push_front on a stack of header unions (StackP4_16<HeaderUnion>): element
+    i swaps with i - count from the top down. A union's mark_invalid is a no-op in
+    bmv2, so the first `count` elements keep what was swapped into them (the elements
+    pushed off the end) instead of becoming invalid as the P4_16 spec says."""
+    n = len(elems)
+    for i in range(n - 1, count - 1, -1):
+        _swap_unions(S, elems[i], elems[i - count])
+    S[nx] = min(n, S[nx] + count)
+
+
+def union_stack_pop(S: list, elems: tuple, nx: int, count: int) -> None:
+    """bmv2's pop_front on a stack of header unions: element i swaps with i + count;
+    as for push, the last `count` elements are not invalidated."""
+    n = len(elems)
+    for i in range(n - count):
+        _swap_unions(S, elems[i], elems[i + count])
+    S[nx] = max(0, S[nx] - count)

@@ -274,6 +274,8 @@ class Program(ExpressionCodegen, ParserCodegen, ControlCodegen, ActionCodegen,
                 raise ProgramError(f"calculations[{i}] ({name}): unsupported algo "
                                    f"{c.get('algo')!r}")
         self.parse_vsets = {v["name"]: set() for v in self._list("parse_vsets")}
+        # the key field widths of the select that reads each value set (see value_set_add)
+        self.vset_key_widths: dict[str, list[int]] = {}
         self.tables: dict[str, Table] = {}
         self.profiles: dict[str, ActionProfile] = {}
         pipelines = self._list("pipelines")
@@ -452,6 +454,12 @@ class Program(ExpressionCodegen, ParserCodegen, ControlCodegen, ActionCodegen,
                     self.full_headers.add(v)
                 elif t == "header_stack" and isinstance(v, str):
                     self.full_headers.update(h.name for h in self.stacks.get(v, []))
+                elif t == "union_stack_field" and isinstance(v, list) and len(v) == 3:
+                    for u in self.union_stacks.get(v[0], []):
+                        self.read_fields.add((f"{u}.{v[1]}", v[2]))
+                elif t in ("header_union", "header_union_stack") and isinstance(v, str):
+                    for u in self.union_stacks.get(v, [v]):
+                        self.full_headers.update(h.name for h in self.unions.get(u, []))
                 for x in node.values():
                     walk(x)
             elif isinstance(node, list):
@@ -537,6 +545,8 @@ class Program(ExpressionCodegen, ParserCodegen, ControlCodegen, ActionCodegen,
             "_hdr_eq": header_ops.header_eq,
             "_pack_bits": externs.pack_bits, "_HASH": externs.HASH_ALGORITHMS,
             "_stack_push": self._stack_push, "_stack_pop": self._stack_pop,
+            "_union_stack_push": header_ops.union_stack_push,
+            "_union_stack_pop": header_ops.union_stack_pop,
             "_log_msg": self._log_msg,
         })
         out = []

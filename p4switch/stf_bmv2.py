@@ -302,6 +302,11 @@ class Bmv2Control:
             return [f"table_clear {t}" for t in sorted(self.touched)]
         if op.startswith("register_"):
             return [" ".join([op, n.register(a[0], where)] + [str(x) for x in a[1:]])]
+        if op.startswith("pvs_"):
+            # simple_switch_CLI wants exactly compressed_bitwidth's bytes
+            vs = n.value_set(a[0], where)
+            digits = (n.value_sets[vs] + 7) // 8 * 2
+            return [" ".join([op, vs] + [f"0x{x:0{digits}x}" for x in a[1:]])]
         if op.startswith("counter_"):
             return [" ".join([op, n.counter(a[0], where)] + [str(x) for x in a[1:]])]
         if op.startswith("meter_"):

@@ -47,6 +47,8 @@ class ProgramNames:
         self.registers = {r["name"]: r.get("size", 0) for r in j.get("register_arrays", [])}
         self.counters = {c["name"]: c.get("size", 0) for c in j.get("counter_arrays", [])}
         self.meters = {m["name"]: m.get("size", 0) for m in j.get("meter_arrays", [])}
+        self.value_sets = {v["name"]: v.get("compressed_bitwidth", 0)
+                           for v in j.get("parse_vsets", [])}
 
     # ------------------------------------------------------------------ objects
     def _unique(self, kind: str, names: list[str], name: str, where: str) -> str:
@@ -79,6 +81,9 @@ class ProgramNames:
 
     def meter(self, name: str, where: str) -> str:
         return self._unique("meter", list(self.meters), name, where)
+
+    def value_set(self, name: str, where: str) -> str:
+        return self._unique("value set", list(self.value_sets), name, where)
 
     # ------------------------------------------------------------------ calls
     def call(self, table: dict | None, call: stf.ActionCall, where: str) -> ActionCall:

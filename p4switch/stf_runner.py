@@ -153,6 +153,12 @@ class EmbeddedControl:
         elif op == "remove_all":
             for t in sorted(self.touched):
                 sw.table_clear(t)
+        elif op in ("pvs_add", "pvs_remove", "pvs_clear"):
+            name = n.value_set(a[0], where)
+            if op == "pvs_clear":
+                sw.value_set_clear(name)
+            else:
+                (sw.value_set_add if op == "pvs_add" else sw.value_set_remove)(name, a[1])
         elif op == "register_read":
             n.register(a[0], where)  # only checks the name: the CLI prints the value
         elif op == "counter_read":

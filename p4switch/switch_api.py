@@ -92,6 +92,31 @@ class DataplaneApi:
         e = self._table(table).get(handle)
         e.nbytes, e.npkts = nbytes, packets
 
+    def _value_set(self, name: str) -> set:
+        vs = self._prog().parse_vsets.get(name)
+        if vs is None:
+            raise DataplaneError(f"unknown parse value set {name!r}")
+        return vs
+
+    def _padded(self, name: str, value: int) -> int:
+        """A value as simple_switch_CLI's pvs_add takes it (the key fields concatenated
+        without padding, `compressed_bitwidth` bits) in the select's byte-padded form."""
+        out, shift = 0, 0
+        for w in reversed(self._prog().vset_key_widths.get(name, [])):
+            out |= (value & ((1 << w) - 1)) << shift
+            value >>= w
+            shift += (w + 7) // 8 * 8
+        return out if shift else value
+
+    def value_set_add(self, name: str, value: int) -> None:
+        self._value_set(name).add(self._padded(name, value))
+
+    def value_set_remove(self, name: str, value: int) -> None:
+        self._value_set(name).discard(self._padded(name, value))
+
+    def value_set_clear(self, name: str) -> None:
+        self._value_set(name).clear()
+
     def _register(self, name: str):
         r = self._prog().registers.get(name)
         if r is None:

@@ -7,6 +7,7 @@ order of `PASSES` (docs/compiler.md, "Passes", says what each guarantees to the 
 from __future__ import annotations
 
 from ..typecheck import TypedProgram
+from .aggregate_mux import SplitAggregateMux
 from .default_actions import DefaultActions
 from .drop_pure_calls import DropPureCalls
 from .hoist_table_applies import HoistTableApplies
@@ -17,7 +18,7 @@ from .strength_reduction import StrengthReduction
 from .temps import Temps
 
 PASSES = (DefaultActions, LocalInitializers, InlineActions, HoistTableApplies,
-          StrengthReduction, DropPureCalls, RemoveUnusedTables)
+          StrengthReduction, DropPureCalls, RemoveUnusedTables, SplitAggregateMux)
 
 
 def run(program: TypedProgram) -> TypedProgram:

@@ -3,7 +3,8 @@ one local per element (`<t>_0`, `<t>_1`); `t[i]` with a constant index reads tha
 element, and assigning a list expression or another split tuple assigns element-wise.
 
 Guarantees to the backend: no local of a tuple type remains; any other use of a tuple
-local is a compile error naming it.
+local is a compile error naming it. Tuples compared with `==`/`!=` (a tuple local or
+a list expression on either side) become the conjunction of their elements' equalities.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ class _Splitter:
         return None
 
     def expr(self, e: Any) -> Any:
+        if isinstance(e, ir.Binary) and e.op in ("==", "!=") \
+                and isinstance(ir.unwrap(e.left.type), ir.TupleT):
+            return self.compare(e)
         if isinstance(e, ir.Index) and isinstance(e.index, ir.Lit):
             parts = self.elems(e.expr) if isinstance(e.expr, ir.Name) else None
             if parts is not None and 0 <= e.index.value < len(parts):
@@ -39,6 +43,17 @@ class _Splitter:
             raise CompileError(e.loc, f"{e.name}: a tuple local can only be read by element "
                                "(t[0]) or assigned as a whole")
         return self.rebuild(e)
+
+    def compare(self, e: ir.Binary) -> ir.Expr:
+        """`t == {a, b}` (or two tuples) is the conjunction of the elements' equalities."""
+        left, right = self.elems(e.left), self.elems(e.right)
+        if left is None or right is None or len(left) != len(right):
+            return self.rebuild(e)
+        out: ir.Expr = ir.BoolLit(True, e.loc)
+        for i, (a, b) in enumerate(zip(left, right, strict=True)):
+            eq = ir.Binary("==", a, b, e.loc, ir.Bool())
+            out = eq if i == 0 else ir.Binary("&&", out, eq, e.loc, ir.Bool())
+        return out if e.op == "==" else ir.Unary("!", out, e.loc, ir.Bool())
 
     def rebuild(self, e: Any) -> Any:
         if isinstance(e, tuple):
