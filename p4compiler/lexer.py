@@ -35,18 +35,86 @@ _ANGLE_OPENERS = {"bit", "int", "varbit", "tuple", "value_set"}
 
 
 def scan_type_names(text: str) -> set[str]:
-    """Every identifier the program declares as a type, found before parsing."""
+    """Every identifier the program declares as a type, found before parsing.
+
+    Type parameters (`T` of `extract<T>`) are not among them: they name a type only
+    inside their declaration, which `PostLex` finds on the tokens (`_scoped_params`).
+    """
     text = _COMMENTS.sub(" ", text)
     names: set[str] = set()
     for m in _TYPE_DECL.finditer(text):
         name = next(g for g in m.groups() if g)
         names.add(name)
-    for m in _TYPE_PARAMS.finditer(text):
-        for n in m.group(1).split(","):
-            n = n.strip()
-            if n in names or len(n) <= 2 or n[:1].isupper():
-                names.add(n)
     return names - _KEYWORDS
+
+
+_OPEN = {"LPAR", "LBRACE", "LSQB"}
+_CLOSE = {"RPAR", "RBRACE", "RSQB"}
+_GENERIC_KEYWORDS = {"STRUCT", "HEADER", "HEADER_UNION", "CONTROL", "PARSER", "PACKAGE", "EXTERN"}
+
+
+def _param_list(tokens: list[Token], k: int) -> tuple[list[str], int] | None:
+    """`NAME < A, B > (` or `{` at k: the names A, B and the index of the `>`."""
+    j = k + 1
+    if j >= len(tokens) or tokens[j].type != "L_ANGLE_LT":
+        return None
+    params: list[str] = []
+    j += 1
+    while j < len(tokens) and tokens[j].type == "IDENT":
+        params.append(str(tokens[j].value))
+        j += 1
+        if j < len(tokens) and tokens[j].type == "COMMA":
+            j += 1
+            continue
+        break
+    if (not params or j + 1 >= len(tokens) or tokens[j].type != "GT"
+            or tokens[j + 1].type not in ("LPAR", "LBRACE")):
+        return None
+    return params, j
+
+
+def _declaration_span(tokens: list[Token], k: int) -> tuple[int, int]:
+    """The declaration (or statement) around token k: from the token after the
+    previous `;`, `{` or `}` at its nesting level to its own `;` or closing `}`."""
+    depth, start = 0, 0
+    for j in range(k - 1, -1, -1):
+        t = tokens[j].type
+        if depth == 0 and t in ("SEMICOLON", "RBRACE", "LBRACE"):
+            start = j + 1
+            break
+        depth += t in _CLOSE
+        depth -= t in _OPEN
+    depth, end = 0, len(tokens) - 1
+    for j in range(k, len(tokens)):
+        t = tokens[j].type
+        depth += t in _OPEN
+        depth -= t in _CLOSE
+        if depth < 0 or (depth == 0 and t in ("SEMICOLON", "RBRACE")):
+            end = j
+            break
+    return start, end
+
+
+def _scoped_params(tokens: list[Token], declared: set[str]) -> set[int]:
+    """Indices of the tokens that name a type parameter inside its declaration."""
+    scoped: set[int] = set()
+    for k, tok in enumerate(tokens):
+        if tok.type not in ("IDENT", "TYPE_IDENT"):
+            continue
+        found = _param_list(tokens, k)
+        if found is None:
+            continue
+        params, _ = found
+        declares = k > 0 and tokens[k - 1].type in _GENERIC_KEYWORDS
+        # `f<a>(x)` in an expression is rare but possible: short or capitalised names
+        # only, unless a declaration keyword says these are type parameters.
+        names = {n for n in params if n not in declared
+                 and (declares or len(n) <= 2 or n[:1].isupper())} - _KEYWORDS
+        if not names:
+            continue
+        start, end = _declaration_span(tokens, k)
+        scoped.update(j for j in range(start, end + 1) if tokens[j].value in names)
+    return scoped
 
 
 class PostLex:
@@ -60,12 +128,13 @@ class PostLex:
     def process(self, stream: Iterator[Token]) -> Iterator[Token]:
         tokens = list(stream)
         names = self.type_names
+        scoped = _scoped_params(tokens, names)
         out: list[Token] = []
         depth = 0  # how many type-argument lists are open
         n = len(tokens)
         for i, tok in enumerate(tokens):
             ty = tok.type
-            if ty == "IDENT" and tok.value in names:
+            if ty == "IDENT" and (tok.value in names or i in scoped):
                 tok = Token.new_borrow_pos("TYPE_IDENT", tok.value, tok)
                 ty = "TYPE_IDENT"
             if ty == "L_ANGLE_LT":
@@ -74,7 +143,8 @@ class PostLex:
                 if prev is not None and (
                     prev.type == "TYPE_IDENT" or prev.value in _ANGLE_OPENERS
                     or (prev.type == "IDENT" and nxt is not None
-                        and (nxt.value in _TYPE_START_VALUES or nxt.value in names))
+                        and (nxt.value in _TYPE_START_VALUES or nxt.value in names
+                             or i + 1 in scoped))
                 ):
                     depth += 1
                     out.append(Token.new_borrow_pos("L_ANGLE", "<", tok))
