@@ -48,6 +48,24 @@ class ParserConverter:
         self.block = None
         return {"name": "parser", "id": 0, "init_state": "start", "parse_states": states}
 
+    def lookahead_aggregate(self, s: ir.Assign, env: _Env, ops: list[dict[str, Any]]) -> None:
+        """`x = pkt.lookahead<H>()` of a header or struct: field by field, each a `set`
+        from its lookahead slice; a header becomes valid (what p4c's backend emits)."""
+        t = ir.unwrap(s.rhs.type)  # type: ignore[arg-type]
+        assert isinstance(t, ir.StructLike)
+        if t.kind == "header_union" or any(
+                not isinstance(ir.unwrap(f.type), (ir.Bits, ir.Bool)) for f in t.fields):
+            raise Unsupported(s.loc, f"lookahead of {t.name}: only headers and structs of "
+                              "bit, int and bool fields can be looked ahead on bmv2")
+        if t.kind == "header":
+            ops.append({"op": "primitive", "parameters": [self.prim(
+                "add_header", [{"type": "header", "value": self.header_name(s.lhs, env)}],
+                s.loc)]})
+        for f in t.fields:
+            self.parser_stmt(ir.Assign(ir.Member(s.lhs, f.name, s.loc, f.type),
+                                       ir.Member(s.rhs, f.name, s.loc, f.type), s.loc), ops)
+
+
     def parser_stmt(self, s: ir.Stmt, ops: list[dict[str, Any]]) -> None:
         env = _Env()
         if isinstance(s, ir.Block):
@@ -69,6 +87,9 @@ class ParserConverter:
                 ops.append({"op": "set", "parameters": [
                     self.lvalue_param(s.lhs, env),
                     {"type": "lookahead", "value": list(look)}]})
+                return
+            if look is not None and isinstance(rhs, ir.Call):
+                self.lookahead_aggregate(s, env, ops)
                 return
             if isinstance(ir.unwrap(s.lhs.type), (ir.StructLike, ir.Stack)):  # type: ignore[arg-type]
                 prims: list[dict[str, Any]] = []
