@@ -532,6 +532,8 @@ class ExpressionChecks:
         args = self._args(e, proto.params, scope, bindings, f.name, proto.type_params)
         ret = self.resolve_type(proto.ret, self._bound(bindings, proto.type_params)) \
             if proto.ret else ir.Void()
+        if f.name == "static_assert":
+            return _static_assert(e, args)
         if f.name == "digest":
             data = args[1].value
             assert data is not None
@@ -600,3 +602,17 @@ def with_defaults(args: tuple[ir.Arg, ...], params: tuple[Any, ...]) -> tuple[ir
 
 def a_loc(args: tuple[ir.Arg, ...]) -> Location | None:
     return args[-1].loc if args else None
+
+
+def _static_assert(e: ir.Call, args: tuple[ir.Arg, ...]) -> ir.BoolLit:
+    """core.p4's `static_assert(check[, message])`: evaluated here, at compile time; a
+    false check is an error at the call, with the program's message."""
+    check = args[0].value
+    if not isinstance(check, ir.BoolLit):
+        raise CompileError(e.loc, "static_assert: the condition is not a compile-time "
+                           "constant")
+    if not check.value:
+        msg = args[1].value if len(args) > 1 else None
+        text = msg.value if isinstance(msg, ir.StrLit) else "the condition is false"
+        raise CompileError(e.loc, f"static_assert failed: {text}")
+    return ir.BoolLit(True, e.loc, ir.Bool())

@@ -28,6 +28,10 @@ extern packet_out {
 
 extern void verify(in bool check, in error toSignal);
 
+/// Checked by the compiler (P4_16 1.2.4): a false check is a compile-time error.
+extern bool static_assert(bool check, string message);
+extern bool static_assert(bool check);
+
 @noWarn("unused")
 action NoAction() {}
 
