@@ -53,6 +53,7 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
         self.diags = diags or Diagnostics()
         self.globals = Scope()
         self.structs: list[ir.StructLike] = []
+        self.specializations: dict[tuple[str, tuple[ir.Type, ...]], ir.StructLike] = {}
         self.enums: list[ir.Enum] = []
         self.errors: list[str] = []
         self.match_kinds: set[str] = set()
@@ -81,19 +82,14 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
     def declare_global(self, d: ir.Node) -> None:
         g = self.globals
         if isinstance(d, ir.StructDecl):
-            fields = tuple(ir.StructField(f.name, self.resolve_type(f.tref, g), f.annotations)
-                           for f in d.fields)
-            names = [f.name for f in fields]
-            for f in d.fields:
-                if names.count(f.name) > 1:
-                    raise CompileError(f.loc, f"{f.name}: duplicate field in {d.name}")
-            if d.kind == "header":
-                for f in fields:
-                    if not _header_field_ok(f.type):
-                        raise CompileError(d.loc, f"{d.name}.{f.name}: header fields must be "
-                                           f"bit<>, int<>, varbit<>, serializable enums or "
-                                           f"structs of those, not {f.type}")
-            t = ir.StructLike(d.kind, d.name, fields, d.annotations)
+            if d.type_params:  # generic: specialised where a type names it with arguments
+                scope = Scope(g, "generic")
+                for name in d.type_params:
+                    scope.names[name] = TypeEntity(ir.TypeVar(name))
+                t = ir.StructLike(d.kind, d.name, self.struct_fields(d, scope), d.annotations)
+                g.declare(d.name, TypeEntity(t, d), d.loc)
+                return
+            t = ir.StructLike(d.kind, d.name, self.struct_fields(d, g), d.annotations)
             self.structs.append(t)
             g.declare(d.name, TypeEntity(t, d), d.loc)
         elif isinstance(d, ir.EnumDecl):
@@ -257,6 +253,14 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
                 if isinstance(ty, ir.ExternT) and t.args:
                     return dataclasses.replace(
                         ty, type_args=tuple(self.resolve_type(a, scope) for a in t.args))
+                if isinstance(ent.decl, ir.StructDecl) and ent.decl.type_params:
+                    args = tuple(self.resolve_type(a, scope) for a in t.args)
+                    if not args:
+                        raise CompileError(t.loc, f"{t.name} is generic: give its type "
+                                           f"arguments ({t.name}<...>)")
+                    if any(isinstance(a, ir.TypeVar) for a in args):
+                        return ty
+                    return self.specialize(ent.decl, args, t.loc)
                 return ty
             if isinstance(ent, BlockDeclEntity):
                 return ir.BlockT(ent.kind, ent.name)
@@ -266,6 +270,43 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
                 raise CompileError(t.loc, f"{t.name}: undeclared type")
             raise CompileError(t.loc, f"{t.name} is not a type")
         raise CompileError(t.loc, f"unsupported type {k}")
+
+    def struct_fields(self, d: ir.StructDecl, scope: Scope) -> tuple[ir.StructField, ...]:
+        """A struct or header declaration's fields, resolved in `scope` and checked."""
+        fields = tuple(ir.StructField(f.name, self.resolve_type(f.tref, scope), f.annotations)
+                       for f in d.fields)
+        names = [f.name for f in fields]
+        for f in d.fields:
+            if names.count(f.name) > 1:
+                raise CompileError(f.loc, f"{f.name}: duplicate field in {d.name}")
+        if d.kind == "header":
+            for f in fields:
+                if not isinstance(f.type, ir.TypeVar) and not _header_field_ok(f.type):
+                    raise CompileError(d.loc, f"{d.name}.{f.name}: header fields must be "
+                                       f"bit<>, int<>, varbit<>, serializable enums or "
+                                       f"structs of those, not {f.type}")
+        return fields
+
+    def specialize(self, d: ir.StructDecl, args: tuple[ir.Type, ...],
+                   loc: Location | None) -> ir.StructLike:
+        """`S<bit<8>>` of a generic `struct S<T>`: one struct type per distinct list of
+        arguments, named `S_0`, `S_1`... in the JSON and P4Info (as p4c's
+        SpecializeGenericTypes does)."""
+        if len(args) != len(d.type_params):
+            raise CompileError(loc, f"{d.name}: expects {len(d.type_params)} type "
+                               f"arguments, got {len(args)}")
+        key = (d.name, args)
+        known = self.specializations.get(key)
+        if known is not None:
+            return known
+        scope = Scope(self.globals, "generic")
+        for name, ty in zip(d.type_params, args, strict=True):
+            scope.names[name] = TypeEntity(ty)
+        n = sum(1 for k in self.specializations if k[0] == d.name)
+        t = ir.StructLike(d.kind, f"{d.name}_{n}", self.struct_fields(d, scope), d.annotations)
+        self.specializations[key] = t
+        self.structs.append(t)
+        return t
 
     # ------------------------------------------------------------ constants
 
