@@ -10,6 +10,7 @@ run's ledger so teardown (or the next run) removes exactly that.
 from __future__ import annotations
 
 import os
+import random
 import socket
 import subprocess
 import time
@@ -32,7 +33,40 @@ class NetworkError(RuntimeError):
     """The emulated network could not be built or a switch did not start."""
 
 
+_HANDED_OUT: set[int] = set()  # ports this process gave a switch: never twice
+
+
+def _ephemeral_range() -> tuple[int, int]:
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
 def free_tcp_port() -> int:
+    """A loopback TCP port nobody listens on, for a switch's P4Runtime or Thrift server.
+
+    Taken below the kernel's ephemeral range: a port from bind(0) lies inside it, and
+    between choosing it and the switch binding it an outgoing connection (the SM's to an
+    earlier switch) may get it ("Address already in use" at the switch's start). A
+    random start keeps two runs at the same time apart; each port is probed by binding."""
+    low, _high = _ephemeral_range()
+    first, last = 20000, min(low, 32768) - 1
+    if last - first > 1000:
+        span = last - first + 1
+        start = random.randrange(span)
+        for i in range(span):
+            port = first + (start + i) % span
+            if port in _HANDED_OUT:
+                continue
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+                try:
+                    s.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+            _HANDED_OUT.add(port)
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
