@@ -164,6 +164,8 @@ class ExpressionChecks:
                 if m not in t.members:
                     raise CompileError(e.loc, f"{t.name}.{m}: no such enum member")
                 return ir.Member(base, m, e.loc, t)
+            if m in ir.SIZE_METHODS and isinstance(ir.unwrap(t), (ir.StructLike, ir.Stack)):
+                return ir.Member(base, m, e.loc, ir.CallableT("builtin", m))  # H.minSizeInBits()
             raise CompileError(e.loc, f"{t}.{m}: not a member")
         if m in ir.SIZE_METHODS and isinstance(bt, (ir.StructLike, ir.Stack)):
             return ir.Member(base, m, e.loc, ir.CallableT("builtin", m))
