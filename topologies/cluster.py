@@ -28,6 +28,7 @@ called: teardown is the run's ledger.
 from __future__ import annotations
 
 import itertools
+import signal
 import subprocess
 
 from mininet.examples.cluster import RemoteLink, RemoteMixin
@@ -39,6 +40,11 @@ from topologies.servers import Server, ServerError, ServerSet
 VXLAN_PORT = 4789
 TUNNEL_KIND = "vxlan"
 FABRIC_MTU = 1500
+
+
+def _hangup_ends_it() -> None:
+    """In a node shell's child before exec: SIGHUP back to its default (ends it)."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 class ClusterNodeMixin(RemoteMixin):
@@ -66,6 +72,13 @@ class ClusterNodeMixin(RemoteMixin):
         elif self.pid:
             self.run_ledger.add_process(self.pid, f"shell of {self.name} on "
                                         f"{self.fabric_server.name}")
+
+    def _popen(self, cmd, **params):
+        # Mininet ends a node's shell with SIGHUP. Under `nohup` the runner ignores it,
+        # and an ssh client started with SIGHUP ignored never ends: the run would hang
+        # at its end. The shell's ssh gets the default disposition back.
+        params.setdefault("preexec_fn", _hangup_ends_it)
+        return super()._popen(cmd, **params)
 
     @property
     def remote_host(self):
