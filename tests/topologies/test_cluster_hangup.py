@@ -20,7 +20,7 @@ def _survives_hangup(preexec) -> bool:
         signal.signal(signal.SIGHUP, before)
     try:
         child.send_signal(signal.SIGHUP)
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 1
         while child.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
         return child.poll() is None
