@@ -21,8 +21,6 @@ TELEMETRY_COUNTERS = ("class_tx", "class_rx", "pause_tx", "pause_rx", "credit_tx
 TELEMETRY_REGISTERS = ("blocked_ns", "buffer_peak")
 # fabric.p4's flow-control state: frames in receive buffers, tickets at transmit gates
 FC_STATE_REGISTERS = ("fc_buffer", "fc_queue_head", "fc_queue_tail")
-# the same state as counters (telemetry.p4), for a server that cannot read registers
-FC_STATE_COUNTERS = ("fc_admitted", "fc_released", "fc_ticket_issued", "fc_ticket_passed")
 
 Drops = dict[tuple[int, str], tuple[int, int]]  # (port, reason) -> (packets, bytes)
 T = TypeVar("T")
@@ -86,46 +84,12 @@ def read_telemetry(connections: dict, fabric: Fabric, num_classes: int) -> dict[
                     out[str(p)][register] = [cells.get(p * num_classes + c, 0)
                                              for c in range(num_classes)]
         except Exception as exc:  # noqa: BLE001 - the counters are still worth having
-            why = f"{type(exc).__name__}: {exc}"
-            state = _fc_state_counters(conn, ports, indices, num_classes)
             for p in ports:
-                for register in TELEMETRY_REGISTERS + FC_STATE_REGISTERS:
-                    out[str(p)].pop(register, None)
-                if state is not None:
-                    out[str(p)].update(state[p])
-                    why += (" (flow-control state from counters; "
-                            f"{', '.join(TELEMETRY_REGISTERS)} unread)") if p == ports[0] else ""
-                out[str(p)]["registers_unread"] = why
+                out[str(p)]["registers_unread"] = f"{type(exc).__name__}: {exc}"
         return out
 
     return {name: ({"error": f"{type(r).__name__}: {r}"} if isinstance(r, Exception) else r)
             for name, r in on_every_switch(fabric, read).items()}
-
-
-def fc_state_from_counters(admitted: list[int], released: list[int], issued: list[int],
-                           passed: list[int]) -> dict[str, list[int]]:
-    """fc_buffer, fc_queue_tail and fc_queue_head (one value per class) from the counters
-    fabric.p4 keeps beside those registers: frames admitted minus released, tickets
-    issued and passed (the registers count modulo 2^32)."""
-    return {"fc_buffer": [max(0, a - r) for a, r in zip(admitted, released, strict=True)],
-            "fc_queue_tail": [i % (1 << 32) for i in issued],
-            "fc_queue_head": [p % (1 << 32) for p in passed]}
-
-
-def _fc_state_counters(conn, ports: list[int], indices: list[int],
-                       num_classes: int) -> dict[int, dict[str, list[int]]] | None:
-    """Per port, the flow-control state from its counters; None if the program has no
-    such counters (or they cannot be read either)."""
-    try:
-        cells = {name: conn.read_counters(name, indices=indices) for name in FC_STATE_COUNTERS}
-    except Exception:  # noqa: BLE001 - a program without them: the state stays unread
-        return None
-
-    def values(name: str, p: int) -> list[int]:
-        return [cells[name].get(p * num_classes + c, (0, 0))[0] for c in range(num_classes)]
-
-    return {p: fc_state_from_counters(*(values(n, p) for n in FC_STATE_COUNTERS))
-            for p in ports}
 
 
 def read_all(sm, fabric: Fabric) -> Readout:

@@ -546,7 +546,6 @@ control FabricIngress(inout headers_t hdr,
                         } else {
                             occupancy = occupancy + 1;
                             fc_buffer.write(index, occupancy);
-                            fc_admitted.count(index);
                             bit<32> peak;
                             buffer_peak.read(peak, index);
                             if (occupancy > peak) {

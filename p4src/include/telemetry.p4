@@ -26,15 +26,6 @@ register<bit<64>, bit<32>>(NUM_PORTS * NUM_CLASSES) blocked_ns;
 /* When the head was last seen blocked (0: not blocked). */
 register<bit<64>, bit<32>>(NUM_PORTS * NUM_CLASSES) blocked_seen_ns;
 
-/* The flow-control state as counters, for targets whose P4Runtime server cannot read
- * registers (bmv2's simple_switch_grpc): fc_buffer = fc_admitted - fc_released (by
- * ingress port, class); fc_queue_tail = fc_ticket_issued and fc_queue_head =
- * fc_ticket_passed (by egress port, class), both modulo 2^32. */
-counter(NUM_PORTS * NUM_CLASSES, CounterType.packets) fc_admitted;
-counter(NUM_PORTS * NUM_CLASSES, CounterType.packets) fc_released;
-counter(NUM_PORTS * NUM_CLASSES, CounterType.packets) fc_ticket_issued;
-counter(NUM_PORTS * NUM_CLASSES, CounterType.packets) fc_ticket_passed;
-
 /* Highest buffer occupancy (packets) seen per (ingress port, class). */
 register<bit<32>, bit<32>>(NUM_PORTS * NUM_CLASSES) buffer_peak;
 

@@ -112,22 +112,3 @@ def test_partitions_and_class_queues_are_accepted_and_arbitration_stays_strict(b
     policy = parse_qos_policy("qos_max_vls 2\nqos_vlarb_low 0:224,1:32\n")
     result = install_qos(conn, [1, 2], policy, class_queues=True)
     assert result.scheduler == SCHEDULER_STRICT and "strict priority" in result.reason
-
-
-def test_telemetry_reads_the_flow_control_state_from_counters_on_bmv2(bmv2):
-    """No register reads on bmv2: the readout takes fc_buffer and the ticket queue from
-    the counters fabric.p4 keeps beside them, and says which registers stay unread."""
-    from controller.program_layout import layout
-    from controller.readout import read_telemetry
-    from topologies.generators import build
-
-    conn, _address, _info = bmv2
-    classes = layout(conn.p4info).num_classes
-    telemetry = read_telemetry({"s1": conn, "s2": conn}, build("line:2"), classes)
-    port = telemetry["s1"]["2"]
-    zeros = [0] * classes
-    assert port["fc_buffer"] == zeros and port["fc_queue_head"] == zeros
-    assert port["class_tx"] == zeros
-    assert "UNIMPLEMENTED" in port["registers_unread"]
-    assert "flow-control state from counters" in port["registers_unread"]
-    assert "blocked_ns" not in port

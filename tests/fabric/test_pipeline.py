@@ -169,26 +169,6 @@ def test_credit_mode_sends_only_within_the_credit_limit(fabric):
     assert [(p, c.vl, c.fctbs) for p, c in requests] == [(2, 0, 2)]
 
 
-def test_the_flow_control_counters_say_what_the_registers_say(fabric):
-    """bmv2's P4Runtime cannot read registers: the readout derives fc_buffer and the
-    ticket queue from counters kept beside them (controller.readout)."""
-    from controller.readout import fc_state_from_counters
-
-    fabric.set_mode(FcConfig(mode=FC_CREDIT, credit_limit=2, credit_coalesce=1))
-    fabric.route(5, 2)
-    for psn in range(1, 6):  # 2 leave, 3 are held waiting for credit
-        fabric.send(1, data_frame(5, psn=psn))
-    fabric.send(2, credit_frame(vl=0, fccl=3))  # one more block: one more leaves
-    packets = {n: [fabric.counter(n, i)[1] for i in (idx(1, 0), idx(2, 0))]
-               for n in ("fc_admitted", "fc_released", "fc_ticket_issued", "fc_ticket_passed")}
-    state = fc_state_from_counters(*packets.values())
-    assert state["fc_buffer"][0] == fabric.register("fc_buffer", idx(1, 0))
-    assert state["fc_queue_tail"][1] == fabric.register("fc_queue_tail", idx(2, 0))
-    assert state["fc_queue_head"][1] == fabric.register("fc_queue_head", idx(2, 0))
-    assert state["fc_queue_tail"][1] > state["fc_queue_head"][1]  # frames still waiting
-    assert state["fc_buffer"][0] > 0  # ... held in the receive buffer of port 1
-
-
 def test_credit_frames_return_as_the_receive_buffer_drains(fabric):
     fabric.set_mode(FcConfig(mode=FC_CREDIT, credit_limit=8, credit_coalesce=1))
     fabric.route(5, 2)
