@@ -21,6 +21,12 @@ TELEMETRY_COUNTERS = ("class_tx", "class_rx", "pause_tx", "pause_rx", "credit_tx
 TELEMETRY_REGISTERS = ("blocked_ns", "buffer_peak")
 # fabric.p4's flow-control state: frames in receive buffers, tickets at transmit gates
 FC_STATE_REGISTERS = ("fc_buffer", "fc_queue_head", "fc_queue_tail")
+# the counters fabric.p4 steps beside those registers (telemetry.p4), for a target
+# whose P4Runtime server reads counters only (bmv2)
+REGISTER_COUNTERS = ("buffer_in", "buffer_out", "tickets_issued", "tickets_served",
+                     "peak_rises")
+# registers with no counter form: a sum of durations
+UNDERIVABLE_REGISTERS = ("blocked_ns",)
 
 Drops = dict[tuple[int, str], tuple[int, int]]  # (port, reason) -> (packets, bytes)
 T = TypeVar("T")
@@ -60,13 +66,42 @@ def read_drops(sm, fabric: Fabric) -> tuple[dict[str, Drops], dict[str, str]]:
             {n: str(r) for n, r in results.items() if isinstance(r, Exception)})
 
 
+def registers_from_counters(counts: dict[str, int]) -> dict[str, int]:
+    """The register values fabric.p4 keeps, derived from its step counters (packets).
+
+    `counts` maps each of REGISTER_COUNTERS to its packet count for one (port, class);
+    the registers are 32 bits wide, so the values wrap as theirs do."""
+    missing = [name for name in REGISTER_COUNTERS if name not in counts]
+    if missing:
+        raise ValueError(f"registers_from_counters: expected counters {REGISTER_COUNTERS}, "
+                         f"missing {missing}")
+    wrap = (1 << 32) - 1
+    return {"fc_buffer": (counts["buffer_in"] - counts["buffer_out"]) & wrap,
+            "fc_queue_head": counts["tickets_served"] & wrap,
+            "fc_queue_tail": counts["tickets_issued"] & wrap,
+            "buffer_peak": counts["peak_rises"] & wrap}
+
+
+def _derive_registers(conn, ports: list[int], num_classes: int, indices: list[int],
+                      out: dict) -> None:
+    """Fill `out` with the registers derivable from the step counters."""
+    cells = {name: conn.read_counters(name, indices=indices) for name in REGISTER_COUNTERS}
+    for p in ports:
+        per_class = [registers_from_counters(
+            {name: cells[name].get(p * num_classes + c, (0, 0))[0] for name in cells})
+            for c in range(num_classes)]
+        for register in per_class[0]:
+            out[str(p)][register] = [values[register] for values in per_class]
+
+
 def read_telemetry(connections: dict, fabric: Fabric, num_classes: int) -> dict[str, dict]:
     """Per switch, per wired port, per class: the telemetry and flow-control state.
 
     {switch: {port: {name: [num_classes values]}}}; a switch that cannot answer, or a
     program without these counters, gives {"error": why}. Registers a switch cannot
-    read (bmv2's P4Runtime server: UNIMPLEMENTED) leave the counters, and say so in
-    each port's "registers_unread"."""
+    read (bmv2's P4Runtime server: UNIMPLEMENTED) are derived from the counters fabric.p4
+    steps beside them (`registers_from_counters`) where they can be, and each port's
+    "registers_unread" says which are missing and why."""
     def read(name: str) -> dict:
         conn = connections[name]
         ports = [p for p, _peer, _pp in fabric.neighbours(name)]
@@ -84,8 +119,15 @@ def read_telemetry(connections: dict, fabric: Fabric, num_classes: int) -> dict[
                     out[str(p)][register] = [cells.get(p * num_classes + c, 0)
                                              for c in range(num_classes)]
         except Exception as exc:  # noqa: BLE001 - the counters are still worth having
+            why = f"{type(exc).__name__}: {exc}"
+            try:
+                _derive_registers(conn, ports, num_classes, indices, out)
+                unread = ", ".join(UNDERIVABLE_REGISTERS)
+                why = f"{unread} (no counter form); the others derived from counters: {why}"
+            except Exception:  # noqa: BLE001 - a program without the step counters
+                pass
             for p in ports:
-                out[str(p)]["registers_unread"] = f"{type(exc).__name__}: {exc}"
+                out[str(p)]["registers_unread"] = why
         return out
 
     return {name: ({"error": f"{type(r).__name__}: {r}"} if isinstance(r, Exception) else r)

@@ -208,6 +208,7 @@ control FabricEgress(inout headers_t hdr,
                 if (now_ns > head_seen + HEAD_LOST_NS
                         && missed > HEAD_LOST_ROUNDS * (tail - head)) {
                     fc_queue_head.write(index, head + 1);
+                    tickets_served.count(index);
                     fc_head_seen_ns.write(index, now_ns);
                     missed = 0;
                 }
@@ -264,6 +265,7 @@ control FabricEgress(inout headers_t hdr,
                 /* The head goes: sent, or discarded. */
                 if (meta.has_ticket == 1) {
                     fc_queue_head.write(index, head + 1);
+                    tickets_served.count(index);
                 }
                 if (seen_ns != 0) {
                     if (now_ns > seen_ns) {
@@ -298,6 +300,7 @@ control FabricEgress(inout headers_t hdr,
                 fc_buffer.read(occupancy, in_index);
                 if (occupancy > 0) {
                     occupancy = occupancy - 1;
+                    buffer_out.count(in_index);
                 }
                 fc_buffer.write(in_index, occupancy);
                 bit<32> session = FC_SESSION_BASE + (bit<32>)meta.in_port;
@@ -324,6 +327,7 @@ control FabricEgress(inout headers_t hdr,
                     meta.has_ticket = 1;
                     meta.ticket = tail;
                     fc_queue_tail.write(index, tail + 1);
+                    tickets_issued.count(index);
                 }
                 if (first) {
                     if (seen_ns != 0 && now_ns > seen_ns) {

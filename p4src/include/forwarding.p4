@@ -546,10 +546,12 @@ control FabricIngress(inout headers_t hdr,
                         } else {
                             occupancy = occupancy + 1;
                             fc_buffer.write(index, occupancy);
+                            buffer_in.count(index);
                             bit<32> peak;
                             buffer_peak.read(peak, index);
                             if (occupancy > peak) {
                                 buffer_peak.write(index, occupancy);
+                                peak_rises.count(index);
                             }
                             if (meta.cfg.mode == FC_PFC) {
                                 if (occupancy >= meta.cfg.xoff) {

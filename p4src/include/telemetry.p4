@@ -29,4 +29,17 @@ register<bit<64>, bit<32>>(NUM_PORTS * NUM_CLASSES) blocked_seen_ns;
 /* Highest buffer occupancy (packets) seen per (ingress port, class). */
 register<bit<32>, bit<32>>(NUM_PORTS * NUM_CLASSES) buffer_peak;
 
+/* The registers above and fc_buffer/fc_queue_* (flow_control.p4) again as counters,
+ * because bmv2's P4Runtime server reads counters but not registers. Each counts one
+ * step of its register, so controller/readout.py derives the register's value:
+ * fc_buffer = buffer_in - buffer_out; fc_queue_tail = tickets_issued;
+ * fc_queue_head = tickets_served; buffer_peak = peak_rises (the occupancy grows by
+ * one frame at a time, so a new peak is always the old one plus one). blocked_ns
+ * (a sum of durations) has no counter form. */
+counter(NUM_PORTS * NUM_CLASSES, CounterType.packets) buffer_in;
+counter(NUM_PORTS * NUM_CLASSES, CounterType.packets) buffer_out;
+counter(NUM_PORTS * NUM_CLASSES, CounterType.packets) tickets_issued;
+counter(NUM_PORTS * NUM_CLASSES, CounterType.packets) tickets_served;
+counter(NUM_PORTS * NUM_CLASSES, CounterType.packets) peak_rises;
+
 #endif

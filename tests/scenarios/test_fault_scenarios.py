@@ -33,23 +33,40 @@ pytestmark = [pytest.mark.mininet, pytest.mark.slow]
 ROUTING = "minhop"  # the scenario's engine
 
 
-# Not on bmv2 yet (tried with simple_switch_grpc 1.15.5 and the embedded compiler, at
-# these scenarios' rates): bmv2 forwards fabric.p4 at ~2.6k packets/s here and its input
-# starves while held frames recirculate, so the reroute and up*/down* runs stall; and the
-# blocked set and held_at_end these tests read are registers, which bmv2's P4Runtime
-# cannot read. The incast and stream scenarios run on bmv2 in test_bmv2_scenarios.py.
-BMV2_NOT_YET = ("bmv2: these scenarios stall at their rates and need register telemetry "
-                "bmv2's P4Runtime cannot read (see the comment above)")
+# bmv2 forwards fabric.p4 at ~2.6k packets/s here (bench.bmv2_pps) and its input starves
+# while held frames recirculate, so on bmv2 the scenarios run at BMV2_RATE_PPS (as in
+# test_bmv2_scenarios.py). The registers these tests read (held_at_end) are derived there
+# from the counters fabric.p4 steps beside them (controller/readout.py); blocked_ns has
+# no counter form, so what needs it is skipped on bmv2 with the reason.
+BMV2_RATE_PPS = 300
+# Measured on simple_switch_grpc 1.15.5 with the embedded compiler at BMV2_RATE_PPS:
+BMV2_UPDN = ("bmv2: up*/down* on ring:5 at 300 pps ended 'stalled' (1 run; the embedded "
+             "switch passes): bmv2's input starves while held frames recirculate")
+# Not run on bmv2 before the deadline of the change that enabled these tests: skipped,
+# not guessed; run them with the skip removed to measure.
+BMV2_UNMEASURED = ("bmv2: not yet run at 300 pps (link failure, PFC and CREDIT storm); "
+                   "enable and measure before relying on them")
 
 
-@pytest.fixture(params=["embedded", pytest.param(
-    "bmv2", marks=[pytest.mark.bmv2, pytest.mark.skip(reason=BMV2_NOT_YET)])])
+def _skip_on_bmv2(target, reason: str) -> None:
+    if target.value == "bmv2":
+        pytest.skip(reason)
+
+
+@pytest.fixture(params=["embedded", pytest.param("bmv2", marks=pytest.mark.bmv2)])
 def target(request):
-    """Each test on the embedded switch (bmv2: see BMV2_NOT_YET)."""
+    """Each test on the embedded switch and, where simple_switch_grpc is, on real bmv2."""
     try:
         return resolve(request.param)
     except TargetError as exc:
         pytest.skip(str(exc))
+
+
+def _at_target_rate(data: dict, target) -> dict:
+    """The scenario at a rate the target holds: BMV2_RATE_PPS on bmv2, as written else."""
+    if target.value == "bmv2":
+        data["link"] = {**data["link"], "rate_pps": BMV2_RATE_PPS}
+    return data
 
 
 def _print(label: str, metrics, *keys: str) -> None:
@@ -81,12 +98,14 @@ def _failed_link_on_path(topology: str, src: str, dst: str) -> str:
 
 def _link_failure(tmp_path, target, topology: str, hosts: list[str], reroute: str = "fast",
                   link: str | None = None) -> dict:
+    _skip_on_bmv2(target, BMV2_UNMEASURED)
     data = sc.load("link-failure-allreduce").as_dict()
     link = link or _failed_link_on_path(topology, hosts[0], hosts[1])
     data.update(topology=topology, reroute=reroute, duration_s=20, routing=ROUTING,
                 faults=[{"at_s": 0.1, "kind": "link_down", "target": link}])
     data["traffic"] = {**data["traffic"], "hosts": hosts}
-    result = run(sc.parse(data, f"link failure on {topology}"), target, tmp_path)
+    result = run(sc.parse(_at_target_rate(data, target), f"link failure on {topology}"),
+                 target, tmp_path)
     m = result.metrics
     assert m.error is None, m.error
     _print(f"{topology} {reroute} ({link})", m, "verdict", "recovery_gap_ms",
@@ -159,13 +178,14 @@ def test_global_reroute_only_gap_is_reported_and_the_collective_completes(tmp_pa
 
 
 def _storm(tmp_path, target, **changes) -> dict:
+    _skip_on_bmv2(target, BMV2_UNMEASURED)
     data = sc.load("pfc-storm").as_dict()
     for key, value in changes.items():
         if isinstance(value, dict):
             data[key] = {**data[key], **value}
         else:
             data[key] = value
-    result = run(sc.parse(data, "pfc-storm"), target, tmp_path)
+    result = run(sc.parse(_at_target_rate(data, target), "pfc-storm"), target, tmp_path)
     m = result.metrics
     assert m.error is None, m.error
     _print(f"pfc-storm {changes}", m, "verdict", "victim_goodput_ratio", "cct_ms")
@@ -219,8 +239,10 @@ def test_credit_with_hoq_lifetime_keeps_the_blocked_set_on_the_stalled_path(tmp_
 def test_min_hop_on_a_ring_deadlocks_without_vl_layering_and_up_down_completes(
         tmp_path, target, routing, verdict):
     data = sc.load("cyclic-dependency-deadlock").as_dict()
+    if routing == "updn":
+        _skip_on_bmv2(target, BMV2_UPDN)
     data.update(routing=routing, sweep={})
-    m = run(sc.parse(data, "deadlock"), target, tmp_path).metrics
+    m = run(sc.parse(_at_target_rate(data, target), "deadlock"), target, tmp_path).metrics
     assert m.error is None, m.error
     _print(f"deadlock {routing}", m, "verdict", "stalled_after_s", "held_in_fabric",
            "deadlock_problem", "cct_ms")
