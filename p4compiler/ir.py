@@ -373,6 +373,7 @@ class StructDecl(Node):
     fields: tuple[FieldDecl, ...]
     annotations: tuple[Annotation, ...] = ()
     loc: Location = UNKNOWN
+    type_params: tuple[str, ...] = ()  # a generic struct/header: S<T>
 
 
 @dataclass(frozen=True)

@@ -272,7 +272,8 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         anns, rest = _split(c)
         name = str(rest[0])
         fields = tuple(x for x in rest if isinstance(x, ir.FieldDecl))
-        return ir.StructDecl(kind, name, fields, anns, self._loc(meta))
+        tparams = next((tuple(x) for x in rest[1:] if isinstance(x, list)), ())
+        return ir.StructDecl(kind, name, fields, anns, self._loc(meta), tparams)
 
     def header_decl(self, meta, c):
         return self._struct("header", meta, c)

@@ -10,6 +10,7 @@ resolved (`Name.ref`) and constants folded, so later stages never look names up.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from . import ir
@@ -53,6 +54,7 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
         self.diags = diags or Diagnostics()
         self.globals = Scope()
         self.structs: list[ir.StructLike] = []
+        self.generic_structs: dict[str, ir.StructDecl] = {}
         self.enums: list[ir.Enum] = []
         self.errors: list[str] = []
         self.match_kinds: set[str] = set()
@@ -81,20 +83,15 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
     def declare_global(self, d: ir.Node) -> None:
         g = self.globals
         if isinstance(d, ir.StructDecl):
-            fields = tuple(ir.StructField(f.name, self.resolve_type(f.tref, g), f.annotations)
-                           for f in d.fields)
-            names = [f.name for f in fields]
-            for f in d.fields:
-                if names.count(f.name) > 1:
-                    raise CompileError(f.loc, f"{f.name}: duplicate field in {d.name}")
-            if d.kind == "header":
-                for f in fields:
-                    if not _header_field_ok(f.type):
-                        raise CompileError(d.loc, f"{d.name}.{f.name}: header fields must be "
-                                           f"bit<>, int<>, varbit<>, serializable enums or "
-                                           f"structs of those, not {f.type}")
-            t = ir.StructLike(d.kind, d.name, fields, d.annotations)
-            self.structs.append(t)
+            if d.type_params:  # generic: specialised where used (resolve_type)
+                self.generic_structs[d.name] = d
+                bound = Scope(g, "generic")
+                for k in d.type_params:
+                    bound.names[k] = TypeEntity(ir.TypeVar(k))
+                t = self.struct_type(d, bound, d.name)
+            else:
+                t = self.struct_type(d, g, d.name)
+                self.structs.append(t)
             g.declare(d.name, TypeEntity(t, d), d.loc)
         elif isinstance(d, ir.EnumDecl):
             if d.underlying is not None:
@@ -220,6 +217,37 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
 
     # ------------------------------------------------------------ types
 
+    def struct_type(self, d: ir.StructDecl, scope: Scope, name: str) -> ir.StructLike:
+        fields = tuple(ir.StructField(f.name, self.resolve_type(f.tref, scope), f.annotations)
+                       for f in d.fields)
+        names = [f.name for f in fields]
+        for f in d.fields:
+            if names.count(f.name) > 1:
+                raise CompileError(f.loc, f"{f.name}: duplicate field in {d.name}")
+        if d.kind == "header":
+            for f in fields:
+                if not _header_field_ok(f.type) and not isinstance(f.type, ir.TypeVar):
+                    raise CompileError(d.loc, f"{d.name}.{f.name}: header fields must be "
+                                       f"bit<>, int<>, varbit<>, serializable enums or "
+                                       f"structs of those, not {f.type}")
+        return ir.StructLike(d.kind, name, fields, d.annotations)
+
+    def specialise(self, d: ir.StructDecl, t: ir.TypeRef, scope: Scope) -> ir.StructLike:
+        """`S<bit<8>>` of a generic `struct S<T>` (or header): a struct type of its own
+        (p4c's specialisation), named after its type arguments."""
+        args = [self.resolve_type(a, scope) for a in t.args]
+        if len(args) != len(d.type_params):
+            raise CompileError(t.loc, f"{d.name} takes {len(d.type_params)} type "
+                               f"arguments, got {len(args)}")
+        bound = Scope(self.globals, "generic")
+        for k, a in zip(d.type_params, args, strict=True):
+            bound.names[k] = TypeEntity(a)
+        name = d.name + "_" + "_".join(re.sub(r"\W+", "_", str(a)).strip("_") for a in args)
+        st = self.struct_type(d, bound, name)
+        if st not in self.structs:
+            self.structs.append(st)
+        return st
+
     def resolve_type(self, t: ir.TypeRef, scope: Scope) -> ir.Type:
         k = t.kind
         if k in ("bit", "int", "varbit"):
@@ -257,6 +285,8 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
                 if isinstance(ty, ir.ExternT) and t.args:
                     return dataclasses.replace(
                         ty, type_args=tuple(self.resolve_type(a, scope) for a in t.args))
+                if isinstance(ty, ir.StructLike) and t.args and t.name in self.generic_structs:
+                    return self.specialise(self.generic_structs[t.name], t, scope)
                 return ty
             if isinstance(ent, BlockDeclEntity):
                 return ir.BlockT(ent.kind, ent.name)
