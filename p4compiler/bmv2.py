@@ -157,6 +157,9 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
         for f in _flat_fields(t):
             ft = ir.unwrap(f.type)
             if isinstance(ft, ir.Varbit):
+                if max_length is not None:  # bmv2 has one variable-length field per header
+                    raise Unsupported(None, f"{t.name}: a header with more than one varbit "
+                                      "field is not supported on bmv2")
                 fields.append([f.name, "*"])
                 max_length = (t.width() or 0) // 8
             elif isinstance(ft, ir.Bits):

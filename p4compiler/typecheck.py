@@ -230,9 +230,6 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
                     raise CompileError(d.loc, f"{d.name}.{f.name}: header fields must be "
                                        f"bit<>, int<>, varbit<>, serializable enums or "
                                        f"structs of those, not {f.type}")
-            if sum(isinstance(f.type, ir.Varbit) for f in fields) > 1:
-                raise CompileError(d.loc, f"{d.name}: a header may have at most one varbit "
-                                   "field (bmv2)")
         return ir.StructLike(d.kind, name, fields, d.annotations)
 
     def specialise(self, d: ir.StructDecl, t: ir.TypeRef, scope: Scope) -> ir.StructLike:
