@@ -236,6 +236,9 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
         """`S<bit<8>>` of a generic `struct S<T>` (or header): a struct type of its own
         (p4c's specialisation), named after its type arguments."""
         args = [self.resolve_type(a, scope) for a in t.args]
+        if not args:
+            raise CompileError(t.loc, f"{d.name} is generic: give its type arguments "
+                               f"({d.name}<{', '.join(d.type_params)}>)")
         if len(args) != len(d.type_params):
             raise CompileError(t.loc, f"{d.name} takes {len(d.type_params)} type "
                                f"arguments, got {len(args)}")
@@ -285,7 +288,7 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
                 if isinstance(ty, ir.ExternT) and t.args:
                     return dataclasses.replace(
                         ty, type_args=tuple(self.resolve_type(a, scope) for a in t.args))
-                if isinstance(ty, ir.StructLike) and t.args and t.name in self.generic_structs:
+                if isinstance(ty, ir.StructLike) and t.name in self.generic_structs:
                     return self.specialise(self.generic_structs[t.name], t, scope)
                 return ty
             if isinstance(ent, BlockDeclEntity):

@@ -69,6 +69,7 @@ def test_a_wrapped_signed_literal_folds_as_negative() -> None:
 
 @pytest.mark.parametrize(("top", "locals_", "message", "line"), [
     ("struct S<T> { T f; }", "S<bit<8>, bit<8>> s;", "S takes 1 type arguments, got 2", 13),
+    ("struct S<T> { T f; }", "S s;", "S is generic: give its type arguments (S<T>)", 13),
     ("", "table t() { actions = { NoAction; } }",
      "a table declaration takes no parameter list", 13),
     ("", "varbit<8> v; bit<8> x = v;", "cannot implicitly cast varbit<8> to bit<8>", 13),
