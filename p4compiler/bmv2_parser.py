@@ -91,7 +91,8 @@ class ParserConverter:
             if look is not None and isinstance(rhs, ir.Call):
                 self.lookahead_aggregate(s, env, ops)
                 return
-            if isinstance(ir.unwrap(s.lhs.type), (ir.StructLike, ir.Stack)):  # type: ignore[arg-type]
+            if isinstance(ir.unwrap(s.lhs.type),  # type: ignore[arg-type]
+                          (ir.StructLike, ir.Stack, ir.Varbit)):  # varbit: assign_VL (p4c)
                 prims: list[dict[str, Any]] = []
                 self.assign(s, env, prims)
                 ops.extend({"op": "primitive", "parameters": [p]} for p in prims)
