@@ -79,3 +79,40 @@ def test_bad_uses_are_clear_errors_at_their_line(top, locals_, message, line) ->
         compile_with(top, locals_)
     assert message in e.value.message
     assert e.value.loc.line == line
+
+
+EXTRACTS = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> x; }
+header v_t { varbit<16> d; }
+struct headers { h_t h; v_t v; }
+struct meta_t { }
+parser P(packet_in pkt, out headers h, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(h.h); EXTRACT transition accept; }
+}
+control V(inout headers h, inout meta_t m) { apply { } }
+control I(inout headers h, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control E(inout headers h, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout headers h, inout meta_t m) { apply { } }
+control D(packet_out pkt, in headers h) { apply { pkt.emit(h.h); pkt.emit(h.v); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+
+
+@pytest.mark.parametrize(("extract", "message"), [
+    ("pkt.extract(h.v);", "extract: v_t has a varbit field; use the two-argument extract"),
+    ("pkt.extract(h.h, 8);", "extract: h_t has no varbit field"),
+])
+def test_extract_arity_must_match_the_varbit_field(extract: str, message: str) -> None:
+    with pytest.raises(CompileError) as e:
+        compile_text(EXTRACTS.replace("EXTRACT", extract), "ex.p4")
+    assert message in e.value.message
+    assert e.value.loc.line == 9
+
+
+def test_a_varbit_extract_with_its_length_compiles() -> None:
+    text = EXTRACTS.replace("EXTRACT", "pkt.extract(h.v, (bit<32>)h.h.x * 8);")
+    ops = [op["op"] for s in compile_text(text, "ex.p4").json["parsers"][0]["parse_states"]
+           for op in s["parser_ops"]]
+    assert ops == ["extract", "extract_VL"]
