@@ -157,6 +157,9 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
         for f in _flat_fields(t):
             ft = ir.unwrap(f.type)
             if isinstance(ft, ir.Varbit):
+                if max_length is not None:  # bmv2 has one variable-length field per header
+                    raise Unsupported(None, f"{t.name}: a header with more than one varbit "
+                                      "field is not supported on bmv2")
                 fields.append([f.name, "*"])
                 max_length = (t.width() or 0) // 8
             elif isinstance(ft, ir.Bits):
@@ -281,6 +284,10 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
             self.layout_union(t, v.unique)
         elif isinstance(t, ir.Stack):
             self.layout_stack(t, v.unique)
+        elif isinstance(t, ir.Varbit):
+            # p4c: a varbit local is a header instance of its own with one field `field`
+            vt = ir.StructLike("header", f"$varbit{t.max_bits}", (ir.StructField("field", t),))
+            self.add_header(v.unique, self.add_header_type(vt), True)
         else:
             self.add_scalar(v.unique, v.type)
 
@@ -557,8 +564,9 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                 {"type": "header_stack", "value": self.path(lhs, env)[1]},
                 {"type": "header_stack", "value": self.path(rhs, env)[1]}], s.loc))
             return
-        prims.append(self.prim("assign", [self.lvalue_param(lhs, env),
-                                          self.operand(rhs, env)], s.loc))
+        op = "assign_VL" if isinstance(lt, ir.Varbit) else "assign"  # the width moves too
+        prims.append(self.prim(op, [self.lvalue_param(lhs, env),
+                                    self.operand(rhs, env)], s.loc))
 
     def assign_slice(self, lhs: ir.Slice, rhs: ir.Expr, env: _Env,
                      prims: list[dict[str, Any]], loc: Location) -> None:

@@ -77,6 +77,8 @@ class ExpressionConverter:
                     return ("scalar_struct", ref.unique)
                 if isinstance(t, ir.Stack):
                     return ("stack", ref.unique)
+                if isinstance(t, ir.Varbit):  # laid out as a header (Bmv2Json.layout_local)
+                    return ("field", [ref.unique, "field"])
                 return ("field", ["scalars", ref.unique])
             raise Unsupported(e.loc, f"{e.name} cannot be used as a value here")
         if isinstance(e, ir.Member):

@@ -18,7 +18,7 @@ from .bmv2_common import (
     hexstr,
     mask,
 )
-from .errors import Location, Unsupported
+from .errors import CompileError, Location, Unsupported
 from .typecheck import (
     TypedBlock,
     ValueSetEntity,
@@ -91,7 +91,8 @@ class ParserConverter:
             if look is not None and isinstance(rhs, ir.Call):
                 self.lookahead_aggregate(s, env, ops)
                 return
-            if isinstance(ir.unwrap(s.lhs.type), (ir.StructLike, ir.Stack)):  # type: ignore[arg-type]
+            if isinstance(ir.unwrap(s.lhs.type),  # type: ignore[arg-type]
+                          (ir.StructLike, ir.Stack, ir.Varbit)):  # varbit: assign_VL (p4c)
                 prims: list[dict[str, Any]] = []
                 self.assign(s, env, prims)
                 ops.extend({"op": "primitive", "parameters": [p]} for p in prims)
@@ -120,6 +121,7 @@ class ParserConverter:
                         p = {"type": "union_stack", "value": v}
                     else:
                         raise Unsupported(call.loc, "extract needs a header or stack.next")
+                    _check_varbit_extract(call, arg)
                     if len(call.args) == 2:
                         ln = call.args[1].value
                         assert ln is not None
@@ -268,3 +270,17 @@ class ParserConverter:
                                  for (_, m), w in zip(alt, widths, strict=True))
             out.append((value, msk if masked else None))
         return out
+
+
+def _check_varbit_extract(call: ir.Call, arg: ir.Expr) -> None:
+    """p4c's rule (checkCorelibMethods): the one-argument extract takes a header
+    without varbit fields, the two-argument one a header with one."""
+    t = ir.unwrap(arg.type)  # type: ignore[arg-type]
+    fields = t.fields if isinstance(t, ir.StructLike) else ()
+    varbit = any(isinstance(ir.unwrap(f.type), ir.Varbit) for f in fields)
+    if varbit and len(call.args) == 1:
+        raise CompileError(call.loc, f"extract: {t} has a varbit field; use the "
+                           "two-argument extract(hdr, length in bits)")
+    if not varbit and len(call.args) == 2:
+        raise CompileError(call.loc, f"extract: {t} has no varbit field; the "
+                           "two-argument extract is for headers with one")

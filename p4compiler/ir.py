@@ -373,7 +373,7 @@ class StructDecl(Node):
     fields: tuple[FieldDecl, ...]
     annotations: tuple[Annotation, ...] = ()
     loc: Location = UNKNOWN
-    type_params: tuple[str, ...] = ()   # a generic struct or header (P4_16 1.2.2)
+    type_params: tuple[str, ...] = ()  # a generic struct/header: S<T>
 
 
 @dataclass(frozen=True)

@@ -106,6 +106,12 @@ def _syntax_error(e: UnexpectedInput, source: Source) -> CompileError:
         tok = e.token
         if tok.type == "$END":
             return CompileError(loc, "syntax error: unexpected end of input")
+        if tok.type == "LPAR" or str(tok) == "(":
+            line = (source.text.splitlines() or [""])[max(getattr(e, "line", 1) - 1, 0)]
+            before = line[:max(getattr(e, "column", 1) - 1, 0)]
+            if re.search(r"\btable\s+\w+\s*$", before):  # P4_16 14.2: table name { ... }
+                return CompileError(loc, "syntax error: a table declaration takes no "
+                                    "parameter list (write 'table name { ... }')")
         return CompileError(loc, f"syntax error, unexpected {_describe(tok)}")
     if isinstance(e, UnexpectedCharacters):
         return CompileError(loc, f"syntax error, unexpected character {e.char!r}")
@@ -689,8 +695,7 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     def number(self, meta, c):
         value, width, signed, base = _parse_int(str(c[0]))
         t = None if width is None else ir.Bits(width, signed)
-        if width is not None and not signed:
-            value &= (1 << width) - 1
+        # a value out of its width's range wraps (with a warning) in the type checker
         return ir.Lit(value, self._loc(meta), t, base)
 
     def true_lit(self, meta, c):

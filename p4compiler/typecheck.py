@@ -10,6 +10,7 @@ resolved (`Name.ref`) and constants folded, so later stages never look names up.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from . import ir
@@ -53,7 +54,7 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
         self.diags = diags or Diagnostics()
         self.globals = Scope()
         self.structs: list[ir.StructLike] = []
-        self.specializations: dict[tuple[str, tuple[ir.Type, ...]], ir.StructLike] = {}
+        self.generic_structs: dict[str, ir.StructDecl] = {}
         self.enums: list[ir.Enum] = []
         self.errors: list[str] = []
         self.match_kinds: set[str] = set()
@@ -82,15 +83,15 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
     def declare_global(self, d: ir.Node) -> None:
         g = self.globals
         if isinstance(d, ir.StructDecl):
-            if d.type_params:  # generic: specialised where a type names it with arguments
-                scope = Scope(g, "generic")
-                for name in d.type_params:
-                    scope.names[name] = TypeEntity(ir.TypeVar(name))
-                t = ir.StructLike(d.kind, d.name, self.struct_fields(d, scope), d.annotations)
-                g.declare(d.name, TypeEntity(t, d), d.loc)
-                return
-            t = ir.StructLike(d.kind, d.name, self.struct_fields(d, g), d.annotations)
-            self.structs.append(t)
+            if d.type_params:  # generic: specialised where used (resolve_type)
+                self.generic_structs[d.name] = d
+                bound = Scope(g, "generic")
+                for k in d.type_params:
+                    bound.names[k] = TypeEntity(ir.TypeVar(k))
+                t = self.struct_type(d, bound, d.name)
+            else:
+                t = self.struct_type(d, g, d.name)
+                self.structs.append(t)
             g.declare(d.name, TypeEntity(t, d), d.loc)
         elif isinstance(d, ir.EnumDecl):
             if d.underlying is not None:
@@ -216,6 +217,40 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
 
     # ------------------------------------------------------------ types
 
+    def struct_type(self, d: ir.StructDecl, scope: Scope, name: str) -> ir.StructLike:
+        fields = tuple(ir.StructField(f.name, self.resolve_type(f.tref, scope), f.annotations)
+                       for f in d.fields)
+        names = [f.name for f in fields]
+        for f in d.fields:
+            if names.count(f.name) > 1:
+                raise CompileError(f.loc, f"{f.name}: duplicate field in {d.name}")
+        if d.kind == "header":
+            for f in fields:
+                if not _header_field_ok(f.type) and not isinstance(f.type, ir.TypeVar):
+                    raise CompileError(d.loc, f"{d.name}.{f.name}: header fields must be "
+                                       f"bit<>, int<>, varbit<>, serializable enums or "
+                                       f"structs of those, not {f.type}")
+        return ir.StructLike(d.kind, name, fields, d.annotations)
+
+    def specialise(self, d: ir.StructDecl, t: ir.TypeRef, scope: Scope) -> ir.StructLike:
+        """`S<bit<8>>` of a generic `struct S<T>` (or header): a struct type of its own
+        (p4c's specialisation), named after its type arguments."""
+        args = [self.resolve_type(a, scope) for a in t.args]
+        if not args:
+            raise CompileError(t.loc, f"{d.name} is generic: give its type arguments "
+                               f"({d.name}<{', '.join(d.type_params)}>)")
+        if len(args) != len(d.type_params):
+            raise CompileError(t.loc, f"{d.name} takes {len(d.type_params)} type "
+                               f"arguments, got {len(args)}")
+        bound = Scope(self.globals, "generic")
+        for k, a in zip(d.type_params, args, strict=True):
+            bound.names[k] = TypeEntity(a)
+        name = d.name + "_" + "_".join(re.sub(r"\W+", "_", str(a)).strip("_") for a in args)
+        st = self.struct_type(d, bound, name)
+        if st not in self.structs:
+            self.structs.append(st)
+        return st
+
     def resolve_type(self, t: ir.TypeRef, scope: Scope) -> ir.Type:
         k = t.kind
         if k in ("bit", "int", "varbit"):
@@ -253,14 +288,8 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
                 if isinstance(ty, ir.ExternT) and t.args:
                     return dataclasses.replace(
                         ty, type_args=tuple(self.resolve_type(a, scope) for a in t.args))
-                if isinstance(ent.decl, ir.StructDecl) and ent.decl.type_params:
-                    args = tuple(self.resolve_type(a, scope) for a in t.args)
-                    if not args:
-                        raise CompileError(t.loc, f"{t.name} is generic: give its type "
-                                           f"arguments ({t.name}<...>)")
-                    if any(isinstance(a, ir.TypeVar) for a in args):
-                        return ty
-                    return self.specialize(ent.decl, args, t.loc)
+                if isinstance(ty, ir.StructLike) and t.name in self.generic_structs:
+                    return self.specialise(self.generic_structs[t.name], t, scope)
                 return ty
             if isinstance(ent, BlockDeclEntity):
                 return ir.BlockT(ent.kind, ent.name)
@@ -270,43 +299,6 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
                 raise CompileError(t.loc, f"{t.name}: undeclared type")
             raise CompileError(t.loc, f"{t.name} is not a type")
         raise CompileError(t.loc, f"unsupported type {k}")
-
-    def struct_fields(self, d: ir.StructDecl, scope: Scope) -> tuple[ir.StructField, ...]:
-        """A struct or header declaration's fields, resolved in `scope` and checked."""
-        fields = tuple(ir.StructField(f.name, self.resolve_type(f.tref, scope), f.annotations)
-                       for f in d.fields)
-        names = [f.name for f in fields]
-        for f in d.fields:
-            if names.count(f.name) > 1:
-                raise CompileError(f.loc, f"{f.name}: duplicate field in {d.name}")
-        if d.kind == "header":
-            for f in fields:
-                if not isinstance(f.type, ir.TypeVar) and not _header_field_ok(f.type):
-                    raise CompileError(d.loc, f"{d.name}.{f.name}: header fields must be "
-                                       f"bit<>, int<>, varbit<>, serializable enums or "
-                                       f"structs of those, not {f.type}")
-        return fields
-
-    def specialize(self, d: ir.StructDecl, args: tuple[ir.Type, ...],
-                   loc: Location | None) -> ir.StructLike:
-        """`S<bit<8>>` of a generic `struct S<T>`: one struct type per distinct list of
-        arguments, named `S_0`, `S_1`... in the JSON and P4Info (as p4c's
-        SpecializeGenericTypes does)."""
-        if len(args) != len(d.type_params):
-            raise CompileError(loc, f"{d.name}: expects {len(d.type_params)} type "
-                               f"arguments, got {len(args)}")
-        key = (d.name, args)
-        known = self.specializations.get(key)
-        if known is not None:
-            return known
-        scope = Scope(self.globals, "generic")
-        for name, ty in zip(d.type_params, args, strict=True):
-            scope.names[name] = TypeEntity(ty)
-        n = sum(1 for k in self.specializations if k[0] == d.name)
-        t = ir.StructLike(d.kind, f"{d.name}_{n}", self.struct_fields(d, scope), d.annotations)
-        self.specializations[key] = t
-        self.structs.append(t)
-        return t
 
     # ------------------------------------------------------------ constants
 

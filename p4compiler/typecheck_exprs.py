@@ -103,6 +103,12 @@ class ExpressionChecks:
     def e_Lit(self, e: ir.Lit, scope: Scope, expected: ir.Type | None) -> ir.Expr:
         if e.type is None:
             return dataclasses.replace(e, type=ir.InfInt())
+        t = ir.unwrap(e.type)
+        if isinstance(t, ir.Bits) and _wrap(e.value, t) != e.value:
+            # P4_16 8.9.1: the value is taken modulo 2^W (two's complement for int<W>); p4c warns
+            w = _wrap(e.value, t)
+            self.diags.warn(e.loc, f"{e.value}: value does not fit in {t}, it wraps to {w}")
+            return dataclasses.replace(e, value=w)
         return e
 
     def e_BoolLit(self, e, scope, expected):

@@ -93,6 +93,8 @@ class ActionCodegen:
                          for (f, _w, _s), (g, _v, _t) in zip(dh.fields, sh.fields)]
                 lines += [f"S[{dh.valid}] = S[{sh.valid}]", f"S[{dh.raw}] = S[{sh.raw}]",
                           f"S[{dh.dirty}] = S[{sh.dirty}]"]
+                if dh.var_field is not None and sh.var_field is not None:
+                    lines.append(f"S[{dh.var_width}] = S[{sh.var_width}]")  # varbit length
                 siblings = self._invalidate_siblings(dh)  # bmv2: a union member made valid
                 return lines + ([f"if S[{dh.valid}]:", *_indent(siblings)] if siblings else [])
             d = self._dyn_header(params[0], where, pre)

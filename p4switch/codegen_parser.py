@@ -111,7 +111,7 @@ class ParserCodegen:
                 bit_off, width = src["value"]
                 pre += [f"if off + {(bit_off + width + 7) // 8} > plen:",
                         *_indent(fail("PacketTooShort"))]
-            return pre + self._store(params[0], val, where, pre)
+            return pre + self._store(params[0], val, where, pre) + self._vl_width(params)
         if kind == "verify":
             if len(params) != 2:
                 raise ProgramError(f"{where}: verify takes 2 parameters")
@@ -134,6 +134,19 @@ class ParserCodegen:
                 lines += self._primitive(prim, f"{where}.parameters[{pi}]", in_parser=True)
             return lines
         raise ProgramError(f"{where}: unknown parser op {kind!r}")
+
+    def _vl_width(self, params: list) -> list[str]:
+        """A `set` of one varbit field from another carries its current width too, as
+        bmv2's parser does (p4c writes assign_VL; older JSON uses set)."""
+        d, s = params
+        if not (isinstance(d, dict) and isinstance(s, dict)
+                and d.get("type") == "field" and s.get("type") == "field"):
+            return []
+        dh, sh = self.headers.get(d["value"][0]), self.headers.get(s["value"][0])
+        if dh is None or sh is None or dh.var_field != d["value"][1] \
+                or sh.var_field != s["value"][1]:
+            return []
+        return [f"S[{dh.var_width}] = S[{sh.var_width}]"]
 
     def _extract_union_next(self, v, vl, fail, where) -> list[str]:
         """`u.next.m` of a stack of unions: member m of the next element (bmv2's

@@ -1,0 +1,118 @@
+"""Compile-time diagnostics around issue 18's fid_a features: out-of-range literals wrap
+with a warning (P4_16 8.9.1), bad varbit and generic-struct use and a table written
+with a parameter list (P4_16 14.2 has none) are clear errors at their location."""
+
+from __future__ import annotations
+
+import pytest
+
+from p4compiler.compiler import compile_text
+from p4compiler.errors import CompileError
+
+PROGRAM = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; bit<8> b; }
+struct headers { h_t h; }
+struct meta_t { }
+TOP
+parser P(packet_in pkt, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control V(inout headers hdr, inout meta_t m) { apply { } }
+control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    LOCALS
+    apply { BODY sm.egress_spec = 1; }
+}
+control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout meta_t m) { apply { } }
+control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+
+
+def compile_with(top: str = "", locals_: str = "", body: str = ""):
+    text = PROGRAM.replace("TOP", top).replace("LOCALS", locals_).replace("BODY", body)
+    return compile_text(text, "fa.p4")
+
+
+def _assigned_constants(json_program: dict) -> list[int]:
+    out = []
+    for action in json_program["actions"]:
+        for prim in action["primitives"]:
+            if prim["op"] == "assign" and prim["parameters"][1]["type"] == "hexstr":
+                out.append(int(prim["parameters"][1]["value"], 16))
+    return out
+
+
+def test_out_of_range_literals_wrap_with_a_warning() -> None:
+    result = compile_with(body="hdr.h.a = 8w300; hdr.h.b = (bit<8>)8s200;")
+    assert any("300: value does not fit in bit<8>, it wraps to 44" in w
+               for w in result.warnings)
+    assert any("it wraps to -56" in w for w in result.warnings)
+    assert sorted(_assigned_constants(result.json)) == [1, 44, 200]  # 1: egress_spec
+
+
+def test_two_varbit_fields_are_refused_by_the_bmv2_backend_only_when_used() -> None:
+    unused = "header vh { varbit<8> x; varbit<8> y; }"
+    compile_with(top=unused)  # the front end accepts the type (as p4c's)
+    with pytest.raises(CompileError) as e:
+        compile_with(top=unused, locals_="vh v;", body="v.setInvalid();")
+    assert "vh: a header with more than one varbit field is not supported" in e.value.message
+
+
+def test_a_wrapped_signed_literal_folds_as_negative() -> None:
+    result = compile_with(body="if (8s200 < 0) { hdr.h.a = 7; } else { hdr.h.a = 9; }")
+    assert 7 in _assigned_constants(result.json)
+    assert 9 not in _assigned_constants(result.json)
+
+
+@pytest.mark.parametrize(("top", "locals_", "message", "line"), [
+    ("struct S<T> { T f; }", "S<bit<8>, bit<8>> s;", "S takes 1 type arguments, got 2", 13),
+    ("struct S<T> { T f; }", "S s;", "S is generic: give its type arguments (S<T>)", 13),
+    ("", "table t() { actions = { NoAction; } }",
+     "a table declaration takes no parameter list", 13),
+    ("", "varbit<8> v; bit<8> x = v;", "cannot implicitly cast varbit<8> to bit<8>", 13),
+])
+def test_bad_uses_are_clear_errors_at_their_line(top, locals_, message, line) -> None:
+    with pytest.raises(CompileError) as e:
+        compile_with(top, locals_)
+    assert message in e.value.message
+    assert e.value.loc.line == line
+
+
+EXTRACTS = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> x; }
+header v_t { varbit<16> d; }
+struct headers { h_t h; v_t v; }
+struct meta_t { }
+parser P(packet_in pkt, out headers h, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(h.h); EXTRACT transition accept; }
+}
+control V(inout headers h, inout meta_t m) { apply { } }
+control I(inout headers h, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control E(inout headers h, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout headers h, inout meta_t m) { apply { } }
+control D(packet_out pkt, in headers h) { apply { pkt.emit(h.h); pkt.emit(h.v); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+
+
+@pytest.mark.parametrize(("extract", "message"), [
+    ("pkt.extract(h.v);", "extract: v_t has a varbit field; use the two-argument extract"),
+    ("pkt.extract(h.h, 8);", "extract: h_t has no varbit field"),
+])
+def test_extract_arity_must_match_the_varbit_field(extract: str, message: str) -> None:
+    with pytest.raises(CompileError) as e:
+        compile_text(EXTRACTS.replace("EXTRACT", extract), "ex.p4")
+    assert message in e.value.message
+    assert e.value.loc.line == 9
+
+
+def test_a_varbit_extract_with_its_length_compiles() -> None:
+    text = EXTRACTS.replace("EXTRACT", "pkt.extract(h.v, (bit<32>)h.h.x * 8);")
+    ops = [op["op"] for s in compile_text(text, "ex.p4").json["parsers"][0]["parse_states"]
+           for op in s["parser_ops"]]
+    assert ops == ["extract", "extract_VL"]
