@@ -58,6 +58,14 @@ class RequestError(Exception):
     """A request the supervisor refuses; its text is the reply's `error`."""
 
 
+def _default_signals() -> None:
+    """In a started process, before exec: SIGINT and SIGQUIT (ignored in a shell's
+    background jobs) and SIGHUP (ignored under nohup) back to their defaults, whatever
+    started this supervisor, so that a `signal` request reaches the process."""
+    for sig in (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def start_time(pid: int) -> int | None:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
@@ -172,7 +180,8 @@ class Supervisor:
             proc = subprocess.Popen([*prefix, *argv],
                                     stdin=subprocess.PIPE if req.get("stdin") else subprocess.DEVNULL,
                                     stdout=outs[0], stderr=outs[1], cwd=req.get("cwd") or None,
-                                    env=env, start_new_session=True)
+                                    env=env, start_new_session=True,
+                                    preexec_fn=_default_signals)
         except OSError as exc:
             raise RequestError(f"start {argv[0]}: {exc}") from None
         finally:

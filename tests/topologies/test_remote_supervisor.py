@@ -222,3 +222,21 @@ def test_a_process_started_with_stdin_reads_what_is_written_on_close(supervisor,
     with pytest.raises(RemoteError, match="not started with stdin"):
         client.request("stdin", pid=silent.pid, data="x\n")
     assert silent.stop()
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGHUP"])
+def test_a_supervisor_started_with_signals_ignored_still_delivers_them(tmp_path, sig):
+    """Started from a background job (SIGINT ignored) or under nohup (SIGHUP ignored), the
+    supervisor gives its processes the default dispositions back: a signal request ends
+    them."""
+    ledger = tmp_path / "ledger" / "srv1.json"
+    shell = (f'trap "" INT HUP; exec {sys.executable} -m fabriclab.remote_supervisor serve '
+             f'--ledger {ledger}')
+    client = SupervisorClient("srv1", ["bash", "-c", shell], str(ledger))
+    try:
+        pid, _start = _sleeper(client)
+        client.request("signal", pid=pid, signal=sig)
+        assert client.request("wait", pid=pid, timeout=5)["returncode"] == -getattr(signal, sig)
+    finally:
+        if client.proc.poll() is None:
+            client.shutdown()
