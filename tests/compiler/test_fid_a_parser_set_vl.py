@@ -4,7 +4,7 @@ field's current width with the value, as real simple_switch does."""
 
 from __future__ import annotations
 
-from fid_a_helpers import PROGRAMS, needs_bmv2
+from fidelity_helpers import PROGRAMS, needs_bmv2
 
 from p4compiler import stf as stf_format
 from p4compiler.compiler import compile_file

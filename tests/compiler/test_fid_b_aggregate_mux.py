@@ -1,11 +1,11 @@
-"""SplitAggregateMux: `x = c ? a : b` on structs and headers (fid_b/aggregate_mux runs in
-test_fid_b_programs); the JSON has no `?` over aggregates, only conditionals/jumps."""
+"""SplitAggregateMux: `x = c ? a : b` on structs and headers (fidelity/aggregate_mux runs in
+test_fidelity_programs); the JSON has no `?` over aggregates, only conditionals/jumps."""
 
 from __future__ import annotations
 
 import json
 
-from fid_b_helpers import PROGRAMS
+from fidelity_helpers import PROGRAMS
 
 from p4compiler.compiler import compile_file
 

@@ -1,11 +1,11 @@
-"""bool action parameters (fid_b/bool_action_params runs in test_fid_b_programs on both
+"""bool action parameters (fidelity/bool_action_params runs in test_fidelity_programs on both
 switches): runtime data is 1-bit data, read as a bool through d2b."""
 
 from __future__ import annotations
 
 import json
 
-from fid_b_helpers import PROGRAMS
+from fidelity_helpers import PROGRAMS
 
 from p4compiler.compiler import compile_file
 

@@ -1,9 +1,9 @@
-"""switch statements: what p4c accepts and how it orders labels (the fid_b/switch_*
-programs run in test_fid_b_programs)."""
+"""switch statements: what p4c accepts and how it orders labels (the fidelity/switch_*
+programs run in test_fidelity_programs)."""
 
 from __future__ import annotations
 
-from fid_b_helpers import PROGRAMS
+from fidelity_helpers import PROGRAMS
 
 from p4compiler.compiler import compile_file
 

@@ -1,10 +1,10 @@
-"""Whole header unions assigned (fid_b/union_assign runs in test_fid_b_programs): the JSON
+"""Whole header unions assigned (fidelity/union_assign runs in test_fidelity_programs): the JSON
 copies member by member with assign_header, as p4c's CopyStructures writes it (bmv2's
-assign_union copies fields that no other primitive reads as 0: fid_b/union_keys)."""
+assign_union copies fields that no other primitive reads as 0: fidelity/union_keys)."""
 
 from __future__ import annotations
 
-from fid_b_helpers import PROGRAMS
+from fidelity_helpers import PROGRAMS
 
 from p4compiler.compiler import compile_file
 

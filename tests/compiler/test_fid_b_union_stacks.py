@@ -1,10 +1,10 @@
 """Stacks of header unions: push_front/pop_front, .lastIndex and .last in parsers (the
-fid_b/union_stack_ops program runs in test_fid_b_programs); here the JSON forms."""
+fidelity/union_stack_ops program runs in test_fidelity_programs); here the JSON forms."""
 
 from __future__ import annotations
 
 import pytest
-from fid_b_helpers import PROGRAMS
+from fidelity_helpers import PROGRAMS
 
 from p4compiler.compiler import compile_file, compile_text
 from p4compiler.errors import CompileError

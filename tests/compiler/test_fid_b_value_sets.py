@@ -5,7 +5,7 @@ simple_switch_CLI spells it) on the embedded switch."""
 from __future__ import annotations
 
 import pytest
-from fid_b_helpers import PROGRAMS
+from fidelity_helpers import PROGRAMS
 
 from p4compiler import stf
 from p4compiler.compiler import compile_file, compile_text

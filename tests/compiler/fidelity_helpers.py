@@ -1,4 +1,4 @@
-"""Runs a tests/compiler/programs/fid_b program's STF: compiled by the embedded
+"""Runs a tests/compiler/programs/fidelity program's STF: compiled by the embedded
 compiler, on the embedded switch in-process, or on real simple_switch (the same
 JSON, so both switches must agree on what our compiler emits)."""
 
@@ -13,7 +13,7 @@ from p4compiler import stf as stf_format
 from p4compiler.compiler import compile_file
 from p4switch.stf_bmv2 import find_tool, run_bmv2
 
-PROGRAMS = Path(__file__).resolve().parent / "programs" / "fid_b"
+PROGRAMS = Path(__file__).resolve().parent / "programs" / "fidelity"
 
 needs_bmv2 = pytest.mark.skipif(find_tool("simple_switch") is None
                                 or find_tool("simple_switch_CLI") is None,
@@ -21,7 +21,7 @@ needs_bmv2 = pytest.mark.skipif(find_tool("simple_switch") is None
 
 
 def programs() -> list[str]:
-    """Stems of every fid_b program with an STF beside it."""
+    """Stems of every fidelity program with an STF beside it."""
     return sorted(p.stem for p in PROGRAMS.glob("*.p4") if p.with_suffix(".stf").exists())
 
 
