@@ -171,10 +171,13 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
             else:
                 raise Unsupported(None, f"{t.name}.{f.name}: field of type {f.type} is not "
                                   "supported in a header on bmv2")
-        if t.kind != "header":
-            total = sum(x[1] for x in fields if isinstance(x[1], int))
-            if total % 8:
-                fields.append(["_padding", 8 - total % 8, False])
+        total = sum(x[1] for x in fields if isinstance(x[1], int))
+        if t.kind == "header" and total % 8:
+            # bmv2 lays headers out in whole bytes (p4c-bm2-ss refuses them too)
+            raise Unsupported(None, f"header {t.name}: its fields are {total} bits wide, not "
+                              "a multiple of 8; bmv2 needs whole bytes (add padding)")
+        if t.kind != "header" and total % 8:
+            fields.append(["_padding", 8 - total % 8, False])
         ht: dict[str, Any] = {"name": name, "id": len(self.header_types), "fields": fields}
         if max_length is not None:
             ht["max_length"] = max_length

@@ -176,7 +176,9 @@ class ParserCodegen:
         if hd.var_field is not None:
             if vl is None:
                 raise ProgramError(f"header {hd.name!r} has a varbit field: needs extract_VL")
-            lines += [f"vlw = {vl}"]
+            # bmv2's order: a length that is not whole bytes, then too long for the
+            # header type, then past the packet's end.
+            lines += [f"vlw = {vl}", "if vlw % 8:", *_indent(fail("ParserInvalidArgument"))]
             if hd.max_bytes is not None:  # bmv2: longer than the header type's max_length
                 lines += [f"if {n} + vlw // 8 > {hd.max_bytes}:",
                           *_indent(fail("HeaderTooShort"))]

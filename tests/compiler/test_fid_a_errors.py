@@ -116,3 +116,11 @@ def test_a_varbit_extract_with_its_length_compiles() -> None:
     ops = [op["op"] for s in compile_text(text, "ex.p4").json["parsers"][0]["parse_states"]
            for op in s["parser_ops"]]
     assert ops == ["extract", "extract_VL"]
+
+
+def test_a_header_not_in_whole_bytes_is_refused_when_used() -> None:
+    odd = "header odd_t { bit<8> a; bit<1> v; }"
+    compile_with(top=odd)  # an unused type is no layout
+    with pytest.raises(CompileError) as e:
+        compile_with(top=odd, locals_="odd_t o;", body="o.setInvalid();")
+    assert "header odd_t: its fields are 9 bits wide, not a multiple of 8" in e.value.message
