@@ -110,6 +110,14 @@ class DigestInfo:
 
 
 @dataclass(frozen=True)
+class ValueSetInfo:
+    id: int
+    name: str
+    widths: tuple[int, ...]  # one per match field, in field-id order
+    size: int
+
+
+@dataclass(frozen=True)
 class ControllerHeader:
     """A @controller_header("packet_in"/"packet_out") header: fields in wire order."""
 
@@ -138,6 +146,7 @@ class PipelineInfo:
         self.registers: dict[int, RegisterInfo] = {}
         self.digests: dict[int, DigestInfo] = {}
         self.digests_by_name: dict[str, DigestInfo] = {}
+        self.value_sets: dict[int, ValueSetInfo] = {}
         self.packet_in: ControllerHeader | None = None
         self.packet_out: ControllerHeader | None = None
         self._seen_ids: set[int] = set()
@@ -225,6 +234,13 @@ class PipelineInfo:
             self.digests_by_name[d.preamble.name] = info
             if d.preamble.alias:
                 self.digests_by_name.setdefault(d.preamble.alias, info)
+        for vs in p.value_sets:
+            self._claim(vs.preamble, "value set")
+            fields = sorted(vs.match, key=lambda m: m.id)
+            if [m.id for m in fields] != list(range(1, len(fields) + 1)):
+                raise invalid(f"value set '{vs.preamble.name}': match field ids must be 1..n")
+            self.value_sets[vs.preamble.id] = ValueSetInfo(
+                vs.preamble.id, vs.preamble.name, tuple(m.bitwidth for m in fields), vs.size)
         for cpm in p.controller_packet_metadata:
             self._claim(cpm.preamble, "controller packet metadata")
             header = ControllerHeader(
@@ -264,6 +280,11 @@ class PipelineInfo:
             return {o.get("name") for pl in j.get("pipelines", []) for o in pl.get(key, [])}
         return {o.get("name") for o in j.get(key, [])}
 
+    def _parse_vset_names(self) -> set[str]:
+        j = self.bmv2_json
+        return {v.get("name") for v in j.get("parse_vsets", [])} | {
+            v.get("name") for p in j.get("parsers", []) for v in p.get("parse_vsets", [])}
+
     def _check_against_json(self) -> None:
         if not isinstance(self.bmv2_json, dict) or "pipelines" not in self.bmv2_json:
             raise invalid("p4_device_config is not a bmv2 JSON (no 'pipelines')")
@@ -280,6 +301,7 @@ class PipelineInfo:
             ("counter", self.counters.values(), self._json_names("counter_arrays")),
             ("meter", self.meters.values(), self._json_names("meter_arrays")),
             ("register", self.registers.values(), self._json_names("register_arrays")),
+            ("value set", self.value_sets.values(), self._parse_vset_names()),
         ]
         for what, objs, names in checks:
             for o in objs:

@@ -32,10 +32,12 @@ from .store_profiles import ProfileWrites
 from .store_read import Reads
 from .store_resources import ResourceWrites
 from .store_tables import TableWrites
+from .store_value_sets import ValueSetWrites
 from .store_vl_arbitration import VlArbitrationWrites
 
 
-class PipelineState(TableWrites, ProfileWrites, ResourceWrites, Reads, VlArbitrationWrites):
+class PipelineState(TableWrites, ProfileWrites, ResourceWrites, Reads, VlArbitrationWrites,
+                    ValueSetWrites):
     def __init__(self, info: PipelineInfo, dataplane: Dataplane):
         self.info = info
         self.dp = dataplane
@@ -47,6 +49,7 @@ class PipelineState(TableWrites, ProfileWrites, ResourceWrites, Reads, VlArbitra
         self.clone_sessions: dict[int, p4runtime_pb2.CloneSessionEntry] = {}
         self.digest_configs: dict[int, p4runtime_pb2.DigestEntry] = {}
         self.vl_arbitration: dict[int, dict] = {}  # port -> VlArbitration.as_dict()
+        self.value_sets: dict[int, list[p4runtime_pb2.ValueSetMember]] = {}  # set id -> members
         # use counts of members/groups by table entries: ("m"|"g", profile id, id) -> n
         self._refs: dict[tuple[str, int, int], int] = {}
         self.on_digest_config: Callable[[int, p4runtime_pb2.DigestEntry | None], None] = (
@@ -90,6 +93,8 @@ class PipelineState(TableWrites, ProfileWrites, ResourceWrites, Reads, VlArbitra
             return self._write_digest(kind, entity.digest_entry)
         if which == "extern_entry":
             return self._write_vl_arbitration(kind, entity.extern_entry)
+        if which == "value_set_entry":
+            return self._write_value_set(kind, entity.value_set_entry)
         if which is None:
             raise invalid("update without an entity")
         raise unimplemented(f"{which} is not supported")
@@ -176,9 +181,13 @@ class PipelineState(TableWrites, ProfileWrites, ResourceWrites, Reads, VlArbitra
             m = p4runtime_pb2.MeterEntry(meter_id=mid, config=cfg)
             m.index.index = i
             updates.append(p4runtime_pb2.Entity(meter_entry=m))
+        for sid, members in self.value_sets.items():
+            updates.append(p4runtime_pb2.Entity(value_set_entry=p4runtime_pb2.ValueSetEntry(
+                value_set_id=sid, members=members)))
         for entity in updates:
             is_default = entity.HasField("table_entry") and entity.table_entry.is_default_action
-            kind = MODIFY if is_default or entity.HasField("meter_entry") else INSERT
+            kind = MODIFY if is_default or entity.HasField("meter_entry") or entity.HasField(
+                "value_set_entry") else INSERT
             try:
                 new.write(p4runtime_pb2.Update(type=kind, entity=entity))
             except P4RuntimeError:

@@ -82,6 +82,8 @@ class Reads:
             for k in sorted(self.digest_configs):
                 if not did or did == k:
                     yield p4runtime_pb2.Entity(digest_entry=self.digest_configs[k])
+        elif which == "value_set_entry":
+            yield from self._read_value_sets(entity.value_set_entry)
         elif which is None:
             raise invalid("read of an empty entity")
         else:
