@@ -55,10 +55,12 @@ class ExpressionChecks:
             target = ir.unwrap(tt)
             if isinstance(target, ir.Bits):
                 limit = 1 << (target.bits - 1 if target.signed else target.bits)
+                w = _wrap(e.value, target)
                 if e.value >= limit and not (target.signed and e.value < 1 << target.bits):
-                    raise CompileError(e.loc or loc, f"{e.value}: value does not fit in "
-                                       f"{target.bits} bits ({tt})")
-                return ir.Lit(_wrap(e.value, target), e.loc, tt, e.base)
+                    # p4c (IR::Constant's overflow check): a warning, and the value wraps
+                    self.diags.warn(e.loc or loc, f"{e.value}: value does not fit in "
+                                    f"{target.bits} bits ({tt}), it wraps to {w}")
+                return ir.Lit(w, e.loc, tt, e.base)
             if isinstance(target, ir.InfInt):
                 return e
         if isinstance(et, ir.InfInt) and isinstance(ir.unwrap(tt), ir.Bits):
