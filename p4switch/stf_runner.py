@@ -1,6 +1,7 @@
 """Run an STF script against a compiled program, with p4c's checking rules.
 
     fabriclab-stf PROGRAM.p4 SCRIPT.stf [-I DIR] [--switch embedded|bmv2]
+    fabriclab-stf --corpus DIR [--switch embedded|bmv2|both] [--json FILE]
 
 The program is compiled by the embedded compiler; the script (p4compiler.stf)
 installs entries, sends packets and states the packets expected out. Checking
@@ -239,17 +240,39 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="fabriclab-stf", description=(
         "Compile a v1model P4 program with the embedded compiler and run an STF test "
         "script (p4c's format) against the embedded switch or real bmv2."))
-    ap.add_argument("program", help="P4_16 v1model program")
-    ap.add_argument("script", help="STF script")
+    ap.add_argument("program", nargs="?", help="P4_16 v1model program")
+    ap.add_argument("script", nargs="?", help="STF script")
+    ap.add_argument("--corpus", metavar="DIR",
+                    help="run every PROGRAM.p4 of DIR that has a PROGRAM.stf (e.g. p4c's "
+                         "testdata/p4_16_samples) and summarise (p4switch/stf_corpus.py)")
+    ap.add_argument("--pattern", default="*.p4", metavar="GLOB",
+                    help="--corpus: which programs (default *.p4; p4c's samples: '*-bmv2.p4')")
+    ap.add_argument("-j", "--jobs", type=int, default=None,
+                    help="--corpus: programs run at once (default: the CPU count)")
+    ap.add_argument("--json", metavar="FILE", help="--corpus: every verdict as JSON")
     ap.add_argument("-I", dest="includes", action="append", default=[], metavar="DIR",
                     help="include directory (the program's own directory is searched too)")
-    ap.add_argument("--switch", choices=["embedded", "bmv2"], default="embedded")
+    ap.add_argument("--switch", choices=["embedded", "bmv2", "both"], default="embedded",
+                    help="both (--corpus only): run on each and compare their verdicts")
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="seconds the bmv2 run may take (default 60)")
     ap.add_argument("--log", action="store_true",
                     help="embedded: the switch's per-packet log on stderr; bmv2: keep its "
                          "directory (log, pcaps) and print its path")
     args = ap.parse_args(argv)
+    if args.corpus:
+        if args.program or args.script:
+            ap.error("--corpus takes no PROGRAM or SCRIPT")
+        from p4switch.stf_corpus import main_corpus
+        try:
+            return main_corpus(args.corpus, args.switch, args.includes, args.jobs,
+                               args.timeout, args.json, args.pattern)
+        except KeyboardInterrupt:
+            return 130
+    if not (args.program and args.script):
+        ap.error("PROGRAM and SCRIPT are required (or --corpus DIR)")
+    if args.switch == "both":
+        ap.error("--switch both needs --corpus")
     for path in (args.program, args.script):
         if not Path(path).is_file():
             print(f"fabriclab-stf: error: no such file: {path}", file=sys.stderr)

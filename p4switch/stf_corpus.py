@@ -1,0 +1,194 @@
+"""Run a whole directory of STF tests: every PROGRAM.p4 with a PROGRAM.stf beside it.
+
+    fabriclab-stf --corpus DIR [--pattern GLOB] [--switch embedded|bmv2|both]
+                  [--json FILE] [-j N]
+
+For a corpus such as p4c's testdata/p4_16_samples (`--pattern '*-bmv2.p4'`: its
+v1model programs with their .stf) or one's own programs: each program is compiled by the embedded compiler and
+its script run on the embedded switch, on real simple_switch (the same JSON), or on
+both. With `both`, the two switches' verdicts are compared too: a program that passes
+on one and fails on the other is a fidelity difference of the embedded switch (or a
+JSON that real bmv2 reads differently), worth a report.
+
+Each program runs in its own worker process with a time limit, so a program that
+hangs or exhausts memory costs only its own verdict. A status line shows progress;
+the summary counts verdicts (pass, mismatch, compile error, run error, timeout) per
+switch and lists every program that did not pass, with its first line of detail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+VERDICTS = ("pass", "mismatch", "compile-error", "run-error", "timeout")
+
+
+@dataclass
+class ProgramResult:
+    name: str
+    verdicts: dict[str, str] = field(default_factory=dict)  # switch -> verdict
+    details: dict[str, str] = field(default_factory=dict)   # switch -> first line
+
+    @property
+    def agree(self) -> bool:
+        return len(set(self.verdicts.values())) <= 1
+
+
+def programs_in(directory: Path, pattern: str = "*.p4") -> list[Path]:
+    """The corpus: every program of `directory` matching `pattern` with a .stf of the
+    same stem."""
+    return sorted(p for p in directory.glob(pattern)
+                  if p.suffix == ".p4" and p.with_suffix(".stf").is_file())
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):  # noqa: ARG001 - signal handler signature
+    raise _Timeout()
+
+
+def _one(p4: str, switches: tuple[str, ...], includes: list[str], timeout: float
+         ) -> ProgramResult:
+    """Worker: compile once, run the script on each switch."""
+    from p4compiler import stf
+    from p4switch.stf_runner import StfRunError, compile_program, run_embedded
+
+    path = Path(p4)
+    res = ProgramResult(path.stem)
+
+    def every(verdict: str, detail: str) -> ProgramResult:
+        for s in switches:
+            res.verdicts[s], res.details[s] = verdict, detail
+        return res
+
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(max(1, int(timeout)))
+    try:
+        try:
+            script = stf.parse_file(path.with_suffix(".stf"))
+            j = compile_program(p4, includes + [str(path.parent)])
+        except StfRunError as e:
+            return every("compile-error", str(e))
+        except stf.StfError as e:
+            return every("run-error", f"script: {e}")
+        for s in switches:
+            try:
+                if s == "bmv2":
+                    from p4switch.stf_bmv2 import run_bmv2
+                    outcome = run_bmv2(j, script, path.with_suffix(".stf").name,
+                                       timeout=timeout)
+                else:
+                    outcome = run_embedded(j, script, path.with_suffix(".stf").name)
+            except (StfRunError, stf.StfError) as e:
+                res.verdicts[s], res.details[s] = "run-error", str(e)
+                continue
+            except _Timeout:
+                raise
+            except Exception as e:  # noqa: BLE001 - one verdict, never a traceback
+                res.verdicts[s], res.details[s] = "run-error", f"{type(e).__name__}: {e}"
+                continue
+            first = outcome.mismatches[0] if outcome.mismatches else ""
+            res.verdicts[s] = "pass" if outcome.passed else "mismatch"
+            res.details[s] = " ".join(first.split())[:300]
+        return res
+    except _Timeout:
+        for s in switches:
+            res.verdicts.setdefault(s, "timeout")
+            res.details.setdefault(s, f"over {timeout:.0f} s")
+        return res
+    finally:
+        signal.alarm(0)
+
+
+def run_corpus(directory: Path, switches: tuple[str, ...], includes: list[str],
+               jobs: int, timeout: float, status=None, pattern: str = "*.p4"
+               ) -> list[ProgramResult]:
+    """Every program of the corpus, in name order; `status(done, total, result)` is
+    called as each finishes."""
+    progs = programs_in(directory, pattern)
+    out: dict[str, ProgramResult] = {}
+    with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {pool.submit(_one, str(p), switches, includes, timeout): p for p in progs}
+        for f in as_completed(futures):
+            p = futures[f]
+            try:
+                r = f.result()
+            except Exception as e:  # noqa: BLE001 - a worker that died (memory, signal)
+                r = ProgramResult(p.stem, {s: "run-error" for s in switches},
+                                  {s: f"worker died: {type(e).__name__}: {e}"
+                                   for s in switches})
+            out[p.stem] = r
+            if status is not None:
+                status(len(out), len(progs), r)
+    return [out[p.stem] for p in progs]
+
+
+def summary(results: list[ProgramResult], switches: tuple[str, ...]) -> str:
+    lines = []
+    width = max([len(r.name) for r in results] + [8])
+    for r in results:
+        if all(v == "pass" for v in r.verdicts.values()):
+            continue
+        for s in switches:
+            if r.verdicts.get(s) != "pass":
+                lines.append(f"{r.name:<{width}}  {s:<8}  {r.verdicts.get(s):<13}  "
+                             f"{r.details.get(s, '')[:160]}")
+    lines.append("")
+    header = f"{'switch':<8}  " + "  ".join(f"{v:>13}" for v in VERDICTS) + f"  {'total':>6}"
+    lines.append(header)
+    for s in switches:
+        counts = [sum(1 for r in results if r.verdicts.get(s) == v) for v in VERDICTS]
+        lines.append(f"{s:<8}  " + "  ".join(f"{c:>13}" for c in counts)
+                     + f"  {len(results):>6}")
+    if len(switches) > 1:
+        differ = [r.name for r in results if not r.agree]
+        lines.append(f"switches disagree on {len(differ)} of {len(results)}"
+                     + (f": {', '.join(differ)}" if differ else ""))
+    return "\n".join(lines)
+
+
+def main_corpus(directory: str, switch: str, includes: list[str], jobs: int | None,
+                timeout: float, json_out: str | None, pattern: str = "*.p4") -> int:
+    d = Path(directory)
+    if not d.is_dir():
+        print(f"fabriclab-stf: error: no such directory: {directory}", file=sys.stderr)
+        return 2
+    if not programs_in(d, pattern):
+        print(f"fabriclab-stf: error: {directory} has no program matching {pattern} with "
+              "a PROGRAM.stf beside it", file=sys.stderr)
+        return 2
+    switches = ("embedded", "bmv2") if switch == "both" else (switch,)
+    if "bmv2" in switches:
+        from p4switch.stf_bmv2 import find_tool
+        if find_tool("simple_switch") is None or find_tool("simple_switch_CLI") is None:
+            print("fabriclab-stf: error: --switch bmv2 needs simple_switch and "
+                  "simple_switch_CLI on PATH", file=sys.stderr)
+            return 2
+    started = time.monotonic()
+    tty = sys.stderr.isatty()
+
+    def status(done: int, total: int, r: ProgramResult) -> None:
+        line = (f"[{done}/{total}] {time.monotonic() - started:5.0f} s  {r.name}: "
+                + ", ".join(f"{s} {v}" for s, v in r.verdicts.items()))
+        print(("\r\033[K" if tty else "") + line, end="" if tty else "\n",
+              file=sys.stderr, flush=True)
+
+    results = run_corpus(d, switches, includes, jobs or os.cpu_count() or 1, timeout, status,
+                         pattern)
+    if tty:
+        print(file=sys.stderr)
+    print(summary(results, switches))
+    if json_out:
+        tmp = Path(json_out).with_suffix(".tmp")
+        tmp.write_text(json.dumps([asdict(r) for r in results], indent=1) + "\n")
+        os.replace(tmp, json_out)
+    return 0 if all(v == "pass" for r in results for v in r.verdicts.values()) else 1
