@@ -13,8 +13,8 @@ import dataclasses
 from typing import Any
 
 from .. import ir
-from ..typecheck import TypedProgram, VarEntity, _rewrite
-from .temps import Temps, into_sub_controls
+from ..typecheck import TypedProgram, VarEntity
+from .temps import Temps, rewrite_bodies
 
 
 def _aggregate(t: ir.Type | None) -> bool:
@@ -36,7 +36,7 @@ def _split(x: Any) -> Any:
         lhs = ir.Name(x.name, x.loc, x.type, VarEntity(x.name, x.type, x.name))  # type: ignore
         return ir.Block((dataclasses.replace(x, init=None), _assign(lhs, x.init, x.loc)),
                         x.loc)
-    return into_sub_controls(x, lambda body: _rewrite(body, _split))
+    return None
 
 
 class SplitAggregateMux:
@@ -46,12 +46,4 @@ class SplitAggregateMux:
         self.temps = temps
 
     def run(self, program: TypedProgram) -> None:
-        for b in program.blocks.values():
-            if b.body is not None:
-                b.body = _rewrite(b.body, _split)
-            b.states = [_rewrite(s, _split) for s in b.states]
-            for a in b.actions:
-                a.body = _rewrite(a.body, _split)
-            for t in b.tables:
-                for r in t.actions:
-                    r.action.body = _rewrite(r.action.body, _split)
+        rewrite_bodies(program, _split)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ir
-from ..typecheck import TypedProgram, _rewrite, _walk
-from .temps import Temps, into_sub_controls
+from ..typecheck import TypedProgram, _walk
+from .temps import Temps, rewrite_bodies
 
 
 def _pure_call_stmt(x: Any) -> bool:
@@ -26,7 +26,7 @@ def _pure_call_stmt(x: Any) -> bool:
 def _drop(x: Any) -> Any:
     if _pure_call_stmt(x):
         return ir.Empty(x.loc)
-    return into_sub_controls(x, lambda body: _rewrite(body, _drop))
+    return None
 
 
 class DropPureCalls:
@@ -36,9 +36,4 @@ class DropPureCalls:
         self.temps = temps
 
     def run(self, program: TypedProgram) -> None:
-        for b in program.blocks.values():
-            if b.body is not None:
-                b.body = _rewrite(b.body, _drop)
-            b.states = [_rewrite(s, _drop) for s in b.states]
-            for a in b.actions:
-                a.body = _rewrite(a.body, _drop)
+        rewrite_bodies(program, _drop)

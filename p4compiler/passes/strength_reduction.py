@@ -15,8 +15,8 @@ import dataclasses
 from typing import Any
 
 from .. import ir
-from ..typecheck import TypedProgram, _rewrite
-from .temps import Temps, into_sub_controls
+from ..typecheck import TypedProgram
+from .temps import Temps, rewrite_bodies
 
 _IDENTITY_ZERO = ("+", "-", "|", "^", "<<", ">>")
 
@@ -24,7 +24,7 @@ _IDENTITY_ZERO = ("+", "-", "|", "^", "<<", ">>")
 def _reduce(x: Any) -> Any:
     if not (isinstance(x, ir.Binary) and isinstance(x.right, ir.Lit)
             and isinstance(x.type, ir.Bits) and not x.type.signed):
-        return into_sub_controls(x, lambda body: _rewrite(body, _reduce))
+        return None
     op, c, loc, t = x.op, x.right.value, x.loc, x.type
     if (c == 0 and op in _IDENTITY_ZERO) or (c == 1 and op in ("*", "/")):
         return x.left
@@ -45,12 +45,4 @@ class StrengthReduction:
         self.temps = temps
 
     def run(self, program: TypedProgram) -> None:
-        for b in program.blocks.values():
-            if b.body is not None:
-                b.body = _rewrite(b.body, _reduce)
-            b.states = [_rewrite(s, _reduce) for s in b.states]
-            for a in b.actions:
-                a.body = _rewrite(a.body, _reduce)
-            for t in b.tables:
-                for r in t.actions:
-                    r.action.body = _rewrite(r.action.body, _reduce)
+        rewrite_bodies(program, _reduce)

@@ -1,5 +1,6 @@
 """Compiler-generated locals for the mid-end passes (`<base>_<n>`, unique program-wide),
-and the walk into inlined sub-control bodies every pass shares."""
+the walk into inlined sub-control bodies every pass shares, and the rewrite of every
+body of a program that the tree-rewriting passes share."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 from .. import ir
 from ..errors import Location
-from ..typecheck import TypedBlock, TypedProgram, VarEntity
+from ..typecheck import TypedBlock, TypedProgram, VarEntity, _rewrite
 
 
 class Temps:
@@ -49,3 +50,26 @@ def into_sub_controls(x: Any, fn: Callable[[Any], Any]) -> Any:
     post = tuple(fn(s) for s in rest[0]) if rest else None
     target = (kind, prefix, fn(body)) + ((post,) if rest else ())
     return dataclasses.replace(x, target=target)
+
+
+def rewrite_bodies(program: TypedProgram, fn: Callable[[Any], Any]) -> None:
+    """Rewrite every body of the program in place with `fn` (typecheck's `_rewrite`
+    rule: a replacement node, or None to look inside): apply blocks, parser states,
+    actions and tables' actions, and the bodies of inlined sub-controls, into which
+    `fn` is carried wherever it returns None for their call."""
+
+    def walk(x: Any) -> Any:
+        out = fn(x)
+        if out is not None:
+            return out
+        return into_sub_controls(x, lambda body: _rewrite(body, walk))
+
+    for b in program.blocks.values():
+        if b.body is not None:
+            b.body = _rewrite(b.body, walk)
+        b.states = [_rewrite(s, walk) for s in b.states]
+        for a in b.actions:
+            a.body = _rewrite(a.body, walk)
+        for t in b.tables:
+            for r in t.actions:
+                r.action.body = _rewrite(r.action.body, walk)
