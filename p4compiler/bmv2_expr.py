@@ -391,6 +391,10 @@ class ExpressionConverter:
                 return ex("d2b", None, {"type": "field", "value": [v, "$valid$"]})
             if tgt and tgt[0] == "function":
                 return X(self.inline_function(e, env), env)
+            if tgt and tgt[0] == "method" and len(tgt) > 2 and tgt[1] == "packet_in":
+                # p4c's bmv2 back end converts only lookahead among packet_in's methods
+                raise Unsupported(e.loc, f"packet_in.{tgt[2]}() is not supported on bmv2 "
+                                  "(simple_switch has no primitive for it)")
             raise Unsupported(e.loc, "this call cannot be used inside an expression on bmv2; "
                               "assign its result to a variable first")
         if isinstance(e, ir.Member) and isinstance(ir.unwrap(e.expr.type), ir.Stack):

@@ -17,7 +17,7 @@ struct headers { h_t h; }
 struct meta_t { }
 TOP
 parser P(packet_in pkt, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.h); transition accept; }
+    state start { pkt.extract(hdr.h); PARSER transition accept; }
 }
 control V(inout headers hdr, inout meta_t m) { apply { } }
 control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
@@ -31,8 +31,9 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 """
 
 
-def compile_with(top: str = "", locals_: str = "", body: str = ""):
-    text = PROGRAM.replace("TOP", top).replace("LOCALS", locals_).replace("BODY", body)
+def compile_with(top: str = "", locals_: str = "", body: str = "", parser: str = ""):
+    text = PROGRAM.replace("TOP", top).replace("LOCALS", locals_).replace("BODY", body) \
+        .replace("PARSER", parser)
     return compile_text(text, "fa.p4")
 
 
@@ -124,3 +125,12 @@ def test_a_header_not_in_whole_bytes_is_refused_when_used() -> None:
     with pytest.raises(CompileError) as e:
         compile_with(top=odd, locals_="odd_t o;", body="o.setInvalid();")
     assert "header odd_t: its fields are 9 bits wide, not a multiple of 8" in e.value.message
+
+
+@pytest.mark.parametrize("parser", ["hdr.h.a = (bit<8>)pkt.length();",
+                                    "bit<32> n = pkt.length(); hdr.h.a = (bit<8>)n;"])
+def test_packet_length_is_refused_by_name_on_bmv2(parser: str) -> None:
+    with pytest.raises(CompileError) as e:
+        compile_with(parser=parser)
+    assert "packet_in.length() is not supported on bmv2" in e.value.message
+    assert e.value.loc.line == 10
