@@ -10,7 +10,7 @@ both. With `both`, the two switches' verdicts are compared too: a program that p
 on one and fails on the other is a fidelity difference of the embedded switch (or a
 JSON that real bmv2 reads differently), worth a report.
 
-Each program runs in its own worker process with a time limit, so a program that
+Each program runs in a worker process (stf_runner.run_program) with a time limit, so a program that
 hangs or exhausts memory costs only its own verdict. A status line shows progress;
 the summary counts verdicts (pass, mismatch, compile error, run error, timeout) per
 switch and lists every program that did not pass, with its first line of detail.
@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -41,6 +41,11 @@ class ProgramResult:
         return len(set(self.verdicts.values())) <= 1
 
 
+# (program path, switches, include dirs, timeout) -> verdicts; a module-level function,
+# as it runs in a worker process (p4switch.stf_runner.run_program)
+RunOne = Callable[[str, tuple[str, ...], list[str], float], ProgramResult]
+
+
 def programs_in(directory: Path, pattern: str = "*.p4") -> list[Path]:
     """The corpus: every program of `directory` matching `pattern` with a .stf of the
     same stem."""
@@ -48,76 +53,16 @@ def programs_in(directory: Path, pattern: str = "*.p4") -> list[Path]:
                   if p.suffix == ".p4" and p.with_suffix(".stf").is_file())
 
 
-class _Timeout(Exception):
-    pass
-
-
-def _alarm(signum, frame):  # noqa: ARG001 - signal handler signature
-    raise _Timeout()
-
-
-def _one(p4: str, switches: tuple[str, ...], includes: list[str], timeout: float
-         ) -> ProgramResult:
-    """Worker: compile once, run the script on each switch."""
-    from p4compiler import stf
-    from p4switch.stf_runner import StfRunError, compile_program, run_embedded
-
-    path = Path(p4)
-    res = ProgramResult(path.stem)
-
-    def every(verdict: str, detail: str) -> ProgramResult:
-        for s in switches:
-            res.verdicts[s], res.details[s] = verdict, detail
-        return res
-
-    signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(max(1, int(timeout)))
-    try:
-        try:
-            script = stf.parse_file(path.with_suffix(".stf"))
-            j = compile_program(p4, includes + [str(path.parent)])
-        except StfRunError as e:
-            return every("compile-error", str(e))
-        except stf.StfError as e:
-            return every("run-error", f"script: {e}")
-        for s in switches:
-            try:
-                if s == "bmv2":
-                    from p4switch.stf_bmv2 import run_bmv2
-                    outcome = run_bmv2(j, script, path.with_suffix(".stf").name,
-                                       timeout=timeout)
-                else:
-                    outcome = run_embedded(j, script, path.with_suffix(".stf").name)
-            except (StfRunError, stf.StfError) as e:
-                res.verdicts[s], res.details[s] = "run-error", str(e)
-                continue
-            except _Timeout:
-                raise
-            except Exception as e:  # noqa: BLE001 - one verdict, never a traceback
-                res.verdicts[s], res.details[s] = "run-error", f"{type(e).__name__}: {e}"
-                continue
-            first = outcome.mismatches[0] if outcome.mismatches else ""
-            res.verdicts[s] = "pass" if outcome.passed else "mismatch"
-            res.details[s] = " ".join(first.split())[:300]
-        return res
-    except _Timeout:
-        for s in switches:
-            res.verdicts.setdefault(s, "timeout")
-            res.details.setdefault(s, f"over {timeout:.0f} s")
-        return res
-    finally:
-        signal.alarm(0)
-
-
 def run_corpus(directory: Path, switches: tuple[str, ...], includes: list[str],
-               jobs: int, timeout: float, status=None, pattern: str = "*.p4"
-               ) -> list[ProgramResult]:
-    """Every program of the corpus, in name order; `status(done, total, result)` is
-    called as each finishes."""
+               jobs: int, timeout: float, run_one: RunOne, status=None,
+               pattern: str = "*.p4") -> list[ProgramResult]:
+    """Every program of the corpus, in name order, each by `run_one` in a worker
+    process; `status(done, total, result)` is called as each finishes."""
     progs = programs_in(directory, pattern)
     out: dict[str, ProgramResult] = {}
     with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = {pool.submit(_one, str(p), switches, includes, timeout): p for p in progs}
+        futures = {pool.submit(run_one, str(p), switches, includes, timeout): p
+                   for p in progs}
         for f in as_completed(futures):
             p = futures[f]
             try:
@@ -157,7 +102,8 @@ def summary(results: list[ProgramResult], switches: tuple[str, ...]) -> str:
 
 
 def main_corpus(directory: str, switch: str, includes: list[str], jobs: int | None,
-                timeout: float, json_out: str | None, pattern: str = "*.p4") -> int:
+                timeout: float, json_out: str | None, run_one: RunOne,
+                pattern: str = "*.p4") -> int:
     d = Path(directory)
     if not d.is_dir():
         print(f"fabriclab-stf: error: no such directory: {directory}", file=sys.stderr)
@@ -182,8 +128,8 @@ def main_corpus(directory: str, switch: str, includes: list[str], jobs: int | No
         print(("\r\033[K" if tty else "") + line, end="" if tty else "\n",
               file=sys.stderr, flush=True)
 
-    results = run_corpus(d, switches, includes, jobs or os.cpu_count() or 1, timeout, status,
-                         pattern)
+    results = run_corpus(d, switches, includes, jobs or os.cpu_count() or 1, timeout,
+                         run_one, status, pattern)
     if tty:
         print(file=sys.stderr)
     print(summary(results, switches))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -30,6 +31,7 @@ from pathlib import Path
 from p4compiler import stf
 from p4switch.runtime_api import DataplaneError, Replica
 from p4switch.stf_check import Outcome, StfRunError, check_counter, compare
+from p4switch.stf_corpus import ProgramResult, main_corpus
 from p4switch.stf_names import ProgramNames, StfNameError
 
 __all__ = ["Outcome", "StfRunError", "compare", "run", "run_embedded", "main"]
@@ -236,6 +238,65 @@ def run(p4: str, stf_path: str, include_dirs: list[str] | None = None,
     return run_embedded(j, script, name, log)
 
 
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):  # noqa: ARG001 - signal handler signature
+    raise _Timeout()
+
+
+def run_program(p4: str, switches: tuple[str, ...], includes: list[str], timeout: float
+                ) -> ProgramResult:
+    """One program of a corpus (fabriclab-stf --corpus, p4switch/stf_corpus.py), in a
+    worker process: compile once, run the script on each switch, within `timeout` s."""
+    path = Path(p4)
+    res = ProgramResult(path.stem)
+
+    def every(verdict: str, detail: str) -> ProgramResult:
+        for s in switches:
+            res.verdicts[s], res.details[s] = verdict, detail
+        return res
+
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(max(1, int(timeout)))
+    try:
+        try:
+            script = stf.parse_file(path.with_suffix(".stf"))
+            j = compile_program(p4, includes + [str(path.parent)])
+        except StfRunError as e:
+            return every("compile-error", str(e))
+        except stf.StfError as e:
+            return every("run-error", f"script: {e}")
+        for s in switches:
+            try:
+                if s == "bmv2":
+                    from p4switch.stf_bmv2 import run_bmv2
+                    outcome = run_bmv2(j, script, path.with_suffix(".stf").name,
+                                       timeout=timeout)
+                else:
+                    outcome = run_embedded(j, script, path.with_suffix(".stf").name)
+            except (StfRunError, stf.StfError) as e:
+                res.verdicts[s], res.details[s] = "run-error", str(e)
+                continue
+            except _Timeout:
+                raise
+            except Exception as e:  # noqa: BLE001 - one verdict, never a traceback
+                res.verdicts[s], res.details[s] = "run-error", f"{type(e).__name__}: {e}"
+                continue
+            first = outcome.mismatches[0] if outcome.mismatches else ""
+            res.verdicts[s] = "pass" if outcome.passed else "mismatch"
+            res.details[s] = " ".join(first.split())[:300]
+        return res
+    except _Timeout:
+        for s in switches:
+            res.verdicts.setdefault(s, "timeout")
+            res.details.setdefault(s, f"over {timeout:.0f} s")
+        return res
+    finally:
+        signal.alarm(0)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="fabriclab-stf", description=(
         "Compile a v1model P4 program with the embedded compiler and run an STF test "
@@ -263,10 +324,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.corpus:
         if args.program or args.script:
             ap.error("--corpus takes no PROGRAM or SCRIPT")
-        from p4switch.stf_corpus import main_corpus
         try:
             return main_corpus(args.corpus, args.switch, args.includes, args.jobs,
-                               args.timeout, args.json, args.pattern)
+                               args.timeout, args.json, run_program, args.pattern)
         except KeyboardInterrupt:
             return 130
     if not (args.program and args.script):
