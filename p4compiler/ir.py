@@ -16,6 +16,7 @@ from .errors import UNKNOWN, Location
 from .ir_types import (  # noqa: F401  (re-exported: ir.Bits is ir_types.Bits)
     SIZE_METHODS,
     ActionEnum,
+    Annotation,
     ApplyResult,
     Bits,
     BlockT,
@@ -28,6 +29,7 @@ from .ir_types import (  # noqa: F401  (re-exported: ir.Bits is ir_types.Bits)
     InfInt,
     MatchKindT,
     NewType,
+    Node,
     Stack,
     String,
     StructField,
@@ -40,20 +42,6 @@ from .ir_types import (  # noqa: F401  (re-exported: ir.Bits is ir_types.Bits)
     size_method,
     unwrap,
 )
-
-
-@dataclass(frozen=True)
-class Node:
-    pass
-
-
-@dataclass(frozen=True)
-class Annotation(Node):
-    name: str
-    args: tuple[Any, ...] = ()
-    kv: tuple[tuple[str, Any], ...] = ()
-    loc: Location = UNKNOWN
-
 
 # Syntactic types (resolved by the type checker into Type).
 

@@ -9,10 +9,23 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .ir import Annotation
+from .errors import UNKNOWN, Location
+
+
+@dataclass(frozen=True)
+class Node:
+    """Base of every IR node (ir.py's syntax and declarations)."""
+
+
+@dataclass(frozen=True)
+class Annotation(Node):
+    name: str
+    args: tuple[Any, ...] = ()
+    kv: tuple[tuple[str, Any], ...] = ()
+    loc: Location = UNKNOWN
+
 
 # ---------------------------------------------------------------- types
 
