@@ -56,6 +56,7 @@ def fast_fattree(k: int):
     """
     from unittest import mock
 
+    import topologies.builder as builder
     import topologies.generators as generators
     from topologies.description import Node, NodeKind
 
@@ -75,11 +76,11 @@ def fast_fattree(k: int):
             return name
 
         def add_switch(self, tier: int = 0, guid: int | None = None, label: str = "") -> str:
-            return self._add(NodeKind.SWITCH, generators.SWITCH_GUID_BASE, "s", 1, tier, guid,
+            return self._add(NodeKind.SWITCH, builder.SWITCH_GUID_BASE, "s", 1, tier, guid,
                              label)
 
         def add_host(self, guid: int | None = None, label: str = "") -> str:
-            return self._add(NodeKind.HOST, generators.HOST_GUID_BASE, "h", 0, 0, guid, label)
+            return self._add(NodeKind.HOST, builder.HOST_GUID_BASE, "h", 0, 0, guid, label)
 
     with mock.patch.object(generators, "_Builder", CountingBuilder):
         return generators.build(f"fattree:{k}")

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from topologies.builder import FabricBuilder as _Builder
+from topologies.builder import TopologyError
 from topologies.description import Fabric, LinkParams
-from topologies.generators import TopologyError, _Builder
 
 _NODE = re.compile(r'^(Switch|Hca|Ca|Rt)\s+(\d+)\s+"([^"]+)"')
 _PORT = re.compile(r'^\[(\d+)\](?:\([0-9a-fA-F]+\))?\s+"([^"]+)"\[(\d+)\]')
