@@ -4,7 +4,7 @@ equivalence, side effects, definite assignment, constant folding."""
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from . import ir
 from .errors import CompileError, Location
@@ -14,8 +14,11 @@ from .typecheck_entities import (
     VarEntity,
 )
 
-if TYPE_CHECKING:
-    from .typecheck import Checker
+
+class _Warner(Protocol):
+    """What the definite-assignment walk needs of the type checker (typecheck.Checker)."""
+
+    def warn_once(self, loc: Location | None, message: str) -> None: ...
 
 
 def _is_num(t: ir.Type) -> bool:
@@ -193,7 +196,7 @@ class _Uninit:
     """Definite-assignment walk for check_uninitialized. A set of assigned keys flows
     through the statements; None means the path has left (return/exit)."""
 
-    def __init__(self, checker: Checker, tracked: dict[str, str]):
+    def __init__(self, checker: _Warner, tracked: dict[str, str]):
         self.c = checker
         self.tracked = tracked
 

@@ -6,7 +6,7 @@ order of `PASSES` (docs/compiler.md, "Passes", says what each guarantees to the 
 
 from __future__ import annotations
 
-from ..typecheck import TypedProgram
+from ..typecheck_entities import TypedProgram
 from .aggregate_mux import SplitAggregateMux
 from .default_actions import DefaultActions
 from .drop_pure_calls import DropPureCalls

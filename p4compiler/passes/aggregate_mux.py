@@ -13,7 +13,7 @@ import dataclasses
 from typing import Any
 
 from .. import ir
-from ..typecheck import TypedProgram, VarEntity
+from ..typecheck_entities import TypedProgram, VarEntity
 from .temps import Temps, rewrite_bodies
 
 

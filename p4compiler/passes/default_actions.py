@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..errors import UNKNOWN
-from ..typecheck import ActionEntity, TypedActionRef, TypedProgram
+from ..typecheck_entities import ActionEntity, TypedActionRef, TypedProgram
 from .temps import Temps
 
 

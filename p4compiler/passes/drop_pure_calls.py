@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ir
-from ..typecheck import TypedProgram, _walk
+from ..typecheck_entities import TypedProgram
+from ..typecheck_tree import _walk
 from .temps import Temps, rewrite_bodies
 
 

@@ -17,7 +17,8 @@ import dataclasses
 from typing import Any
 
 from .. import ir
-from ..typecheck import TypedProgram, _walk
+from ..typecheck_entities import TypedProgram
+from ..typecheck_tree import _walk
 from .temps import Temps, into_sub_controls
 
 

@@ -22,13 +22,15 @@ from typing import Any
 
 from .. import ir
 from ..errors import CompileError, Location, Unsupported
-from ..typecheck import (
+from ..typecheck_entities import (
     ActionEntity,
     ParamEntity,
     TableEntity,
     TypedActionRef,
     TypedBlock,
     TypedProgram,
+)
+from ..typecheck_tree import (
     _children,
     _equiv,
     _is_constant,

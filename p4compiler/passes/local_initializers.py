@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 
 from .. import ir
-from ..typecheck import TypedProgram
+from ..typecheck_entities import TypedProgram
 from .temps import Temps
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ir
-from ..typecheck import TypedProgram, _rewrite, _walk
+from ..typecheck_entities import TypedProgram
+from ..typecheck_tree import _rewrite, _walk
 from .temps import Temps, into_sub_controls
 
 

@@ -13,7 +13,7 @@ import dataclasses
 from typing import Any
 
 from .. import ir
-from ..typecheck import _is_constant, _walk
+from ..typecheck_tree import _is_constant, _walk
 
 
 def has_side_effect_call(*exprs: Any) -> bool:

@@ -15,7 +15,7 @@ import dataclasses
 from typing import Any
 
 from .. import ir
-from ..typecheck import TypedProgram
+from ..typecheck_entities import TypedProgram
 from .temps import Temps, rewrite_bodies
 
 _IDENTITY_ZERO = ("+", "-", "|", "^", "<<", ">>")

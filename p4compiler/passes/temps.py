@@ -10,7 +10,8 @@ from typing import Any
 
 from .. import ir
 from ..errors import Location
-from ..typecheck import TypedBlock, TypedProgram, VarEntity, _rewrite
+from ..typecheck_entities import TypedBlock, TypedProgram, VarEntity
+from ..typecheck_tree import _rewrite
 
 
 class Temps:
