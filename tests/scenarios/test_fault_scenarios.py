@@ -98,7 +98,6 @@ def _failed_link_on_path(topology: str, src: str, dst: str) -> str:
 
 def _link_failure(tmp_path, target, topology: str, hosts: list[str], reroute: str = "fast",
                   link: str | None = None) -> dict:
-    _skip_on_bmv2(target, BMV2_UNMEASURED)
     data = sc.load("link-failure-allreduce").as_dict()
     link = link or _failed_link_on_path(topology, hosts[0], hosts[1])
     data.update(topology=topology, reroute=reroute, duration_s=20, routing=ROUTING,
@@ -178,7 +177,6 @@ def test_global_reroute_only_gap_is_reported_and_the_collective_completes(tmp_pa
 
 
 def _storm(tmp_path, target, **changes) -> dict:
-    _skip_on_bmv2(target, BMV2_UNMEASURED)
     data = sc.load("pfc-storm").as_dict()
     for key, value in changes.items():
         if isinstance(value, dict):
