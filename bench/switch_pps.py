@@ -26,8 +26,8 @@ pinned to one CPU and the generator to another. Because the machine is shared,
 the packets per CPU-second each DUT used are reported too (less noisy than the
 wall-clock rate). `main()` returns {"switch_pps", "bare_forwarder_pps",
 "switch_ratio", "switch_pkts_per_cpu_s", "bare_pkts_per_cpu_s", "cpu_ratio",
-"program"}, plus "compare_pps", "compare_ratio" and "compare_rev" with
-`--compare-rev`.
+"program", "mode"}, plus "compare_pps", "compare_ratio", "compare_pkts_per_cpu_s" and
+"compare_rev" with `--compare-rev`.
 """
 
 from __future__ import annotations
@@ -300,7 +300,7 @@ def main(argv: list[str] | None = None) -> dict:
     switch_args = (["--fabric"] if fabric else []) + ["--mode", args.mode]
     setup()
     try:
-        bare = switch = bare_cpu = switch_cpu = other = 0.0
+        bare = switch = bare_cpu = switch_cpu = other = other_cpu = 0.0
         for _ in range(args.rounds):
             pps, per_cpu = measure(me + ["--dut", "bare"], frame, args.seconds)
             bare, bare_cpu = max(bare, pps), max(bare_cpu, per_cpu)
@@ -309,7 +309,8 @@ def main(argv: list[str] | None = None) -> dict:
             switch, switch_cpu = max(switch, pps), max(switch_cpu, per_cpu)
             if compare_path:
                 cmd = me + ["--dut", "switch", "--program", compare_path] + switch_args
-                other = max(other, measure(cmd, frame, args.seconds)[0])
+                pps, per_cpu = measure(cmd, frame, args.seconds)
+                other, other_cpu = max(other, pps), max(other_cpu, per_cpu)
     finally:
         teardown()
         for p in (path, compare_path):
@@ -324,7 +325,8 @@ def main(argv: list[str] | None = None) -> dict:
               "mode": args.mode}
     if compare_path:
         result.update(compare_rev=args.compare_rev, compare_pps=round(other),
-                      compare_ratio=round(other / bare, 3) if bare else 0.0)
+                      compare_ratio=round(other / bare, 3) if bare else 0.0,
+                      compare_pkts_per_cpu_s=round(other_cpu))
     print(f"program            {result['program']}")
     print(f"switch_pps         {result['switch_pps']}")
     print(f"bare_forwarder_pps {result['bare_forwarder_pps']}")
@@ -333,7 +335,8 @@ def main(argv: list[str] | None = None) -> dict:
           f"{result['bare_pkts_per_cpu_s']} ratio {result['cpu_ratio']}")
     if compare_path:
         print(f"fabric.p4 at {args.compare_rev}: {result['compare_pps']} pps, ratio "
-              f"{result['compare_ratio']} (mode {args.mode})")
+              f"{result['compare_ratio']}, per CPU-second {result['compare_pkts_per_cpu_s']} "
+              f"(mode {args.mode})")
     return result
 
 
