@@ -40,8 +40,17 @@ ROUTING = "minhop"  # the scenario's engine
 # blocked_ns in 4.19 ms quanta).
 BMV2_RATE_PPS = 300
 # Measured on simple_switch_grpc 1.15.5 with the embedded compiler at BMV2_RATE_PPS:
-BMV2_UPDN = ("bmv2: up*/down* on ring:5 at 300 pps ended 'stalled' (1 run; the embedded "
-             "switch passes): bmv2's input starves while held frames recirculate")
+# Why bmv2 stalls where the embedded switch does not: simple_switch's input buffer serves
+# recirculated packets strictly before arrivals (InputBuffer::pop_back), and an arrival
+# waits (blocking push) while the receive thread stalls, so the kernel drops what follows.
+# While a frame is held (recirculating), its switch reads no arrival: not the CREDIT
+# frame, credit answer or PFC resume the held frame waits for. The wait then ends only
+# if the recirculation queue happens to empty. A fix needs holding without the ingress
+# thread (e.g. an egress-clone loop, which loses fabric.p4's re-routing of held frames).
+BMV2_UPDN = ("bmv2: up*/down* on ring:5 at 300 pps stalls (2 runs; embedded passes): 5 "
+             "egress gates credit-blocked for 2.9-11.4 s of a 10 s run with 1-7 frames "
+             "held each, 19 arrivals lost uncounted; bmv2 reads no arrival (the credit) "
+             "while held frames recirculate (see above)")
 # The storms and the link failure run on bmv2 but end 'stalled' there (one run each,
 # 2026-12-04, storms with message_bytes 1 MiB: with the full 4 MiB bmv2 had sent only
 # 6.9k of 12.3k frames in 20 s): while frames are held, bmv2 serves their
