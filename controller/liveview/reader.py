@@ -40,10 +40,10 @@ from controller import drop_reasons
 from controller.flow_control import FC_CONFIG_TABLE, Mode
 from controller.liveness import LIVENESS_TABLE, ports_of
 from controller.liveview.model import SwitchReading
-from controller.readout import BLOCKED_QUANTUM_NS
 from controller.p4info import P4Info, P4InfoError, decode
 from controller.p4runtime_client import SwitchConnection
 from controller.program_layout import LayoutError, layout
+from controller.readout import BLOCKED_QUANTUM_NS
 
 TX_COUNTER = "FabricEgress.tx_port_counter"
 RX_COUNTER = "FabricIngress.rx_port_counter"
