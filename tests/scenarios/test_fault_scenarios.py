@@ -59,15 +59,19 @@ BMV2_UPDN = ("bmv2: up*/down* on ring:5 at 300 pps stalls (2 runs; embedded pass
 # upstream for a whole pause (65535 quanta: 12.7 s at 300 pps): PFC storm stalled at
 # 3.0 s (s1->s3 blocked 12.2 s, s3's buffer empty; 56 headroom drops, 130 unexplained).
 # CREDIT storm: 104 headroom and 1365 HoQ drops, 85 unexplained, collective not done in
-# 20 s; blocked set s1:1, s1:3, s2:3, s3:1, s3:2 (on h1's path and beyond). Link failure
-# (leafspine:2,2,1, CREDIT): fast reroute stalled at 3.1 s with 32 frames held each way
-# between s2 and s4 (gap s1->s3 43.6 ms, bound 3 x (6.5 + 9.8) + 58.3 = 107 ms; 27
-# unexplained); global reroute stalled too (18 unexplained). The figures the assertions
+# 20 s; blocked set s1:1, s1:3, s2:3, s3:1, s3:2 (on h1's path and beyond); again with
+# CREDIT frames in tc's data class (topologies/link_rates.py): no headroom drops, 3153
+# HoQ, 143 unexplained, not done. Link failure (leafspine:2,2,1, CREDIT): fast reroute
+# stalled at 3.0-3.1 s with 31-32 frames held each way between s2 and s4, each side's
+# input buffer full of frames waiting for the other's credit (gap 20-44 ms against a
+# bound of 97-107 ms; 25-27 unexplained; 2 runs); global reroute stalled too (18
+# unexplained). The figures the assertions
 # need therefore do not exist on bmv2; skipped with these measurements, not guessed.
 BMV2_STORM = ("bmv2 at 300 pps: the storm stalls (uncounted input drops lose flow-control "
               "frames while held frames recirculate; see BMV2_* notes in this file)")
 BMV2_LINK_FAILURE = ("bmv2 at 300 pps: the CREDIT fabric stalls after the link failure "
-                     "(32 frames held each way between s2 and s4; uncounted input drops)")
+                     "(31-32 frames held each way between s2 and s4, 2 runs; uncounted "
+                     "input drops)")
 
 
 def _skip_on_bmv2(target, reason: str) -> None:
