@@ -1,6 +1,7 @@
 """Packets/s through the embedded switch, next to a bare Python raw-socket forwarder.
 
-    sudo python bench/switch_pps.py [--seconds 2] [--rounds 2]
+    sudo python bench/switch_pps.py [--seconds 2] [--rounds 2] [--mode lossy|pfc]
+                                    [--compare-rev REV]
 
 Builds two namespaces (dpt-ba, dpt-bb) joined to the root namespace by veths
 dptb0 and dptb1; a Python generator in dpt-ba sends minimum-size frames as fast
@@ -14,12 +15,19 @@ measurement window (what the DUT managed to send). DUTs:
   compiler (a fabric DATA frame routed by dlid_route), or a hand-written
   one-table forwarding program when the compiler is not available.
 
-Both are measured in the same run, alternately, best of `--rounds`, each DUT
+`--mode pfc` sets fabric.p4's flow-control mode to PFC (watermarks no single flow
+reaches), so every frame also steps the receive-buffer accounting; the default is the
+program's own (LOSSY). `--compare-rev REV` measures, in the same run, a third DUT: the
+switch running fabric.p4 as it was at git revision REV (read with `git show` into a
+temporary directory), to see what a change to the program costs.
+
+All are measured in the same run, alternately, best of `--rounds`, each DUT
 pinned to one CPU and the generator to another. Because the machine is shared,
 the packets per CPU-second each DUT used are reported too (less noisy than the
 wall-clock rate). `main()` returns {"switch_pps", "bare_forwarder_pps",
 "switch_ratio", "switch_pkts_per_cpu_s", "bare_pkts_per_cpu_s", "cpu_ratio",
-"program"}.
+"program", "mode"}, plus "compare_pps", "compare_ratio", "compare_pkts_per_cpu_s" and
+"compare_rev" with `--compare-rev`.
 """
 
 from __future__ import annotations
@@ -88,11 +96,11 @@ def tx_packets(link: str) -> int:
 
 
 # -- programs ----------------------------------------------------------------------------
-def fabric_program() -> dict | None:
-    """fabric.p4 compiled by the embedded compiler, or None if it cannot (yet)."""
+def fabric_program(source: str = os.path.join(REPO, "p4src", "fabric.p4")) -> dict | None:
+    """fabric.p4 (or `source`) compiled by the embedded compiler, or None if it cannot."""
     out = tempfile.mkdtemp(prefix="dpt-bench-")
     r = subprocess.run([sys.executable, "-m", "p4compiler.cli", "--target", "bmv2", "--arch",
-                        "v1model", "-o", out, os.path.join(REPO, "p4src", "fabric.p4")],
+                        "v1model", "-o", out, source],
                        capture_output=True, cwd=REPO)
     if r.returncode != 0:
         return None
@@ -101,6 +109,27 @@ def fabric_program() -> dict | None:
             with open(os.path.join(out, name)) as f:
                 return json.load(f)
     return None
+
+
+def fabric_program_at(rev: str) -> dict:
+    """fabric.p4 as it was at git revision `rev`, compiled by the embedded compiler."""
+    src = tempfile.mkdtemp(prefix="dpt-bench-rev-")
+    listing = subprocess.run(["git", "ls-tree", "-r", "--name-only", rev, "p4src"],
+                             capture_output=True, text=True, cwd=REPO)
+    if listing.returncode != 0 or not listing.stdout.strip():
+        raise SystemExit(f"switch_pps: --compare-rev {rev}: no p4src/ at that revision "
+                         f"({listing.stderr.strip() or 'empty'})")
+    for name in listing.stdout.split():
+        text = subprocess.run(["git", "show", f"{rev}:{name}"], capture_output=True,
+                              check=True, cwd=REPO).stdout
+        path = os.path.join(src, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(text)
+    prog = fabric_program(os.path.join(src, "p4src", "fabric.p4"))
+    if prog is None:
+        raise SystemExit(f"switch_pps: fabric.p4 at {rev} does not compile")
+    return prog
 
 
 def forwarding_program() -> dict:
@@ -147,7 +176,13 @@ def run_bare() -> None:
                 pass
 
 
-def run_switch(program_path: str, fabric: bool) -> None:
+# fabric.p4's set_fc_mode(mode, xoff, xon, headroom, credit_limit, credit_coalesce,
+# hoq_lifetime_us, watchdog_detect_us, watchdog_restore_us): PFC with watermarks one
+# unpaced flow never reaches, so nothing is paused and every frame is forwarded
+PFC_CONFIG = (1, 100_000, 50_000, 100_000, 0, 1, 0, 0, 0)
+
+
+def run_switch(program_path: str, fabric: bool, mode: str = "lossy") -> None:
     from p4switch.runtime_api import ActionCall, MatchKind, MatchParam
     from p4switch.switch import Switch
 
@@ -163,12 +198,23 @@ def run_switch(program_path: str, fabric: bool) -> None:
         table = next(t for t in sw.program.tables if t.endswith("dlid_route"))
         action = next(a for a in sw.program.tables[table].action_ids if a.endswith("forward"))
         sw.table_add(table, [MatchParam(MatchKind.EXACT, DLID)], ActionCall(action, (2,)))
+        if mode == "pfc":
+            config = next(t for t in sw.program.tables if t.endswith("fc_config"))
+            set_mode = next(a for a in sw.program.tables[config].action_ids
+                            if a.endswith("set_fc_mode"))
+            sw.table_set_default(config, ActionCall(set_mode, PFC_CONFIG))
     else:
         sw.table_add("fwd", [MatchParam(MatchKind.EXACT, 1)], ActionCall("forward", (2,)))
     sw.start()
     print("ready", flush=True)
     signal.sigwait({signal.SIGTERM})
     sw.stop()
+
+
+def _json_file(program: dict) -> str:
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(program, f)
+        return f.name
 
 
 # -- measurement ------------------------------------------------------------------------
@@ -226,12 +272,16 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--dut", choices=["bare", "switch"], help=argparse.SUPPRESS)
     ap.add_argument("--program", help=argparse.SUPPRESS)
     ap.add_argument("--fabric", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--mode", choices=["lossy", "pfc"], default="lossy",
+                    help="fabric.p4's flow-control mode (pfc: buffer accounting per frame)")
+    ap.add_argument("--compare-rev", metavar="REV",
+                    help="also measure fabric.p4 as at this git revision, in the same run")
     args = ap.parse_args(argv)
     if args.dut == "bare":
         run_bare()
         return {}
     if args.dut == "switch":
-        run_switch(args.program, args.fabric)
+        run_switch(args.program, args.fabric, args.mode)
         return {}
     if os.geteuid() != 0:
         raise SystemExit("switch_pps: needs root (network namespaces, raw sockets)")
@@ -241,34 +291,52 @@ def main(argv: list[str] | None = None) -> dict:
         bytes(46)
     if prog is None:
         prog = forwarding_program()
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(prog, f)
-        path = f.name
+    if args.compare_rev and not fabric:
+        raise SystemExit("switch_pps: --compare-rev needs fabric.p4 to compile here")
+    compare = fabric_program_at(args.compare_rev) if args.compare_rev else None
+    path = _json_file(prog)
+    compare_path = _json_file(compare) if compare else None
     me = [sys.executable, os.path.abspath(__file__)]
+    switch_args = (["--fabric"] if fabric else []) + ["--mode", args.mode]
     setup()
     try:
-        bare = switch = bare_cpu = switch_cpu = 0.0
+        bare = switch = bare_cpu = switch_cpu = other = other_cpu = 0.0
         for _ in range(args.rounds):
             pps, per_cpu = measure(me + ["--dut", "bare"], frame, args.seconds)
             bare, bare_cpu = max(bare, pps), max(bare_cpu, per_cpu)
-            cmd = me + ["--dut", "switch", "--program", path] + (["--fabric"] if fabric else [])
+            cmd = me + ["--dut", "switch", "--program", path] + switch_args
             pps, per_cpu = measure(cmd, frame, args.seconds)
             switch, switch_cpu = max(switch, pps), max(switch_cpu, per_cpu)
+            if compare_path:
+                cmd = me + ["--dut", "switch", "--program", compare_path] + switch_args
+                pps, per_cpu = measure(cmd, frame, args.seconds)
+                other, other_cpu = max(other, pps), max(other_cpu, per_cpu)
     finally:
         teardown()
-        os.unlink(path)
+        for p in (path, compare_path):
+            if p:
+                os.unlink(p)
     result = {"switch_pps": round(switch), "bare_forwarder_pps": round(bare),
               "switch_ratio": round(switch / bare, 3) if bare else 0.0,
               "switch_pkts_per_cpu_s": round(switch_cpu),
               "bare_pkts_per_cpu_s": round(bare_cpu),
               "cpu_ratio": round(switch_cpu / bare_cpu, 3) if bare_cpu else 0.0,
-              "program": "fabric.p4" if fabric else "hand-written forwarding JSON"}
+              "program": "fabric.p4" if fabric else "hand-written forwarding JSON",
+              "mode": args.mode}
+    if compare_path:
+        result.update(compare_rev=args.compare_rev, compare_pps=round(other),
+                      compare_ratio=round(other / bare, 3) if bare else 0.0,
+                      compare_pkts_per_cpu_s=round(other_cpu))
     print(f"program            {result['program']}")
     print(f"switch_pps         {result['switch_pps']}")
     print(f"bare_forwarder_pps {result['bare_forwarder_pps']}")
     print(f"switch_ratio       {result['switch_ratio']}")
     print(f"per CPU-second     switch {result['switch_pkts_per_cpu_s']} bare "
           f"{result['bare_pkts_per_cpu_s']} ratio {result['cpu_ratio']}")
+    if compare_path:
+        print(f"fabric.p4 at {args.compare_rev}: {result['compare_pps']} pps, ratio "
+              f"{result['compare_ratio']}, per CPU-second {result['compare_pkts_per_cpu_s']} "
+              f"(mode {args.mode})")
     return result
 
 

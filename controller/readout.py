@@ -24,9 +24,10 @@ FC_STATE_REGISTERS = ("fc_buffer", "fc_queue_head", "fc_queue_tail")
 # the counters fabric.p4 steps beside those registers (telemetry.p4), for a target
 # whose P4Runtime server reads counters only (bmv2)
 REGISTER_COUNTERS = ("buffer_in", "buffer_out", "tickets_issued", "tickets_served",
-                     "peak_rises")
-# registers with no counter form: a sum of durations
-UNDERIVABLE_REGISTERS = ("blocked_ns",)
+                     "peak_rises", "blocked_quanta")
+# blocked_ns (a sum of durations) in counter form: one blocked_quanta step per quantum
+# (telemetry.p4's BLOCKED_QUANTUM_SHIFT), so derived it is low by less than two quanta
+BLOCKED_QUANTUM_NS = 1 << 22
 
 Drops = dict[tuple[int, str], tuple[int, int]]  # (port, reason) -> (packets, bytes)
 T = TypeVar("T")
@@ -70,7 +71,8 @@ def registers_from_counters(counts: dict[str, int]) -> dict[str, int]:
     """The register values fabric.p4 keeps, derived from its step counters (packets).
 
     `counts` maps each of REGISTER_COUNTERS to its packet count for one (port, class);
-    the registers are 32 bits wide, so the values wrap as theirs do."""
+    the 32-bit registers wrap as theirs do. blocked_ns comes in whole quanta
+    (BLOCKED_QUANTUM_NS): the register's value less up to two quanta."""
     missing = [name for name in REGISTER_COUNTERS if name not in counts]
     if missing:
         raise ValueError(f"registers_from_counters: expected counters {REGISTER_COUNTERS}, "
@@ -79,7 +81,8 @@ def registers_from_counters(counts: dict[str, int]) -> dict[str, int]:
     return {"fc_buffer": (counts["buffer_in"] - counts["buffer_out"]) & wrap,
             "fc_queue_head": counts["tickets_served"] & wrap,
             "fc_queue_tail": counts["tickets_issued"] & wrap,
-            "buffer_peak": counts["peak_rises"] & wrap}
+            "buffer_peak": counts["peak_rises"] & wrap,
+            "blocked_ns": counts["blocked_quanta"] * BLOCKED_QUANTUM_NS}
 
 
 def _derive_registers(conn, ports: list[int], num_classes: int, indices: list[int],
@@ -100,8 +103,8 @@ def read_telemetry(connections: dict, fabric: Fabric, num_classes: int) -> dict[
     {switch: {port: {name: [num_classes values]}}}; a switch that cannot answer, or a
     program without these counters, gives {"error": why}. Registers a switch cannot
     read (bmv2's P4Runtime server: UNIMPLEMENTED) are derived from the counters fabric.p4
-    steps beside them (`registers_from_counters`) where they can be, and each port's
-    "registers_unread" says which are missing and why."""
+    steps beside them (`registers_from_counters`), and each port's "registers_unread"
+    says so and why (or, for a program without those counters, why they are missing)."""
     def read(name: str) -> dict:
         conn = connections[name]
         ports = [p for p, _peer, _pp in fabric.neighbours(name)]
@@ -122,8 +125,8 @@ def read_telemetry(connections: dict, fabric: Fabric, num_classes: int) -> dict[
             why = f"{type(exc).__name__}: {exc}"
             try:
                 _derive_registers(conn, ports, num_classes, indices, out)
-                unread = ", ".join(UNDERIVABLE_REGISTERS)
-                why = f"{unread} (no counter form); the others derived from counters: {why}"
+                why = (f"derived from counters (blocked_ns in {BLOCKED_QUANTUM_NS / 1e6:.3f} "
+                       f"ms quanta): {why}")
             except Exception:  # noqa: BLE001 - a program without the step counters
                 pass
             for p in ports:

@@ -13,8 +13,12 @@ the switch runs, in order of fidelity:
    port), tc `htb` on the switch's side of each link: a rate of rate_pps x
    COST_BYTES with `mpu COST_BYTES` charges every frame COST_BYTES whatever its
    length (all fabric frames are shorter), which makes the byte-rate shaper a
-   packet-rate one; pause and CREDIT frames go in a class of their own, never
-   queued behind data (u32 filters on the EtherType and the LRH kind). (This
+   packet-rate one; pause frames go in a class of their own, never queued
+   behind data (a u32 filter on the EtherType); CREDIT frames stay in the data
+   class, in order with it: their FCTBS counts every data frame sent before them,
+   and the receiver sets its ABR to it, so a CREDIT frame that overtook queued
+   data made the receiver count frames not yet arrived and advertise credit it
+   did not have (measured: `headroom` drops in CREDIT mode, gone since). (This
    kernel has htb, tbf and pfifo, no prio or netem.) The rate holds, but the
    data backlog waits in the qdisc,
    after egress, where no P4 program sees it: pauses, credit stalls and LOSSY
@@ -31,7 +35,6 @@ import subprocess
 from dataclasses import dataclass
 
 COST_BYTES = 2048  # htb mpu: what every frame is charged (longer than any fabric frame)
-KIND_CREDIT = 2  # p4src/include/headers.p4: the LRH kind byte (offset 1) of a CREDIT frame
 
 
 class LinkRateError(RuntimeError):
@@ -91,13 +94,12 @@ def apply_with_thrift(thrift_port: int, rates: list[PortRate]) -> str:
 
 
 def tc_commands(rate: PortRate) -> list[list[str]]:
-    """htb on one interface: data at rate_pps (every frame costs COST_BYTES: mpu), in a
-    pfifo of the port's depth; flow-control frames (802.1Qbb, LRH kind CREDIT) in a
-    class of their own that is never held behind data, as the switch sends them."""
+    """htb on one interface: data and CREDIT frames at rate_pps (every frame costs
+    COST_BYTES: mpu), in a pfifo of the port's depth; 802.1Qbb frames in a class of
+    their own that is never held behind data, as the switch sends them."""
     dev = ["dev", rate.iface]
     bits = rate.rate_pps * COST_BYTES * 8
     control = ["u32", "match", "u32", "0", "0"]
-    credit = ["u32", "match", "u8", str(KIND_CREDIT), "0xff", "at", "1"]
     return [
         ["tc", "qdisc", "replace", *dev, "root", "handle", "1:", "htb", "default", "2"],
         ["tc", "class", "add", *dev, "parent", "1:", "classid", "1:1", "htb",
@@ -108,8 +110,6 @@ def tc_commands(rate: PortRate) -> list[list[str]]:
         ["tc", "qdisc", "add", *dev, "parent", "1:2", "pfifo", "limit", str(rate.depth)],
         ["tc", "filter", "add", *dev, "parent", "1:", "protocol", "0x8808", "prio", "1",
          *control, "flowid", "1:1"],
-        ["tc", "filter", "add", *dev, "parent", "1:", "protocol", "0x88b5", "prio", "2",
-         *credit, "flowid", "1:1"],
     ]
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from controller.readout import BLOCKED_QUANTUM_NS
 from topologies import link_names
 from topologies.description import Fabric, Link, NodeKind
 
@@ -190,12 +191,16 @@ def snapshot(fabric: Fabric, seq: int, readings: Mapping[str, SwitchReading],
 
 def unavailable(readings: Mapping[str, SwitchReading]) -> list[str]:
     """What the page cannot show, and why, once per reason."""
-    by_reason: dict[str, list[str]] = {}
+    by_reason: dict[tuple[str, bool], list[str]] = {}
     for name, r in sorted(readings.items()):
         if r.error is None and r.registers_unread:
-            by_reason.setdefault(r.registers_unread, []).append(name)
-    return [f"buffer occupancy and blocked (credit / pause) time on {', '.join(names)}: "
-            f"registers not readable ({why})" for why, names in by_reason.items()]
+            derived = r.buffer is not None  # from the counters beside the registers
+            by_reason.setdefault((r.registers_unread, derived), []).append(name)
+    return [f"LOSSY queue length on {', '.join(names)}: registers not readable ({why}); "
+            "buffer occupancy and blocked time derived from counters (blocked time in "
+            f"{BLOCKED_QUANTUM_NS / 1e6:.1f} ms steps)" if derived else
+            f"buffer occupancy and blocked (credit / pause) time on {', '.join(names)}: "
+            f"registers not readable ({why})" for (why, derived), names in by_reason.items()]
 
 
 # ----------------------------------------------------------------------------- events

@@ -16,7 +16,12 @@ protobuf the SM runs on):
   class) (`blocked_ns`, `blocked_seen_ns`), frames held per (ingress port, class)
   (`fc_buffer`) and queued per egress port in LOSSY mode (`egress_queued`). bmv2's
   P4Runtime server answers register reads UNIMPLEMENTED: the reader then stops
-  asking that switch and its readings say why (`registers_unread`).
+  asking that switch for registers, its readings say why (`registers_unread`), and
+  reads instead the counters fabric.p4 steps beside them (telemetry.p4): the buffer
+  is `buffer_in - buffer_out`, the blocked time `blocked_quanta` whole quanta
+  (controller/readout.py), blocked-now a queue with tickets outstanding
+  (`tickets_issued - tickets_served`, frames held at that gate); the LOSSY queue
+  length has no counter form.
 
 Per-class arrays are read only for the classes in use (class 0 and every class
 whose `class_tx` counter moved, looked at every `CLASS_SCAN_EVERY` samples):
@@ -38,6 +43,7 @@ from controller.liveview.model import SwitchReading
 from controller.p4info import P4Info, P4InfoError, decode
 from controller.p4runtime_client import SwitchConnection
 from controller.program_layout import LayoutError, layout
+from controller.readout import BLOCKED_QUANTUM_NS
 
 TX_COUNTER = "FabricEgress.tx_port_counter"
 RX_COUNTER = "FabricIngress.rx_port_counter"
@@ -46,6 +52,9 @@ CLASS_TX = "class_tx"
 PER_CLASS_COUNTERS = ("pause_rx", "pause_tx")
 PER_CLASS_REGISTERS = ("blocked_ns", "blocked_seen_ns", "fc_buffer")
 PER_PORT_REGISTERS = ("egress_queued",)
+# per-class counter forms of the registers, read where registers are not (bmv2)
+STEP_COUNTERS = ("buffer_in", "buffer_out", "blocked_quanta", "tickets_issued",
+                 "tickets_served")
 CLASS_SCAN_EVERY = 10  # samples between looks for classes that began to carry data
 DROPS_EVERY = 5  # samples between reads of the drop counter
 
@@ -124,7 +133,8 @@ class SwitchReader:
         self._conn: SwitchConnection | None = None
         self._samples = 0
         self._ids = {name: _counter(p4info, name) for name in
-                     (TX_COUNTER, RX_COUNTER, DROP_COUNTER, CLASS_TX, *PER_CLASS_COUNTERS)}
+                     (TX_COUNTER, RX_COUNTER, DROP_COUNTER, CLASS_TX, *PER_CLASS_COUNTERS,
+                      *STEP_COUNTERS)}
         self._ids.update({name: _register(p4info, name) for name in
                           PER_CLASS_REGISTERS + PER_PORT_REGISTERS})
         self._liveness = _table(p4info, LIVENESS_TABLE)
@@ -147,6 +157,9 @@ class SwitchReader:
         if scan_classes:
             entities += _counter_entities(ids[CLASS_TX],
                                           self._class_cells(range(self.num_classes)))
+        if self.registers_unread is not None and self._has_step_counters():
+            for name in STEP_COUNTERS:
+                entities += _counter_entities(ids[name], self._class_cells(self.classes))
         return entities + _default_entry(self._liveness) + _default_entry(self._fc_config)
 
     def register_request(self) -> list:
@@ -185,7 +198,7 @@ class SwitchReader:
                     raise
                 self.registers_unread = text.removeprefix(f"switch {self.name}-view: ")
                 registers = []
-                answer = conn.read(counters)
+                answer = conn.read(self.counter_request(scan, drops))
             t_ns = time.time_ns()
         except Exception as exc:  # noqa: BLE001 -- a dead switch is a state to show
             self.close()
@@ -213,22 +226,45 @@ class SwitchReader:
         self._note_classes(cells.get(CLASS_TX, {}))
         if DROP_COUNTER in cells:
             self.drops = self._drops_by_reason(cells[DROP_COUNTER])
-        has_regs = registers_read
+        state = self._registers(cells) if registers_read else self._from_counters(cells)
         return SwitchReading(
             self.name, t_ns,
             tx=self._per_port(cells, TX_COUNTER), rx=self._per_port(cells, RX_COUNTER),
             pause_rx=self._by_port(cells.get("pause_rx", {}), self.num_classes, sum),
             pause_tx=self._by_port(cells.get("pause_tx", {}), self.num_classes, sum),
-            drops=self.drops,
-            blocked_ns=self._by_port(cells["blocked_ns"], self.num_classes, sum)
-            if has_regs and "blocked_ns" in cells else None,
-            blocked_now=self._by_port(cells["blocked_seen_ns"], self.num_classes,
-                                      lambda vs: any(v != 0 for v in vs))
-            if has_regs and "blocked_seen_ns" in cells else None,
-            buffer=self._by_port(cells["fc_buffer"], self.num_classes, sum)
-            if has_regs and "fc_buffer" in cells else None,
-            queued=self._per_port(cells, "egress_queued") if has_regs else None,
+            drops=self.drops, **state,
             down=down, mode=mode, registers_unread=self.registers_unread)
+
+    def _registers(self, cells: dict) -> dict:
+        """The flow-control state from the registers read."""
+        k = self.num_classes
+        return {
+            "blocked_ns": self._by_port(cells["blocked_ns"], k, sum)
+            if "blocked_ns" in cells else None,
+            "blocked_now": self._by_port(cells["blocked_seen_ns"], k,
+                                         lambda vs: any(v != 0 for v in vs))
+            if "blocked_seen_ns" in cells else None,
+            "buffer": self._by_port(cells["fc_buffer"], k, sum)
+            if "fc_buffer" in cells else None,
+            "queued": self._per_port(cells, "egress_queued")}
+
+    def _from_counters(self, cells: dict) -> dict:
+        """The flow-control state from its counter forms (module doc); None without them."""
+        if not all(name in cells for name in STEP_COUNTERS):
+            return {}
+        k = self.num_classes
+
+        def minus(a: str, b: str) -> dict[int, int]:
+            return {i: v - cells[b].get(i, 0) for i, v in cells[a].items()}
+
+        return {"blocked_ns": self._by_port({i: v * BLOCKED_QUANTUM_NS for i, v in
+                                              cells["blocked_quanta"].items()}, k, sum),
+                "blocked_now": self._by_port(minus("tickets_issued", "tickets_served"), k,
+                                             lambda vs: any(v > 0 for v in vs)),
+                "buffer": self._by_port(minus("buffer_in", "buffer_out"), k, sum)}
+
+    def _has_step_counters(self) -> bool:
+        return all(self._ids[name] is not None for name in STEP_COUNTERS)
 
     def _table_default(self, entry, down, mode):
         params = [decode(p.value) for p in entry.action.action.params]

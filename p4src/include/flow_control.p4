@@ -260,6 +260,7 @@ control FabricEgress(inout headers_t hdr,
 
             bit<64> seen_ns;
             blocked_seen_ns.read(seen_ns, index);
+            bit<64> blocked_gain = 0;  /* blocked time to add to blocked_ns */
 
             if (first && (allowed || expired || dead)) {
                 /* The head goes: sent, or discarded. */
@@ -269,9 +270,7 @@ control FabricEgress(inout headers_t hdr,
                 }
                 if (seen_ns != 0) {
                     if (now_ns > seen_ns) {
-                        bit<64> blocked;
-                        blocked_ns.read(blocked, index);
-                        blocked_ns.write(index, blocked + (now_ns - seen_ns));
+                        blocked_gain = now_ns - seen_ns;
                     }
                     blocked_seen_ns.write(index, 0);
                 }
@@ -331,9 +330,7 @@ control FabricEgress(inout headers_t hdr,
                 }
                 if (first) {
                     if (seen_ns != 0 && now_ns > seen_ns) {
-                        bit<64> blocked;
-                        blocked_ns.read(blocked, index);
-                        blocked_ns.write(index, blocked + (now_ns - seen_ns));
+                        blocked_gain = now_ns - seen_ns;
                     }
                     blocked_seen_ns.write(index, now_ns | 1);
                     if (meta.cfg.mode == FC_PFC && meta.cfg.watchdog_detect_us != 0) {
@@ -360,6 +357,27 @@ control FabricEgress(inout headers_t hdr,
                     }
                 }
                 hold();
+            }
+            if (blocked_gain != 0) {
+                /* blocked_ns, and its counter form: one blocked_quanta step per
+                 * BLOCKED_QUANTUM_NS it completes (two at most per look at the head,
+                 * which comes by far more often; a lag is caught up later). */
+                bit<64> blocked;
+                blocked_ns.read(blocked, index);
+                blocked = blocked + blocked_gain;
+                blocked_ns.write(index, blocked);
+                bit<32> due = (bit<32>)(blocked >> BLOCKED_QUANTUM_SHIFT);
+                bit<32> counted;
+                blocked_quanta_counted.read(counted, index);
+                if (due != counted) {
+                    blocked_quanta.count(index);
+                    counted = counted + 1;
+                    if (due != counted) {
+                        blocked_quanta.count(index);
+                        counted = counted + 1;
+                    }
+                    blocked_quanta_counted.write(index, counted);
+                }
             }
         }
         if (meta.held == 0) {

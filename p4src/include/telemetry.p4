@@ -23,6 +23,12 @@ counter(NUM_PORTS * NUM_CLASSES, CounterType.packets) credit_rx;
  * pause to end or for credit; updated each time the head is looked at, so it
  * lags by at most one recirculation interval. */
 register<bit<64>, bit<32>>(NUM_PORTS * NUM_CLASSES) blocked_ns;
+/* blocked_ns again as a counter, for bmv2 (below): one step per BLOCKED_QUANTUM_NS
+ * (2^22 ns, 4.194 ms) of blocked time, so blocked_ns >= blocked_quanta * quantum and
+ * less than one or two quanta more; blocked_quanta_counted is the steps taken. */
+const bit<8> BLOCKED_QUANTUM_SHIFT = 22;
+counter(NUM_PORTS * NUM_CLASSES, CounterType.packets) blocked_quanta;
+register<bit<32>, bit<32>>(NUM_PORTS * NUM_CLASSES) blocked_quanta_counted;
 /* When the head was last seen blocked (0: not blocked). */
 register<bit<64>, bit<32>>(NUM_PORTS * NUM_CLASSES) blocked_seen_ns;
 
@@ -34,8 +40,8 @@ register<bit<32>, bit<32>>(NUM_PORTS * NUM_CLASSES) buffer_peak;
  * step of its register, so controller/readout.py derives the register's value:
  * fc_buffer = buffer_in - buffer_out; fc_queue_tail = tickets_issued;
  * fc_queue_head = tickets_served; buffer_peak = peak_rises (the occupancy grows by
- * one frame at a time, so a new peak is always the old one plus one). blocked_ns
- * (a sum of durations) has no counter form. */
+ * one frame at a time, so a new peak is always the old one plus one). blocked_ns, a
+ * sum of durations, is counted in quanta (blocked_quanta, above). */
 counter(NUM_PORTS * NUM_CLASSES, CounterType.packets) buffer_in;
 counter(NUM_PORTS * NUM_CLASSES, CounterType.packets) buffer_out;
 counter(NUM_PORTS * NUM_CLASSES, CounterType.packets) tickets_issued;

@@ -20,6 +20,8 @@ from controller.liveview.reader import SwitchReader
 from controller.liveview.replay import read_recording
 from controller.p4info import P4Info
 from controller.p4runtime_client import SwitchConnection
+from controller.program_layout import layout
+from controller.readout import BLOCKED_QUANTUM_NS
 from controller.routing import engine
 from controller.sm import SM_ELECTION_ID, SubnetManager
 from topologies.generators import build
@@ -163,7 +165,8 @@ def test_reads_are_planned_per_wired_port_and_class_in_use(compiled_fabric):
 
 def test_a_switch_that_cannot_read_registers_keeps_its_counters(compiled_fabric):
     """As bmv2's P4Runtime server: register reads are UNIMPLEMENTED. The reader asks once,
-    says why, and from then on reads the counters alone."""
+    says why, and from then on reads the counters alone, the registers' counter forms
+    among them: buffer, blocked time and blocked-now are derived from those."""
     import grpc
     from p4runtime_fake import FakeP4RuntimeServer
 
@@ -183,6 +186,11 @@ def test_a_switch_that_cannot_read_registers_keeps_its_counters(compiled_fabric)
     server = NoRegisters()
     address = server.start()
     server.counters[(info.counter("FabricEgress.tx_port_counter").id, 2)] = (50, 5000)
+    per_class = layout(info).num_classes
+    steps = {("buffer_in", 1): 9, ("buffer_out", 1): 6, ("blocked_quanta", 2): 3,
+             ("tickets_issued", 2): 5, ("tickets_served", 2): 4}
+    for (name, port), packets in steps.items():
+        server.counters[(info.counter(name).id, port * per_class)] = (packets, 0)
     try:
         reader = SwitchReader("s1", address, 1, info, [1, 2], timeout=2)
         first, second = reader.read(), reader.read()
@@ -191,13 +199,17 @@ def test_a_switch_that_cannot_read_registers_keeps_its_counters(compiled_fabric)
         server.stop()
     assert first.error is None and first.tx == {2: 50}
     assert "UNIMPLEMENTED: register reads" in first.registers_unread
-    assert first.blocked_ns is None and first.buffer is None and first.queued is None
+    assert first.queued is None  # LOSSY queue length: no counter form
+    for reading in (first, second):  # from the counters, from the first read on
+        assert reading.buffer == {1: 3} and reading.blocked_ns == {2: 3 * BLOCKED_QUANTUM_NS}
+        assert reading.blocked_now == {2: True}  # a ticket outstanding at port 2
     assert server.reads[0] > 0 and server.reads[1:] == [0, 0]  # asked once, then not again
     assert second.registers_unread == first.registers_unread and second.tx == {2: 50}
     fabric = build("line:2")
     snap = model.snapshot(fabric, 2, {"s1": second, "s2": model.SwitchReading("s2", 1)},
                           {"s1": first})
-    assert snap["ports"]["s1:2"]["blocked"] is None and snap["ports"]["s1:2"]["tx_pps"] == 0.0
+    assert snap["ports"]["s1:2"]["tx_pps"] == 0.0
+    assert "derived from counters" in snap["unavailable"][0]
     assert "registers not readable" in snap["unavailable"][0]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from controller.readout import (
+    BLOCKED_QUANTUM_NS,
     counters_json,
     read_drops,
     read_telemetry,
@@ -20,7 +21,7 @@ class _Conn:
 
     def read_counters(self, name, indices):
         steps = {"buffer_in": 9, "buffer_out": 6, "tickets_issued": 5, "tickets_served": 4,
-                 "peak_rises": 3}
+                 "peak_rises": 3, "blocked_quanta": 2}
         if name in steps:
             if not self.step_counters:
                 raise KeyError(f"no counter {name}")
@@ -54,8 +55,8 @@ def test_telemetry_per_port_and_class_and_registers_a_switch_cannot_read():
     assert telemetry["s1"]["2"]["fc_buffer"] == [1, 1, 1, 1]
     assert telemetry["s2"]["1"]["fc_buffer"] == [3, 3, 3, 3]  # from the step counters
     assert telemetry["s2"]["1"]["buffer_peak"] == [3, 3, 3, 3]
-    assert "blocked_ns" not in telemetry["s2"]["1"]
-    assert telemetry["s2"]["1"]["registers_unread"].startswith("blocked_ns (no counter form)")
+    assert telemetry["s2"]["1"]["blocked_ns"] == [2 * BLOCKED_QUANTUM_NS] * 4  # in quanta
+    assert telemetry["s2"]["1"]["registers_unread"].startswith("derived from counters")
     assert "RuntimeError: UNIMPLEMENTED" in telemetry["s2"]["1"]["registers_unread"]
 
 
@@ -70,9 +71,9 @@ def test_a_program_without_step_counters_leaves_the_registers_unread():
 def test_registers_from_counters_derives_each_register_and_wraps_at_32_bits():
     derived = registers_from_counters({"buffer_in": 10, "buffer_out": 7,
                                        "tickets_issued": (1 << 32) + 2, "tickets_served": 1,
-                                       "peak_rises": 4})
+                                       "peak_rises": 4, "blocked_quanta": 5})
     assert derived == {"fc_buffer": 3, "fc_queue_head": 1, "fc_queue_tail": 2,
-                       "buffer_peak": 4}
+                       "buffer_peak": 4, "blocked_ns": 5 * BLOCKED_QUANTUM_NS}
 
 
 def test_registers_from_counters_names_the_missing_counters():

@@ -125,6 +125,6 @@ def test_bmv2_reads_the_step_counters_and_the_readout_derives_the_registers(bmv2
     port = read_telemetry({"s1": conn}, build("line:2"), 8)["s1"]["2"]
     assert port["fc_buffer"] == [0] * 8 and port["buffer_peak"] == [0] * 8
     assert port["fc_queue_head"] == port["fc_queue_tail"] == [0] * 8
-    assert "blocked_ns" not in port
-    assert port["registers_unread"].startswith("blocked_ns (no counter form)")
+    assert port["blocked_ns"] == [0] * 8  # in quanta, from blocked_quanta
+    assert port["registers_unread"].startswith("derived from counters")
     assert "UNIMPLEMENTED" in port["registers_unread"]

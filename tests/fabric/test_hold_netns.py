@@ -15,6 +15,7 @@ import time
 import pytest
 from fabric_harness import FC_CREDIT, FC_PFC, FcConfig, credit_frame, data_frame, psn_of
 
+from controller.readout import BLOCKED_QUANTUM_NS
 from traffic.frames import pfc_frame
 
 PORTS = (1, 2)
@@ -118,7 +119,11 @@ def test_pfc_holds_a_paused_priority_and_releases_it_in_order_on_resume(live):
     assert nb[2].data_psns(0.3) == []
     nb[2].send(pfc_frame(1, [0] * 8))
     assert nb[2].data_psns(0.3) == [1, 2, 3, 4, 5]
-    assert fabric.register("blocked_ns", 2 * 8 + 0) >= 200_000_000
+    blocked = fabric.register("blocked_ns", 2 * 8 + 0)
+    assert blocked >= 200_000_000
+    # its counter form (what bmv2's P4Runtime reads): whole quanta, at most two behind
+    quanta = fabric.counter("blocked_quanta", 2 * 8 + 0)[1]
+    assert 0 <= blocked - quanta * BLOCKED_QUANTUM_NS < 2 * BLOCKED_QUANTUM_NS, (blocked, quanta)
 
 
 def test_a_pause_expires_after_its_quanta(live):

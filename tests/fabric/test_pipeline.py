@@ -316,7 +316,19 @@ def test_the_step_counters_give_the_flow_control_registers(fabric):
     for port in (1, 2):
         counts = {name: fabric.counter(name, idx(port, 0))[1] for name in REGISTER_COUNTERS}
         derived = registers_from_counters(counts)
+        derived.pop("blocked_ns")  # in quanta: tests/fabric/test_hold_netns.py, timed
         assert derived == {name: fabric.register(name, idx(port, 0)) for name in derived}
     assert registers_from_counters(
         {name: fabric.counter(name, idx(1, 0))[1] for name in REGISTER_COUNTERS}
     )["fc_buffer"] == 2  # the two frames still held for input 1
+
+
+def test_the_readout_counts_blocked_time_in_the_quantum_fabric_p4_uses():
+    import re
+    from pathlib import Path
+
+    from controller.readout import BLOCKED_QUANTUM_NS
+
+    source = (Path(__file__).parents[2] / "p4src" / "include" / "telemetry.p4").read_text()
+    shift = re.search(r"BLOCKED_QUANTUM_SHIFT\s*=\s*(\d+);", source)
+    assert shift and BLOCKED_QUANTUM_NS == 1 << int(shift.group(1))
