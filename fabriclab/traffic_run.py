@@ -78,7 +78,8 @@ def nic_settings(scenario: Scenario, transport: str | None = None) -> NicSetting
                                    "--rc-retry-limit", str(t.rc_retry_limit),
                                    "--rc-paused-timeouts", t.rc_paused_timeouts,
                                    "--rc-timeout-resend", t.rc_timeout_resend,
-                                   "--rc-retransmission", t.rc_retransmission))
+                                   "--rc-retransmission", t.rc_retransmission,
+                                   "--rc-window-control", t.rc_window_control))
 
 
 def _hosts(bringup: Bringup) -> dict[str, dict]:
