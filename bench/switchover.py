@@ -72,7 +72,8 @@ def _one(topology: str, out: Path) -> dict:
     return {"detection_ms": m.detection_ms, "switchover_ms": m.switchover_ms,
             "gap_ms": m.recovery_gap_ms, "rtt_ms": m.rtt_ms, "verdict": m.verdict,
             "by_direction": dict(m.recovery_gap_by_direction or {}),
-            "global_reroute_ms": reroutes[0] if reroutes else None}
+            "global_reroute_ms": reroutes[0] if reroutes else None,
+            "reasons": list(m.verdict_reasons) if m.verdict != "pass" else []}
 
 
 def _spread(values: list) -> tuple[float, float, float] | None:
@@ -105,9 +106,10 @@ def summarise(topology: str, switches: int, runs: list[dict]) -> dict[str, float
         spread = _spread([r["by_direction"].get(way) for r in good])
         if spread is not None:
             fig[f"{key}_gap_{way.replace('->', '_to_')}_ms"] = round(spread[0], 3)
-    verdicts = sorted({r["verdict"] for r in good} - {"pass"})
-    if verdicts:
-        fig[f"{key}_verdicts"] = ", ".join(verdicts)
+    failed = [f"{r['verdict']}: {'; '.join(r.get('reasons') or ())}" for r in good
+              if r["verdict"] != "pass"]
+    if failed:
+        fig[f"{key}_not_passed"] = " | ".join(failed)
     return fig
 
 

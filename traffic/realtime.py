@@ -14,6 +14,8 @@ second) bounds a runaway.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 AGENT_RT_PRIORITY = 20  # agents, and the fault injector whose timing their detection is
                         # measured from; above the switches' control threads (10)
@@ -32,3 +34,19 @@ def sched_fifo(priority: int) -> str | None:
         reason = getattr(exc, "strerror", None) or str(exc)
         return f"SCHED_FIFO {priority}: {reason}"
     return None
+
+
+@contextmanager
+def realtime(priority: int) -> Iterator[str | None]:
+    """The calling thread at SCHED_FIFO `priority` for the block (what it spawns
+    inherits it), then back to normal scheduling; yields `sched_fifo`'s answer (None:
+    in effect). For short work only: a spawned process that lives on keeps it."""
+    why = sched_fifo(priority)
+    try:
+        yield why
+    finally:
+        if priority and why is None:
+            try:
+                os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+            except OSError:
+                pass  # stays real-time: it only ever runs short fault actions
