@@ -48,7 +48,6 @@ callback is the same agent inside another process (`fabriclab-sm serve`).
 from __future__ import annotations
 
 import argparse
-import os
 import select
 import signal
 import socket

@@ -24,9 +24,9 @@ from traffic.nic import Nic
 from traffic.nic_config import (
     RC_PAUSED_TIMEOUTS,
     RC_RETRANSMISSIONS,
-    RC_WINDOW_CONTROLS,
     RC_RTO_MODES,
     RC_TIMEOUT_RESENDS,
+    RC_WINDOW_CONTROLS,
     TRANSPORTS,
     NicConfig,
     NicConfigError,
