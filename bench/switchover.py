@@ -1,15 +1,19 @@
 """Switchover after a link failure on 4, 20 and 45 switches, as a table (root + Mininet).
 
-One `link-failure-allreduce` run per fabric (leafspine:2,2,1, fattree:4,
-fattree:6), a ring AllReduce between the first and the last host, CREDIT,
-fast reroute with fault notification; the failed link is the last switch link
+`RUNS` `link-failure-allreduce` runs per fabric (leafspine:2,2,1, fattree:4,
+fattree:6; `--runs N` or FABRICLAB_BENCH_SWITCHOVER_RUNS), a ring AllReduce
+between the first and the last host, CREDIT, fast reroute with fault notification; the failed link is the last switch link
 of the first host's path to the last (one ring flow goes down into it at a
 switch without a backup: notification; the other goes up into it at a switch
 with one: local switchover). Link rates are reduced as the fabric grows so the
 2-core machine keeps them (`RATES`). From each run's metrics.json: the
 agents' detection and switchover, the largest receiver outage per direction,
-and the SM's global reroute. Runs take the emulation lock the Mininet tests
-take (tests/conftest.py), so they never overlap a test's emulation.
+and the SM's global reroute; the table gives each as median (min-max) over the
+runs, and bench.json `switchover_<fabric>_<quantity>_ms` (median), `_min_ms`,
+`_max_ms` and `_runs`. Each run takes the emulation lock the Mininet tests take
+(tests/conftest.py), so it never overlaps a test's emulation.
+
+    python -m bench.switchover --runs 5 fattree:4      # one fabric alone
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import statistics
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 from fabriclab import scenario as sc
@@ -31,6 +37,7 @@ RATES = {"leafspine:2,2,1": 2000, "fattree:4": 2000, "fattree:6": 500}
 EMULATION_LOCK = Path(os.environ.get("FABRICLAB_EMULATION_LOCK",
                                      "/tmp/fabriclab-emulation.lock"))
 ROUTING = "minhop"
+RUNS = 3  # per fabric; FABRICLAB_BENCH_SWITCHOVER_RUNS or --runs
 
 
 def _scenario(topology: str, rate_pps: int) -> sc.Scenario:
@@ -52,64 +59,131 @@ def _scenario(topology: str, rate_pps: int) -> sc.Scenario:
     return sc.parse(data, f"switchover bench on {topology}")
 
 
-def _one(topology: str, out: Path) -> dict[str, float | str]:
-    key = topology.replace(":", "").replace(",", "_")
+def _key(topology: str) -> str:
+    return "switchover_" + topology.replace(":", "").replace(",", "_")
+
+
+def _one(topology: str, out: Path) -> dict:
+    """One run's figures, or {"error": why}."""
     m = run(_scenario(topology, RATES[topology]), resolve("embedded"), out).metrics
     if m.error is not None or m.detection_ms is None:
-        return {f"switchover_{key}_error": m.error or f"no agent report ({m.verdict})"}
+        return {"error": m.error or f"no agent report ({m.verdict})"}
     reroutes = [r["global_reroute_ms"] for r in m.sm_timeline if "global_reroute_ms" in r]
-    fig: dict[str, float | str] = {
-        f"switchover_{key}_switches": float(len(fabric_for(_scenario(topology, 1)).switches)),
-        f"switchover_{key}_rate_pps": float(RATES[topology]),
-        f"switchover_{key}_detection_ms": m.detection_ms,
-        f"switchover_{key}_switchover_ms": m.switchover_ms,
-        f"switchover_{key}_gap_ms": m.recovery_gap_ms,
-        f"switchover_{key}_verdict": m.verdict,
-    }
-    for way, gap in (m.recovery_gap_by_direction or {}).items():
-        fig[f"switchover_{key}_gap_{way.replace('->', '_to_')}_ms"] = gap
-    if reroutes:
-        fig[f"switchover_{key}_global_reroute_ms"] = reroutes[0]
+    return {"detection_ms": m.detection_ms, "switchover_ms": m.switchover_ms,
+            "gap_ms": m.recovery_gap_ms, "rtt_ms": m.rtt_ms, "verdict": m.verdict,
+            "by_direction": dict(m.recovery_gap_by_direction or {}),
+            "global_reroute_ms": reroutes[0] if reroutes else None,
+            "reasons": list(m.verdict_reasons) if m.verdict != "pass" else []}
+
+
+def _spread(values: list) -> tuple[float, float, float] | None:
+    """(median, min, max) of the values that are not None; None if there are none."""
+    got = sorted(v for v in values if v is not None)
+    if not got:
+        return None
+    return statistics.median(got), got[0], got[-1]
+
+
+def summarise(topology: str, switches: int, runs: list[dict]) -> dict[str, float | str]:
+    """The flat bench.json figures of one fabric's runs: per quantity its median, min and
+    max over the runs that produced it; `runs` counts those, `errors` the others."""
+    key = _key(topology)
+    good = [r for r in runs if "error" not in r]
+    fig: dict[str, float | str] = {f"{key}_switches": float(switches),
+                                   f"{key}_rate_pps": float(RATES[topology]),
+                                   f"{key}_runs": float(len(good))}
+    if len(good) < len(runs):
+        fig[f"{key}_errors"] = "; ".join(r["error"] for r in runs if "error" in r)
+    if not good:
+        return fig
+    for name in ("detection_ms", "switchover_ms", "gap_ms", "rtt_ms", "global_reroute_ms"):
+        spread = _spread([r[name] for r in good])
+        if spread is not None:
+            base = name[:-3]
+            for suffix, value in zip(("ms", "min_ms", "max_ms"), spread):
+                fig[f"{key}_{base}_{suffix}"] = round(value, 3)
+    for way in sorted({w for r in good for w in r["by_direction"]}):
+        spread = _spread([r["by_direction"].get(way) for r in good])
+        if spread is not None:
+            fig[f"{key}_gap_{way.replace('->', '_to_')}_ms"] = round(spread[0], 3)
+    failed = [f"{r['verdict']}: {'; '.join(r.get('reasons') or ())}" for r in good
+              if r["verdict"] != "pass"]
+    if failed:
+        fig[f"{key}_not_passed"] = " | ".join(failed)
     return fig
 
 
-def _table(figures: dict) -> str:
-    lines = ["| fabric | switches | rate pps | detection ms | switchover ms | largest gap ms "
-             "| gap by direction ms | global reroute ms |", "|" + "---|" * 8]
-    for topology in RATES:
-        key = f"switchover_{topology.replace(':', '').replace(',', '_')}"
-        if f"{key}_error" in figures:
-            lines.append(f"| {topology} | | | error: {figures[f'{key}_error']} | | | | |")
+def _cell(figures: dict, key: str, name: str) -> str:
+    mid = figures.get(f"{key}_{name}_ms")
+    if mid is None:
+        return ""
+    low, high = figures[f"{key}_{name}_min_ms"], figures[f"{key}_{name}_max_ms"]
+    return f"{mid:.1f} ({low:.1f}-{high:.1f})"
+
+
+def table(figures: dict, topologies=None) -> str:
+    """Per fabric: switches, runs, link rate, then detection, switchover, largest gap and
+    global reroute as `median (min-max)` over the runs, ms."""
+    lines = ["| fabric | switches | runs | rate pps | detection ms | switchover ms "
+             "| largest gap ms | global reroute ms |", "|" + "---|" * 8]
+    for topology in topologies or RATES:
+        key = _key(topology)
+        if f"{key}_switches" not in figures:
             continue
-        ways = ", ".join(f"{k[len(key) + 5:-3].replace('_to_', '->')} {v:.1f}"
-                         for k, v in figures.items() if k.startswith(f"{key}_gap_")
-                         and k.endswith("_ms") and k != f"{key}_gap_ms")
-        cells = [figures.get(f"{key}_{n}") for n in
-                 ("switches", "rate_pps", "detection_ms", "switchover_ms", "gap_ms")]
-        lines.append(f"| {topology} | " + " | ".join(
-            "" if c is None else f"{c:g}" if isinstance(c, float) else str(c) for c in cells)
-            + f" | {ways} | {figures.get(f'{key}_global_reroute_ms', '')} |")
+        rate = figures[f"{key}_rate_pps"]
+        reduced = " (reduced)" if rate < max(RATES.values()) else ""
+        runs = f"{figures[f'{key}_runs']:g}"
+        if f"{key}_errors" in figures:
+            runs += f" (+{figures[f'{key}_errors'].count(';') + 1} failed)"
+        lines.append(f"| {topology} | {figures[f'{key}_switches']:g} | {runs} | {rate:g}{reduced} | "
+                     + " | ".join(_cell(figures, key, n) for n in
+                                  ("detection", "switchover", "gap", "global_reroute")) + " |")
     return "\n".join(lines)
 
 
-def main() -> dict[str, float | str]:
+def main(runs: int | None = None, topologies=None) -> dict[str, float | str]:
     if os.geteuid() != 0 or shutil.which("mn") is None:
         return {"switchover_skipped": "needs root and Mininet"}
+    runs = runs or int(os.environ.get("FABRICLAB_BENCH_SWITCHOVER_RUNS", RUNS))
+    topologies = list(topologies or RATES)
+    unknown = [t for t in topologies if t not in RATES]
+    if unknown:
+        raise ValueError(f"no switchover bench for {', '.join(unknown)}: one of {', '.join(RATES)}")
     figures: dict[str, float | str] = {}
     out = Path(tempfile.mkdtemp(prefix="fl-bench-switchover-"))
     try:
-        with open(EMULATION_LOCK, "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                for topology in RATES:
-                    figures.update(_one(topology, out))
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        for topology in topologies:
+            switches = len(fabric_for(_scenario(topology, 1)).switches)
+            results = []
+            for i in range(runs):
+                with _emulation_lock():  # per run: other sessions' tests may run between
+                    results.append(_one(topology, out / f"{_key(topology)}-{i}"))
+                print(f"   {topology} run {i + 1}/{runs}: {results[-1]}", flush=True)
+            figures.update(summarise(topology, switches, results))
     finally:
         shutil.rmtree(out, ignore_errors=True)
-    print(_table(figures))
+    print(table(figures, topologies))
     return figures
 
 
+@contextmanager
+def _emulation_lock():
+    with open(EMULATION_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 if __name__ == "__main__":
-    main()
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=None, help=f"runs per fabric (default {RUNS})")
+    parser.add_argument("topologies", nargs="*", help=f"some of {', '.join(RATES)} (default all)")
+    args = parser.parse_args()
+    try:
+        main(args.runs, args.topologies)
+    except ValueError as exc:
+        parser.error(str(exc))

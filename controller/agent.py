@@ -48,7 +48,6 @@ callback is the same agent inside another process (`fabriclab-sm serve`).
 from __future__ import annotations
 
 import argparse
-import os
 import select
 import signal
 import socket
@@ -68,9 +67,10 @@ from controller.p4runtime_client import (
     SwitchConnectionError,
     SwitchRpcError,
 )
+from traffic.realtime import AGENT_RT_PRIORITY, sched_fifo
 
 AGENT_ROLE = "fabriclab.agent"
-DEFAULT_RT_PRIORITY = 20
+DEFAULT_RT_PRIORITY = AGENT_RT_PRIORITY
 
 NETLINK_ROUTE = 0
 RTMGRP_LINK = 0x1
@@ -224,17 +224,10 @@ def connect_agent(switch: str, address: str, device_id: int, p4info: str | Path,
 
 def set_realtime_priority(priority: int) -> str | None:
     """SCHED_FIFO at `priority` for the calling thread and the threads it starts later
-    (call it first thing). Returns None when it took effect, else a one-line note saying
-    why not; 0 asks for nothing. The kernel's RT throttling
-    (/proc/sys/kernel/sched_rt_runtime_us) keeps a runaway agent from starving the host."""
-    if priority == 0:
-        return None
-    try:
-        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
-    except (OSError, AttributeError) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc)
-        return f"normal scheduling (SCHED_FIFO {priority}: {reason})"
-    return None
+    (call it first thing; traffic/realtime.py). Returns None when it took effect, else a
+    one-line note saying why not; 0 asks for nothing."""
+    why = sched_fifo(priority)
+    return None if why is None else f"normal scheduling ({why})"
 
 
 def parse_ports(spec: str) -> dict[str, int]:

@@ -55,6 +55,7 @@ class TrafficSpec:
     rc_paused_timeouts: str = "defer"  # RC: a timeout while our class is held: defer|retransmit
     rc_timeout_resend: str = "probe"  # RC: a timeout resends the oldest frame, or the window
     rc_retransmission: str = "go-back-n"  # RC: after a NAK, go-back-n (IB RC) or selective
+    rc_window_control: str = "fixed"  # RC: rc_window (128) always, or "delay": follows the RTT
 
 
 @dataclass(frozen=True)
@@ -366,6 +367,9 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     if scenario.traffic.rc_timeout_resend not in ("probe", "window"):
         raise ScenarioError(f"{origin}: [traffic].rc_timeout_resend "
                             f"{scenario.traffic.rc_timeout_resend!r} is not one of probe, window")
+    if scenario.traffic.rc_window_control not in ("delay", "fixed"):
+        raise ScenarioError(f"{origin}: [traffic].rc_window_control "
+                            f"{scenario.traffic.rc_window_control!r} is not one of delay, fixed")
     if scenario.traffic.rc_retransmission not in ("go-back-n", "selective"):
         raise ScenarioError(f"{origin}: [traffic].rc_retransmission "
                             f"{scenario.traffic.rc_retransmission!r} is not one of go-back-n, "

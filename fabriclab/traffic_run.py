@@ -8,6 +8,7 @@ flow control, so a stream under PFC or CREDIT is measured like a collective.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ from traffic.capture import Capture, CaptureStats
 from traffic.collectives import CollectiveSpec, address_book, write_flow_files
 from traffic.flow_control import FlowControl
 from traffic.frames import DATA_HEADER_LEN
+from traffic.realtime import AGENT_RT_PRIORITY
 
 UNKNOWN_DLID = 0xBEEF  # inside the unicast range, never assigned by the SM in small fabrics
 CHECK_FLOW_ID = 0xFFFF  # flow id of the frames sent to UNKNOWN_DLID
@@ -78,7 +80,8 @@ def nic_settings(scenario: Scenario, transport: str | None = None) -> NicSetting
                                    "--rc-retry-limit", str(t.rc_retry_limit),
                                    "--rc-paused-timeouts", t.rc_paused_timeouts,
                                    "--rc-timeout-resend", t.rc_timeout_resend,
-                                   "--rc-retransmission", t.rc_retransmission))
+                                   "--rc-retransmission", t.rc_retransmission,
+                                   "--rc-window-control", t.rc_window_control))
 
 
 def _hosts(bringup: Bringup) -> dict[str, dict]:
@@ -139,7 +142,7 @@ def fault_schedule(plan: RunPlan, net: EmulatedNetwork, fleet: NicFleet
             action = faults.Hook(f"{f.kind} {f.node}",
                                  sw.kill if f.kind == "switch_kill" else sw.restart)
         items.append((f.at_s, action))
-    return faults.FaultSchedule(items)
+    return faults.FaultSchedule(items, rt_priority=AGENT_RT_PRIORITY)
 
 
 def _link_end(plan: RunPlan, net: EmulatedNetwork, node: str, port: int) -> faults.LinkEnd:
@@ -195,6 +198,9 @@ def run_traffic(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup, run_dir: 
         if schedule is not None:
             schedule.cancel()
             events = schedule.join(5)
+            for note in schedule.notes:  # detection then includes the injector's waits
+                print(f"fabriclab: note: link faults at normal scheduling ({note})",
+                      file=sys.stderr)
         drain(scenario, plan.fabric)
     finally:
         fleet.stop()

@@ -33,6 +33,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from traffic.realtime import sched_fifo
+
 DEFAULT_SWITCH_INTERVAL_US = 500.0
 DEFAULT_CONTROL_NICE = -10
 DEFAULT_CONTROL_RT_PRIORITY = 10  # below the agents' 20: the agent's own work goes first
@@ -81,15 +83,12 @@ def thread_nice(tid: int) -> int | None:
 
 def set_thread_realtime(priority: int) -> str | None:
     """SCHED_FIFO at `priority` for the calling thread (and the threads it starts
-    later, which inherit it). None when it took effect, else a one-line note."""
+    later, which inherit it; traffic/realtime.py). None when it took effect, else a
+    one-line note."""
     if not 1 <= priority <= 99:
         raise ControlPriorityError(f"--control-rt-priority must be in 0..99, got {priority}")
-    try:
-        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
-    except (OSError, AttributeError) as e:
-        reason = getattr(e, "strerror", None) or str(e)
-        return f"control threads at normal scheduling (SCHED_FIFO {priority}: {reason})"
-    return None
+    why = sched_fifo(priority)
+    return None if why is None else f"control threads at normal scheduling ({why})"
 
 
 @contextmanager

@@ -31,6 +31,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from traffic.realtime import realtime
+
 
 class FaultError(Exception):
     """A fault that could not be applied: names it and says what failed."""
@@ -47,15 +49,25 @@ class LinkEnd:
 
 
 def set_link(ends: Sequence[LinkEnd], up: bool) -> None:
-    """`ip link set dev X up|down` on every end (carrier follows on a veth's peer)."""
+    """`ip link set dev X up|down` on every end (carrier follows on a veth's peer). The
+    local ends' commands run at the same time, as a cable cut takes both ends at once
+    (one after the other, the second end's carrier dropped an `ip` process later)."""
+    state = "up" if up else "down"
+    started = []
     for end in ends:
         if end.run is not None:
-            end.run(["ip", "link", "set", "dev", end.iface, "up" if up else "down"])
+            end.run(["ip", "link", "set", "dev", end.iface, state])
             continue
-        cmd = [*end.prefix, "ip", "link", "set", "dev", end.iface, "up" if up else "down"]
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise FaultError(f"{' '.join(cmd)}: {done.stderr.strip() or done.returncode}")
+        cmd = [*end.prefix, "ip", "link", "set", "dev", end.iface, state]
+        started.append((cmd, subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                                              stderr=subprocess.PIPE, text=True)))
+    errors = []
+    for cmd, proc in started:
+        _out, err = proc.communicate()
+        if proc.returncode != 0:
+            errors.append(f"{' '.join(cmd)}: {err.strip() or proc.returncode}")
+    if errors:
+        raise FaultError("; ".join(errors))
 
 
 class NicControl:
@@ -182,7 +194,11 @@ class FaultSchedule:
     """(time_s, fault) pairs run in time order by one thread, from start()."""
 
     faults: Sequence[tuple[float, Fault]]
+    # SCHED_FIFO for link faults (traffic/realtime.py; 0: normal scheduling): the agents'
+    # detection is measured from a link fault's start, and the agents run real-time
+    rt_priority: int = 0
     events: list[FaultEvent] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # why rt_priority did not take effect
     _thread: threading.Thread | None = None
     _cancel: threading.Event = field(default_factory=threading.Event)
 
@@ -204,12 +220,16 @@ class FaultSchedule:
             delay = (origin + at_s * 1e9 - time.time_ns()) / 1e9
             if delay > 0 and self._cancel.wait(delay):
                 return
-            started = time.time_ns()
             error = ""
-            try:
-                fault()
-            except Exception as exc:  # recorded: one failed fault must not stop the others
-                error = f"{type(exc).__name__}: {exc}"
+            # Link faults only: a hook may start a process that lives on (a switch restart)
+            with realtime(self.rt_priority if isinstance(fault, LinkState) else 0) as why:
+                if why is not None and why not in self.notes:
+                    self.notes.append(why)
+                started = time.time_ns()
+                try:
+                    fault()
+                except Exception as exc:  # recorded: one failed fault must not stop the others
+                    error = f"{type(exc).__name__}: {exc}"
             self.events.append(FaultEvent(fault.name, at_s, started, time.time_ns(), error))
 
     def join(self, timeout: float | None = None) -> list[FaultEvent]:

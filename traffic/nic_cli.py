@@ -26,6 +26,7 @@ from traffic.nic_config import (
     RC_RETRANSMISSIONS,
     RC_RTO_MODES,
     RC_TIMEOUT_RESENDS,
+    RC_WINDOW_CONTROLS,
     TRANSPORTS,
     NicConfig,
     NicConfigError,
@@ -115,7 +116,12 @@ def main(argv: list[str] | None = None) -> int:
                          "once it is acknowledged) or window (go-back-N, as InfiniBand)")
     ap.add_argument("--rc-retry-limit", type=int, default=7)
     ap.add_argument("--rc-ack-every", type=int, default=16)
-    ap.add_argument("--rc-window", type=int, default=128)
+    ap.add_argument("--rc-window", type=int, default=128,
+                    help="unacknowledged frames per flow at most")
+    ap.add_argument("--rc-window-control", choices=RC_WINDOW_CONTROLS, default="fixed",
+                    help="delay: the window follows the round trip between twice "
+                         "--rc-ack-every and --rc-window (traffic/rc_window.py); fixed: "
+                         "--rc-window always")
     ap.add_argument("--flows", help="FLOWS.json (name, lid, flows, recvs, actions)")
     ap.add_argument("--log-dir", required=True)
     ap.add_argument("--duration", type=float, required=True, help="seconds from the start")
@@ -157,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
             rc_rto_max_ms=args.rc_rto_max_ms, rc_paused_timeouts=args.rc_paused_timeouts,
             rc_timeout_resend=args.rc_timeout_resend, rc_retransmission=args.rc_retransmission,
             rc_ack_every=args.rc_ack_every, rc_window=args.rc_window,
+            rc_window_control=args.rc_window_control,
             sl_of_lid=port.get("sl_of_lid", ()),
             vl_arbitration=port.get("vl_arbitration"))
         nic = Nic(config, workload, control_path=None if args.control in (None, "-")

@@ -42,6 +42,8 @@ RC_TIMEOUT_RESENDS = ("probe", "window")
 # What a NAK resends: the window from the NAKed PSN (InfiniBand RC), or only the hole
 # the receiver names, the frames past it being kept (selective repeat, nic_rc.py).
 RC_RETRANSMISSIONS = ("go-back-n", "selective")
+# The window: following the round trip (a delay target, rc_window.py) or rc_window always.
+RC_WINDOW_CONTROLS = ("delay", "fixed")
 
 
 class NicConfigError(Exception):
@@ -83,6 +85,7 @@ class NicConfig:
     rc_ack_every: int = 16  # frames received in order per ACK ...
     rc_ack_delay_ms: float = 20.0  # ... or this long after the flow's first unacked one
     rc_window: int = 128  # unacknowledged frames per flow at most (bounds a go-back)
+    rc_window_control: str = "fixed"  # see RC_WINDOW_CONTROLS
     sl_of_lid: tuple[tuple[int, int], ...] = ()  # the SL of paths to a LID (ACKs use it)
     vl_arbitration: VlArbitration | None = None  # None: classes round-robin, frame by frame
 
@@ -108,6 +111,10 @@ class NicConfig:
             raise NicConfigError(f"--rc-retransmission must be one of "
                                  f"{', '.join(RC_RETRANSMISSIONS)}, got "
                                  f"{self.rc_retransmission!r}")
+        if self.rc_window_control not in RC_WINDOW_CONTROLS:
+            raise NicConfigError(f"--rc-window-control must be one of "
+                                 f"{', '.join(RC_WINDOW_CONTROLS)}, got "
+                                 f"{self.rc_window_control!r}")
         if self.rc_paused_timeouts not in RC_PAUSED_TIMEOUTS:
             raise NicConfigError(f"--rc-paused-timeouts must be one of "
                                  f"{', '.join(RC_PAUSED_TIMEOUTS)}, got "

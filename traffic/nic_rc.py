@@ -70,6 +70,7 @@ from traffic.nic_jobs import (
     TxJob,
 )
 from traffic.rc_rto import RtoEstimator
+from traffic.rc_window import DelayWindow
 from traffic.sender import APP_LEN, BTH_LEN
 
 
@@ -121,6 +122,7 @@ class RcTransport:
         self.sa_bad_frames = 0
         self.rto_ns = int(config.rc_timeout_ms * 1e6)
         self._rtt: dict[int, RtoEstimator] = {}  # flow -> its round trip and timeout
+        self._cwnd: dict[int, DelayWindow] = {}  # flow -> its window (rc_window.py)
         self._retx_high: dict[int, int] = {}  # flow -> highest PSN sent twice (Karn)
         self._held_ref: dict[int, int] = {}  # flow -> its class's held time at progress
         self._flow_rc: dict[int, dict[str, int]] = {}  # flow -> FLOW_COUNTERS
@@ -159,12 +161,18 @@ class RcTransport:
         inflight.append((psn, job, i, now))
 
     def _window_open(self, vl: int) -> bool:
-        """Rotate the class queue to a job whose flow has fewer than rc_window unacknowledged
-        frames (a retransmission always may go); False if there is none."""
+        """Rotate the class queue to a job whose flow has fewer unacknowledged frames than
+        its window (rc_window.py; rc_window until the flow's first sample); a
+        retransmission always may go. False if there is none."""
         queue, window, inflight = self._queues[vl], self.cfg.rc_window, self._inflight
+        windows = self._cwnd
         for _ in range(len(queue)):
             job = queue[0]
-            if type(job) is not TxJob or len(inflight.get(job.spec.flow, ())) < window:
+            if type(job) is not TxJob:
+                return True
+            flow = job.spec.flow
+            cwnd = windows.get(flow)
+            if len(inflight.get(flow, ())) < (window if cwnd is None else cwnd.frames):
                 return True
             queue.rotate(-1)
         self._window_waits += 1
@@ -253,6 +261,15 @@ class RcTransport:
                 self.rto_ns, int(cfg.rc_rto_min_ms * 1e6), int(cfg.rc_rto_max_ms * 1e6),
                 RC_BACKOFF_MAX_SHIFT, adaptive=cfg.rc_rto == "adaptive")
         return est
+
+    def _window(self, flow: int) -> DelayWindow:
+        win = self._cwnd.get(flow)
+        if win is None:
+            cfg = self.cfg
+            win = self._cwnd[flow] = DelayWindow(
+                cfg.rc_window, min(cfg.rc_window, 2 * cfg.rc_ack_every),
+                int(cfg.rc_ack_delay_ms * 1e6), adaptive=cfg.rc_window_control == "delay")
+        return win
 
     def _count(self, flow: int, counter: str, n: int = 1) -> None:
         counts = self._flow_rc.get(flow)
@@ -367,9 +384,11 @@ class RcTransport:
         if not inflight:
             return
         newest = clean = None
+        acked = 0
         sent_twice = self._retx_high.get(flow, -1)
         while inflight and inflight[0][0] < psn:
             newest = inflight.popleft()
+            acked += 1
             if clean is None and newest[0] > sent_twice:
                 clean = newest
             job = newest[1]
@@ -384,7 +403,9 @@ class RcTransport:
             if clean is not None:
                 # The oldest frame it covers that was sent once (Karn): its wait includes
                 # the receiver's coalescing of rc_ack_every frames, as a timeout must.
-                self._estimator(flow).sample(now - clean[3])
+                est = self._estimator(flow)
+                est.sample(now - clean[3])
+                self._window(flow).sample(now - clean[3], acked, now, est.srtt_ns)
                 self.rc_stats.rtt_samples += 1
             self._progress(flow, newest[1].vl, now)
             self._retries[flow] = 0

@@ -131,9 +131,12 @@ class NicSummary:
                           "retry_limit": self.cfg.rc_retry_limit,
                           "paused_timeouts": self.cfg.rc_paused_timeouts,
                           "timeout_resend": self.cfg.rc_timeout_resend,
-                          "retransmission": self.cfg.rc_retransmission},
+                          "retransmission": self.cfg.rc_retransmission,
+                          "window": self.cfg.rc_window,
+                          "window_control": self.cfg.rc_window_control},
             "rc_per_flow": {str(flow): {**dict.fromkeys(FLOW_COUNTERS, 0),
-                                        **self._flow_rc.get(flow, {}), "rtt": est.as_dict()}
+                                        **self._flow_rc.get(flow, {}), "rtt": est.as_dict(),
+                                        "window": self._window(flow).as_dict()}
                             for flow, est in sorted(self._rtt.items())} if self.rc else {},
             "unacknowledged": sum(len(q) for q in self._inflight.values()),
             "rc_flows": {str(flow): {

@@ -92,3 +92,17 @@ def test_faults_and_host_lists_are_read():
 def test_the_scenario_as_run_parses_back_to_the_same_scenario(name):
     s = sc.load(name)
     assert sc.parse(s.as_dict(), "as run") == s
+
+
+def test_the_rc_window_control_reaches_the_nics_and_a_bad_one_is_explained():
+    from fabriclab.traffic_run import nic_settings
+
+    data = sc.load("link-failure-allreduce").as_dict()
+    options = nic_settings(sc.parse(data, "t")).rc_options
+    assert options[options.index("--rc-window-control") + 1] == "fixed"  # the default
+    data["traffic"] = {**data["traffic"], "rc_window_control": "delay"}
+    options = nic_settings(sc.parse(data, "t")).rc_options
+    assert options[options.index("--rc-window-control") + 1] == "delay"
+    data["traffic"]["rc_window_control"] = "huge"
+    with pytest.raises(sc.ScenarioError, match="rc_window_control 'huge' is not one of delay"):
+        sc.parse(data, "t")

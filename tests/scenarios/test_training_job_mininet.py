@@ -47,6 +47,30 @@ def _summaries(run_dir: Path) -> dict[str, dict]:
             for p in sorted(run_dir.glob("nics/*.summary.json"))}
 
 
+def _sends_ns(nics: Path, host: str, flow: int, psn: int) -> list[int]:
+    """When `host`'s sender log says it sent (flow, psn) (PSNs run on over a flow's
+    messages, so a PSN is sent again only by a retransmission)."""
+    rows = (line.split(",") for line in (nics / f"{host}.sent.csv").read_text().splitlines()
+            if line and not line.startswith(("#", "flow,")))
+    return sorted(int(t) for f, p, t in rows if int(f) == flow and int(p) == psn)
+
+
+def _assert_retry_limit_hit(nics: Path, host: str, record: dict, summary: dict) -> None:
+    """A queue pair really exhausted its retry limit, by its sender log rather than its
+    summary's word: the PSN it failed on was sent once and again at each of `limit`
+    timeouts in a row (a timeout resends the oldest frame), each resend at least the
+    timeout's floor after the one before, and the flow failed after the last. (The
+    receiver may have taken the first copy: the ACK is what never came back.)"""
+    flow, psn = int(record["flow"]), int(record["psn"])
+    limit = summary["rc_config"]["retry_limit"]
+    floor_ns = summary["rc_config"]["rto_min_ms"] * 1e6
+    sends = _sends_ns(nics, host, flow, psn)
+    assert len(sends) >= limit + 1, f"{host} flow {flow} PSN {psn}: sent {len(sends)} times"
+    waits = [b - a for a, b in zip(sends, sends[1:])]
+    assert all(w >= floor_ns for w in waits[-limit:]), (host, flow, psn, waits)
+    assert record["t_ns"] - sends[-1] >= floor_ns, (host, flow, psn, record["t_ns"], sends)
+
+
 def test_metrics_carry_the_job_figures_per_fabric(compared):
     run_dir, m = compared
     assert set(m.training) == {"ib-like", "roce-like"}
@@ -101,6 +125,8 @@ def test_an_interruption_is_charged_only_where_a_nic_hit_its_retry_limit(compare
         assert sum(s["rc"]["flows_failed"] for s in summaries.values()) == len(failures)
         limit = {s["rc_config"]["retry_limit"] for s in summaries.values()}
         assert all(r["timeouts"] in limit for _h, r in failures), failures
+        for host, r in failures:  # and the sender log shows it happened
+            _assert_retry_limit_hit(run_dir / rel / "nics", host, r, summaries[host])
         t = m.training[name]
         assert t.interruptions == (1 if failures else 0), (name, failures)
         if failures:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -37,6 +38,32 @@ def test_faults_run_in_time_order_and_record_when_and_errors():
     assert events[1].error == ""  # `true -- ip link ...` succeeds: the prefix is honoured
     assert "nct-no-such-if" in events[2].error  # a failing fault is recorded, not raised
     assert schedule.first("restart").at_s == 0.06
+
+
+def test_both_local_ends_of_a_link_go_down_at_the_same_time_and_errors_name_each():
+    slow = ("sh", "-c", "sleep 0.4", "sh")  # `sh -c CMD sh ip link ...`: CMD alone runs
+    started = time.monotonic()
+    LinkDown([LinkEnd("a", prefix=slow), LinkEnd("b", prefix=slow)])()
+    assert time.monotonic() - started < 0.7  # together, not 0.8 s one after the other
+    bad = ("sh", "-c", "echo refused >&2; exit 3", "sh")
+    with pytest.raises(FaultError, match="ip link set dev a down: refused; .*dev b down: refused"):
+        LinkDown([LinkEnd("a", prefix=bad), LinkEnd("b", prefix=bad)])()
+
+
+def test_link_faults_run_real_time_and_hooks_do_not(monkeypatch):
+    seen = {}
+    end = LinkEnd("x", run=lambda argv: seen.setdefault("link", os.sched_getscheduler(0)))
+    schedule = FaultSchedule([
+        (0.0, LinkDown([end])),
+        (0.01, Hook("restart s1", lambda: seen.setdefault("hook", os.sched_getscheduler(0)))),
+    ], rt_priority=20)
+    events = schedule.start().join(5)
+    assert [e.error for e in events] == ["", ""]
+    assert seen["hook"] == os.SCHED_OTHER  # a restarted switch must not inherit it
+    if schedule.notes:  # not permitted here (no CAP_SYS_NICE): said once, runs as before
+        assert seen["link"] == os.SCHED_OTHER and schedule.notes[0].startswith("SCHED_FIFO 20:")
+    else:
+        assert seen["link"] == os.SCHED_FIFO
 
 
 def test_nic_control_sends_one_line_and_reads_one_json_reply(tmp_path):

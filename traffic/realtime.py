@@ -1,0 +1,52 @@
+"""Real-time scheduling for the threads that must not wait behind busy packet loops: the
+agents (controller/agent.py), the embedded switch's control threads
+(p4switch/control_priority.py) and the fault injector (traffic/faults.py).
+
+One home for the SCHED_FIFO call and the priorities they share; it imports only the
+standard library, so controller/, p4switch/ and traffic/ all import it without a cycle.
+On a machine with more busy processes than cores a woken thread at normal scheduling
+waits for its session's turn (autogroup), tens of ms with 20 switches on 2 cores
+(docs/controller.md, "Switchover under load"); a real-time thread runs when it wakes.
+The kernel's RT throttling (/proc/sys/kernel/sched_rt_runtime_us, 95% of each
+second) bounds a runaway.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+AGENT_RT_PRIORITY = 20  # agents, and the fault injector whose timing their detection is
+                        # measured from; above the switches' control threads (10)
+
+
+def sched_fifo(priority: int) -> str | None:
+    """SCHED_FIFO at `priority` for the calling thread; the threads it starts afterwards
+    and the processes it spawns inherit it. None when it took effect (or 0: nothing
+    asked), else why not, as "SCHED_FIFO N: reason" (no CAP_SYS_NICE, a priority the
+    kernel refuses); the caller then runs at normal scheduling."""
+    if priority == 0:
+        return None
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
+    except (OSError, AttributeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        return f"SCHED_FIFO {priority}: {reason}"
+    return None
+
+
+@contextmanager
+def realtime(priority: int) -> Iterator[str | None]:
+    """The calling thread at SCHED_FIFO `priority` for the block (what it spawns
+    inherits it), then back to normal scheduling; yields `sched_fifo`'s answer (None:
+    in effect). For short work only: a spawned process that lives on keeps it."""
+    why = sched_fifo(priority)
+    try:
+        yield why
+    finally:
+        if priority and why is None:
+            try:
+                os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+            except OSError:
+                pass  # stays real-time: it only ever runs short fault actions
