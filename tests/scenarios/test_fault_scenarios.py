@@ -123,13 +123,15 @@ def _failed_link_on_path(topology: str, src: str, dst: str) -> str:
 
 
 def _link_failure(tmp_path, target, topology: str, hosts: list[str], reroute: str = "fast",
-                  link: str | None = None) -> dict:
+                  link: str | None = None, rate_pps: int | None = None) -> dict:
     _skip_on_bmv2(target, BMV2_LINK_FAILURE)
     data = sc.load("link-failure-allreduce").as_dict()
     link = link or _failed_link_on_path(topology, hosts[0], hosts[1])
     data.update(topology=topology, reroute=reroute, duration_s=20, routing=ROUTING,
                 faults=[{"at_s": 0.1, "kind": "link_down", "target": link}])
     data["traffic"] = {**data["traffic"], "hosts": hosts}
+    if rate_pps is not None:
+        data["link"] = {**data["link"], "rate_pps": rate_pps}
     result = run(sc.parse(_at_target_rate(data, target), f"link failure on {topology}"),
                  target, tmp_path)
     m = result.metrics
@@ -163,6 +165,11 @@ def _bound_ms(m) -> float:
 # (a local switchover) and the reverse flow comes down into it at a switch without one
 # (fault notification upstream); failed next to the second rank, the other way round.
 SIZES = [("leafspine:2,2,1", ["h1", "h2"]), ("fattree:4", ["h1", "h5"])]
+# Both sizes at a rate this 2-core machine carries with 20 switch processes: at the
+# scenario's 2000 frames/s fattree:4 is CPU-bound (~310 frames/s per flow), every RC
+# window stands in the switch queues and the gap measures those queues, not the
+# recovery (docs/controller.md, "What the 20-switch gap is made of").
+SCALE_RATE_PPS = 500
 
 
 @pytest.mark.parametrize("where", ["first-rank", "second-rank"])
@@ -173,7 +180,7 @@ def test_link_failure_gap_in_both_directions_is_within_the_same_bound_on_4_and_2
         links = _switch_links_on_path(topology, hosts[0], hosts[1])
         link = links[0] if where == "first-rank" else links[-1]
         m = _link_failure(tmp_path / topology.replace(":", "-"), target, topology, hosts,
-                          link=link)
+                          link=link, rate_pps=SCALE_RATE_PPS if target.value != "bmv2" else None)
         runs[topology] = m
         assert len(m.recovery_gap_by_direction or {}) == 2, \
             f"both ring flows cross {link}: {m.recovery}"
@@ -184,13 +191,19 @@ def test_link_failure_gap_in_both_directions_is_within_the_same_bound_on_4_and_2
                  f"3 x ({m.detection_ms} + {m.switchover_ms}) + {m.rtt_ms} = {bound:.1f} ms")
     # Both sizes are held to the same bound, made of quantities local to the failed
     # link (its agents' detection and switchover) and to the flows (their round trip):
-    # nothing in it grows with the number of switches. The raw gaps are printed: on this
-    # 2-core machine the 20-switch runs are slower (more processes per core, longer
-    # paths of standing credit queues), by what their own bound says.
+    # nothing in it grows with the number of switches. The 20-switch gap itself is held
+    # to twice the 4-switch one plus 20 ms: the locally protected direction is the same
+    # on both (11-14 ms), the notification-healed one is longer on fattree:4 (36-45 ms
+    # against 12-20 ms: its notification goes two switch hops up, through the cores),
+    # and at 2000 frames/s the 20-switch gap was 100 ms and more.
     small, large = (runs[t] for t, _h in SIZES)
     _print(f"largest gap / bound, 4 vs 20 switches ({where})",
            {"4": f"{small.recovery_gap_ms:.1f} / {_bound_ms(small):.1f}",
             "20": f"{large.recovery_gap_ms:.1f} / {_bound_ms(large):.1f}"}, "4", "20")
+    if target.value != "bmv2":
+        assert large.recovery_gap_ms <= 2 * small.recovery_gap_ms + 20.0, \
+            (f"20-switch gap {large.recovery_gap_ms:.1f} ms vs 4-switch "
+             f"{small.recovery_gap_ms:.1f} ms")
 
 
 def test_global_reroute_only_gap_is_reported_and_the_collective_completes(tmp_path, target):
