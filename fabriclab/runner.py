@@ -94,6 +94,8 @@ def run(scenario: Scenario, target: Target, results_root: Path,
     finally:
         status.set_phase("tearing down")
         _crashes(net, metrics)
+        if net is not None and net.loops:
+            metrics["hold_loop_frames"] = net.hold_loop_stats()
         leftovers = net.stop() if net is not None else ledger.teardown()
         if leftovers:
             metrics.setdefault("problems", []).append("teardown left: " + ", ".join(leftovers))

@@ -109,3 +109,32 @@ def create(loop: HoldLoop) -> None:
         _run(["ip", "link", "set", iface, "mtu", str(MTU), "up"])
     for cmd in tc_commands(loop):
         _run(cmd)
+
+
+def _stat(iface: str, name: str) -> int | None:
+    try:
+        return int(Path(f"/sys/class/net/{iface}/statistics/{name}").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _qdisc_drops(iface: str) -> int | None:
+    """Frames the loop's qdiscs dropped (htb and its pfifo together)."""
+    proc = subprocess.run(["tc", "-s", "qdisc", "show", "dev", iface], capture_output=True,
+                          text=True, check=False)
+    if proc.returncode != 0:
+        return None
+    total = 0
+    for line in proc.stdout.splitlines():
+        words = line.replace(",", " ").split()
+        if "dropped" in words:
+            total += int(words[words.index("dropped") + 1])
+    return total
+
+
+def stats(loop: HoldLoop) -> dict[str, int | None]:
+    """What went round the loop so far: frames into the loop (the switch sent them out of
+    its hold port), frames out of it (delivered to the hold in port), qdisc drops."""
+    return {"frames_in": _stat(loop.out_iface, "tx_packets"),
+            "frames_out": _stat(loop.in_iface, "rx_packets"),
+            "qdisc_drops": _qdisc_drops(loop.out_iface)}

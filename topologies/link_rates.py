@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 COST_BYTES = 2048  # htb mpu: what every frame is charged (longer than any fabric frame)
 KIND_CREDIT = 2  # p4src/include/headers.p4: the LRH kind byte (offset 1) of a CREDIT frame
+CREDIT_OP_AT = 8  # the CREDIT header's first byte (op in its high nibble), after the 8-byte LRH
 
 
 class LinkRateError(RuntimeError):
@@ -92,12 +93,16 @@ def apply_with_thrift(thrift_port: int, rates: list[PortRate]) -> str:
 
 def tc_commands(rate: PortRate) -> list[list[str]]:
     """htb on one interface: data at rate_pps (every frame costs COST_BYTES: mpu), in a
-    pfifo of the port's depth; flow-control frames (802.1Qbb, LRH kind CREDIT) in a
-    class of their own that is never held behind data, as the switch sends them."""
+    pfifo of the port's depth; flow-control frames (802.1Qbb, LRH kind CREDIT op 0) in a
+    class of their own that is never held behind data, as the switch sends them. A
+    credit request (CREDIT op 1) queues with the data: its FCTBS counts the data frames
+    already in this qdisc, and the receiver sets its ABR to it, so it must not overtake
+    them (ABR would count them twice when they arrive, and the sender overrun its credit)."""
     dev = ["dev", rate.iface]
     bits = rate.rate_pps * COST_BYTES * 8
     control = ["u32", "match", "u32", "0", "0"]
-    credit = ["u32", "match", "u8", str(KIND_CREDIT), "0xff", "at", "1"]
+    credit = ["u32", "match", "u8", str(KIND_CREDIT), "0xff", "at", "1",
+              "match", "u8", "0x00", "0xf0", "at", str(CREDIT_OP_AT)]
     return [
         ["tc", "qdisc", "replace", *dev, "root", "handle", "1:", "htb", "default", "2"],
         ["tc", "class", "add", *dev, "parent", "1:", "classid", "1:1", "htb",

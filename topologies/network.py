@@ -254,6 +254,11 @@ class EmulatedNetwork:
     ledger: Ledger
     link_rates: dict[str, str] = field(default_factory=dict)  # switch -> how rates are enforced
     hold_loops: dict[str, str] = field(default_factory=dict)  # switch -> its hold loop (bmv2)
+    loops: dict[str, hold_loop.HoldLoop] = field(default_factory=dict)
+
+    def hold_loop_stats(self) -> dict[str, dict]:
+        """Per switch, what went round its hold loop so far (topologies/hold_loop.py)."""
+        return {name: hold_loop.stats(loop) for name, loop in sorted(self.loops.items())}
     cluster: dict | None = None  # servers, placement, tunnels (topologies/cluster.py)
     servers: object | None = None  # topologies.servers.ServerSet, made for this run
 
@@ -382,6 +387,7 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
     emulated = EmulatedNetwork(fabric, net, target, grpc_addrs, device_ids, ledger,
                                servers=servers)
     emulated.hold_loops = {name: loop.describe() for name, loop in loops.items()}
+    emulated.loops = loops
     try:
         if servers is not None:
             from topologies import cluster

@@ -274,6 +274,8 @@ class RunMetrics:
     # bmv2: each switch's hold loop, where held frames wait (topologies/hold_loop.py);
     # empty: held frames recirculate
     hold_loops: tuple[str, ...] = ()
+    # ... and per switch what went round it: frames_in, frames_out, qdisc_drops
+    hold_loop_frames: dict[str, dict[str, Any]] = field(default_factory=dict)
     run_prefix: str | None = None  # the run's interface/namespace name prefix (`fk3-`)
     # servers, placement per node, cross_server_links, tunnel (topologies/cluster.py)
     cluster: dict[str, Any] | None = None

@@ -81,6 +81,8 @@ def test_tc_makes_a_packet_rate_shaper_with_flow_control_frames_apart():
                and f"mpu {link_rates.COST_BYTES}" in c for c in cmds)
     assert any("protocol 0x8808" in c and "flowid 1:1" in c for c in cmds)
     assert any("protocol 0x88b5" in c and "match u8 2 0xff at 1" in c for c in cmds)
+    # ... but a credit request (op 1) queues behind the data its FCTBS already counts
+    assert any("protocol 0x88b5" in c and "match u8 0x00 0xf0 at 8" in c for c in cmds)
     assert any("parent 1:2 pfifo limit 64" in c for c in cmds)
 
 
