@@ -56,8 +56,9 @@ BMV2_CREDIT_STORM = ("bmv2: CREDIT storm at 300 pps with the hold loop: the bloc
                      "needs blocked_ns, a register bmv2 cannot read over P4Runtime; the run "
                      "itself ends 'fail' with 65 headroom drops (the fc_buffer race)")
 BMV2_LINK_FAILURE = ("bmv2: link failure (leafspine:2,2,1, global reroute) at 300 pps, with "
-                     "or without the hold loop: 'stalled' after 3.0 s, 32 frames held each "
-                     "way at s2:3 and s4:1 waiting for credit from each other")
+                     "or without the hold loop: 'stalled' (loop: after 3.0 s, 32 frames "
+                     "waiting at s2:3 and 32 at s4:1, 32 lost unexplained; recirculation: "
+                     "25 unexplained); not yet diagnosed")
 
 
 def _skip_on_bmv2(target, reason: str) -> None:
