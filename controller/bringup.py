@@ -47,6 +47,7 @@ class BringupOptions:
     qos_policy: QosPolicy | None = None  # SL -> VL, VL arbitration (controller/qos.py)
     partitions: Partitions | None = None  # P_Key enforcement at host ports
     class_queues: bool = False  # the switches run one egress queue per VL
+    hold_loop: bool = False  # the switches have a hold loop wired (bmv2): use it
 
 
 @dataclass
@@ -78,16 +79,19 @@ def fc_params(mode: FlowControl, *, xoff: int, xon: int, headroom: int, credit_l
 
 
 def configure_flow_control(connections: dict, fabric: Fabric, params: fc.FlowControlParams,
-                           frame_bytes: int, constants: ProgramConstants) -> None:
+                           frame_bytes: int, constants: ProgramConstants,
+                           hold_loop: bool = False) -> None:
     """Every switch in `params`' mode; per wired port its link's pause quantum and buffer.
-    `constants`: the pushed program's (SubnetManager.constants)."""
+    `constants`: the pushed program's (SubnetManager.constants); `hold_loop`: every switch
+    has its hold loop wired (real bmv2, topologies/hold_loop.py), held frames use it."""
     def one(name: str) -> None:
         quanta, limits = {}, {}
         for link in fabric.links_of(name):
             port, _peer, _peer_port = link.endpoint(name)
             quanta[port] = round(pause_quantum_ns(link.params.rate_pps, frame_bytes))
             limits[port] = link.params.buffer_pkts
-        fc.configure(connections[name], params, quanta, limits, constants=constants)
+        fc.configure(connections[name], params, quanta, limits, constants=constants,
+                     hold_loop=hold_loop)
 
     failed = {n: r for n, r in on_every_switch(fabric, one).items() if isinstance(r, Exception)}
     if failed:
@@ -125,7 +129,7 @@ def bring_up(fabric: Fabric, grpc_addrs: dict[str, str], p4info: Path, bmv2_json
         sm.install_notification()
         sm.write_address_book(run_dir / "address_book.json")
         configure_flow_control(sm.connections, fabric, options.fc_params, options.frame_bytes,
-                               sm.constants)
+                               sm.constants, options.hold_loop)
         qos = {}
         if options.qos_policy is not None or options.partitions is not None:
             qos = configure_fabric(sm, fabric, options.qos_policy, options.partitions,

@@ -12,6 +12,10 @@ The contract with p4src/fabric.p4 (docs/fabric.md):
 * `FabricIngress.egress_config`: per egress port, `set_egress_limit(limit)`, in
   LOSSY mode the most data frames queued towards that port before the program
   tail-drops (and counts) them; the link's buffer.
+* the hold loop, on real bmv2 only (`hold_loop=True`; p4src/include/hold_loop.p4):
+  `FabricIngress.hold_loop_config`'s default action `set_hold_loop(1)` and clone
+  session `HOLD_SESSION` -> `HOLD_OUT_PORT`, so that held frames wait round the
+  run's paced veth pair (topologies/hold_loop.py) instead of recirculating.
 
 Only tables, their default entries and clone sessions are written: never a
 register, because bmv2's P4Runtime server does not implement register writes
@@ -34,6 +38,8 @@ PORT_CONFIG_TABLE = "FabricIngress.port_config"
 PORT_CONFIG_ACTION = "FabricIngress.set_port"
 EGRESS_CONFIG_TABLE = "FabricIngress.egress_config"
 EGRESS_CONFIG_ACTION = "FabricIngress.set_egress_limit"
+HOLD_LOOP_TABLE = "FabricIngress.hold_loop_config"
+HOLD_LOOP_ACTION = "FabricIngress.set_hold_loop"
 
 
 class Mode(enum.IntEnum):
@@ -55,11 +61,34 @@ class FlowControlParams:
     watchdog_restore_us: int = 0
 
 
+def clone_session(session_id: int, port: int) -> p4runtime_pb2.Update:
+    """INSERT clone session `session_id` -> `port` (class of service 0, no truncation)."""
+    session = p4runtime_pb2.Update(type=p4runtime_pb2.Update.INSERT)
+    clone = session.entity.packet_replication_engine_entry.clone_session_entry
+    clone.session_id = session_id
+    clone.replicas.add(egress_port=port, instance=1)
+    return session
+
+
+def hold_loop_updates(conn: SwitchConnection, constants: ProgramConstants
+                      ) -> list[p4runtime_pb2.Update]:
+    """The writes that send a switch's held frames round its hold loop."""
+    if not constants.has_hold_loop:
+        raise ValueError(f"switch {conn.name}: the program has no hold loop "
+                         f"(FabricConst lacks HOLD_OUT_PORT, HOLD_IN_PORT, HOLD_SESSION)")
+    default = conn.p4info.table_entry(HOLD_LOOP_TABLE, {}, HOLD_LOOP_ACTION, {"on": 1})
+    default.is_default_action = True
+    return [SwitchConnection.modify(default),
+            clone_session(constants.hold_session, constants.hold_out_port)]
+
+
 def updates(conn: SwitchConnection, params: FlowControlParams,
             pause_quantum_ns: dict[int, int], queue_limit: dict[int, int] | None = None,
-            *, constants: ProgramConstants) -> list[p4runtime_pb2.Update]:
+            *, constants: ProgramConstants, hold_loop: bool = False
+            ) -> list[p4runtime_pb2.Update]:
     """The writes that put one switch in `params`' mode, for its wired ports;
-    `constants`: the pushed program's (its clone session base)."""
+    `constants`: the pushed program's (its clone session base); `hold_loop`: the
+    switch has a hold loop wired (real bmv2), held frames wait round it."""
     p4info = conn.p4info
     if p4info is None:
         raise ValueError(f"switch {conn.name}: no pipeline yet (push it before flow control)")
@@ -77,19 +106,18 @@ def updates(conn: SwitchConnection, params: FlowControlParams,
         entry = p4info.table_entry(PORT_CONFIG_TABLE, {"standard_metadata.ingress_port": port},
                                    PORT_CONFIG_ACTION, {"pause_quantum_ns": max(1, quantum)})
         out.append(SwitchConnection.insert(entry))
-        session = p4runtime_pb2.Update(type=p4runtime_pb2.Update.INSERT)
-        clone = session.entity.packet_replication_engine_entry.clone_session_entry
-        clone.session_id = constants.fc_session_base + port
-        clone.replicas.add(egress_port=port, instance=1)
-        out.append(session)
+        out.append(clone_session(constants.fc_session_base + port, port))
     for port, limit in sorted((queue_limit or {}).items()):
         entry = p4info.table_entry(EGRESS_CONFIG_TABLE, {"standard_metadata.egress_spec": port},
                                    EGRESS_CONFIG_ACTION, {"limit": limit})
         out.append(SwitchConnection.insert(entry))
+    if hold_loop:
+        out += hold_loop_updates(conn, constants)
     return out
 
 
 def configure(conn: SwitchConnection, params: FlowControlParams,
               pause_quantum_ns: dict[int, int], queue_limit: dict[int, int] | None = None,
-              *, constants: ProgramConstants) -> None:
-    conn.write(updates(conn, params, pause_quantum_ns, queue_limit, constants=constants))
+              *, constants: ProgramConstants, hold_loop: bool = False) -> None:
+    conn.write(updates(conn, params, pause_quantum_ns, queue_limit, constants=constants,
+                       hold_loop=hold_loop))

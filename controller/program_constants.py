@@ -3,7 +3,8 @@
 fabric.p4 declares them once, as a serializable enum (p4src/include/headers.p4):
 
     enum bit<32> FabricConst { CPU_PORT = 510, NUM_CLASSES = 8, FC_SESSION_BASE = 100,
-                               NOTIFY_GROUP = 1000 }
+                               NOTIFY_GROUP = 1000, HOLD_OUT_PORT = 508,
+                               HOLD_IN_PORT = 509, HOLD_SESSION = 99 }
 
 and derives its own `const`s from it. A serializable enum survives compilation where a
 `const` does not: the embedded compiler lists every serializable enum in the bmv2 JSON
@@ -31,6 +32,9 @@ ENUM = "FabricConst"
 # enum entry -> ProgramConstants field
 ENTRIES = {"CPU_PORT": "cpu_port", "NUM_CLASSES": "num_classes",
            "FC_SESSION_BASE": "fc_session_base", "NOTIFY_GROUP": "notify_group"}
+# Entries a program may lack: without them it has no hold loop (p4src/include/hold_loop.p4).
+OPTIONAL = {"HOLD_OUT_PORT": "hold_out_port", "HOLD_IN_PORT": "hold_in_port",
+            "HOLD_SESSION": "hold_session"}
 
 
 class ProgramConstantsError(ValueError):
@@ -44,6 +48,15 @@ class ProgramConstants:
     fc_session_base: int  # clone session fc_session_base + p sends flow-control frames out of p
     notify_group: int  # multicast group of a switch's switch-to-switch ports (notify.p4)
     source: str = ""  # where they were read: "bmv2 JSON", "P4Info" or the headers.p4 fallback
+    # The hold loop (hold_loop.p4): held frames leave by hold_out_port through clone
+    # session hold_session and come back in by hold_in_port; None: the program has none.
+    hold_out_port: int | None = None
+    hold_in_port: int | None = None
+    hold_session: int | None = None
+
+    @property
+    def has_hold_loop(self) -> bool:
+        return None not in (self.hold_out_port, self.hold_in_port, self.hold_session)
 
 
 def _build(values: Mapping[str, int], source: str) -> ProgramConstants:
@@ -52,8 +65,9 @@ def _build(values: Mapping[str, int], source: str) -> ProgramConstants:
         raise ProgramConstantsError(
             f"{source}: the program's {ENUM} enum has no {', '.join(missing)} "
             f"(it needs {', '.join(ENTRIES)})")
+    optional = {field: int(values[name]) for name, field in OPTIONAL.items() if name in values}
     return ProgramConstants(**{field: int(values[name]) for name, field in ENTRIES.items()},
-                            source=source)
+                            source=source, **optional)
 
 
 @cache

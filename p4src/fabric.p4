@@ -11,6 +11,7 @@
 #include <v1model.p4>
 
 #include "include/headers.p4"
+#include "include/hold_loop.p4"
 #include "include/parser.p4"
 #include "include/telemetry.p4"
 #include "include/notify.p4"

@@ -23,7 +23,7 @@ from mininet.net import Mininet
 from mininet.node import Host, Switch
 from mininet.topo import Topo
 
-from topologies import link_names, link_rates, remote
+from topologies import hold_loop, link_names, link_rates, remote
 from topologies.description import Fabric, NodeKind
 from topologies.ledger import Ledger
 from topologies.targets import SwitchKind, Target, switch_command
@@ -116,7 +116,7 @@ class P4Switch(Switch):
                  trace: bool = False, start_timeout: float = 10.0,
                  thrift_port: int | None = None, priority_queues: int = 1,
                  grpc_host: str = "127.0.0.1", cpu_port: int | None = None,
-                 **params) -> None:
+                 hold: hold_loop.HoldLoop | None = None, **params) -> None:
         params.setdefault("inNamespace", False)
         super().__init__(name, **params)
         self.target = target
@@ -134,11 +134,15 @@ class P4Switch(Switch):
         self.cpu_port = cpu_port  # the program's FabricConst.CPU_PORT
         self.process: subprocess.Popen | None = None
         self.link_rates = ""  # how this switch's link rates are enforced (bmv2)
+        self.hold = hold  # its hold loop (bmv2: topologies/hold_loop.py), made at start
 
     def start(self, controllers) -> None:  # noqa: ARG002 - Mininet's signature
         ports = {self.ports[i]: i.name for i in self.intfList() if i.name != "lo"}
         for iface in ports.values():
             self.quiet_interface(iface)
+        if self.hold is not None:
+            hold_loop.create(self.hold)
+            ports.update(self.hold.ports)
         trace_file = self.log_file.with_suffix(".trace") if self.trace else None
         cmd = switch_command(self.target, self.device_id, ports, self.grpc_addr,
                              trace_file, self.port_params, self.thrift_port,
@@ -249,6 +253,12 @@ class EmulatedNetwork:
     device_ids: dict[str, int]
     ledger: Ledger
     link_rates: dict[str, str] = field(default_factory=dict)  # switch -> how rates are enforced
+    hold_loops: dict[str, str] = field(default_factory=dict)  # switch -> its hold loop (bmv2)
+    loops: dict[str, hold_loop.HoldLoop] = field(default_factory=dict)
+
+    def hold_loop_stats(self) -> dict[str, dict]:
+        """Per switch, what went round its hold loop so far (topologies/hold_loop.py)."""
+        return {name: hold_loop.stats(loop) for name, loop in sorted(self.loops.items())}
     cluster: dict | None = None  # servers, placement, tunnels (topologies/cluster.py)
     servers: object | None = None  # topologies.servers.ServerSet, made for this run
 
@@ -317,9 +327,11 @@ def interface_names(fabric: Fabric, prefix: str = "") -> list[str]:
 def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
                   port_params: dict[str, dict[int, str]] | None = None,
                   servers=None, placement=None, priority_queues: int = 1, *,
-                  cpu_port: int) -> EmulatedNetwork:
+                  cpu_port: int, hold_ports: tuple[int, int] | None = None) -> EmulatedNetwork:
     """Build and start the network; on any failure everything created is removed.
     `cpu_port`: the program's (topologies.targets.CompiledProgram.constants).
+    `hold_ports`: the program's (hold out, hold in) ports: on real bmv2 (not on
+    servers) every switch gets its hold loop there (topologies/hold_loop.py).
 
     With `servers` (topologies.servers.ServerSet) and a `placement`, every node runs
     on its server through Mininet's cluster nodes (topologies/cluster.py)."""
@@ -329,6 +341,14 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
         names = interface_names(fabric, ledger.prefix)
     except link_names.LinkNameError as exc:
         raise NetworkError(str(exc)) from None
+    loops: dict[str, hold_loop.HoldLoop] = {}
+    if target.switch is SwitchKind.BMV2 and servers is None and hold_ports is not None:
+        try:
+            loops = {sw.name: hold_loop.plan(ledger.prefix, sw.name, *hold_ports)
+                     for sw in fabric.switches}
+        except hold_loop.HoldLoopError as exc:
+            raise NetworkError(str(exc)) from None
+        names = names + [n for loop in loops.values() for n in loop.interfaces]
     clashes = [n for n in names if Path("/sys/class/net", n).exists()]
     if clashes:
         raise NetworkError(
@@ -356,7 +376,7 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
             cls=P4Switch, target=target, device_id=node.device_id, grpc_port=port,
             log_dir=log_dir, ledger=ledger, port_params=(port_params or {}).get(node.name),
             thrift_port=free_tcp_port() if target.switch is SwitchKind.BMV2 else None,
-            priority_queues=priority_queues, cpu_port=cpu_port)
+            priority_queues=priority_queues, cpu_port=cpu_port, hold=loops.get(node.name))
         switch_opts[node.name].update(placed.get(node.name, {}))
     if servers is None:  # on servers the names live in the servers' namespaces
         ledger.add_interfaces(names)
@@ -366,6 +386,8 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
                   link=link_cls, build=False, autoSetMacs=False, waitConnected=False)
     emulated = EmulatedNetwork(fabric, net, target, grpc_addrs, device_ids, ledger,
                                servers=servers)
+    emulated.hold_loops = {name: loop.describe() for name, loop in loops.items()}
+    emulated.loops = loops
     try:
         if servers is not None:
             from topologies import cluster

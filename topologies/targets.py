@@ -76,7 +76,8 @@ class Target:
         """What the run's versions.json records about the toolchain."""
         out = {"target": self.value, "compiler": self.compiler.value,
                "switch": self.switch.value, "target_reason": self.reason,
-               "link_rate_enforcement": LINK_RATE_ENFORCEMENT[self.switch]}
+               "link_rate_enforcement": LINK_RATE_ENFORCEMENT[self.switch],
+               "held_frames": HELD_FRAMES[self.switch]}
         if self.compiler is Compiler.P4C:
             out["p4c"] = first_line(["p4c", "--version"])
         if self.switch is SwitchKind.BMV2:
@@ -90,6 +91,14 @@ LINK_RATE_ENFORCEMENT = {
     SwitchKind.BMV2: "bmv2 egress queues: set_queue_rate/set_queue_depth over Thrift where "
                      "simple_switch_grpc has it, else tc htb on the switch's interfaces "
                      "(the run's metrics say which); no propagation delay",
+}
+
+# Where fabric.p4 keeps a frame that may not leave yet (PFC paused, no credit).
+HELD_FRAMES = {
+    SwitchKind.EMBEDDED: "recirculation, paced by the embedded switch (50 us-1 ms a pass)",
+    SwitchKind.BMV2: "the hold loop: a veth pair from port 508 to port 509 of each switch, "
+                     "paced by tc htb (topologies/hold_loop.py), where the run makes one; "
+                     "else recirculation (the run's metrics say which)",
 }
 
 Target.EMBEDDED = Target(Compiler.EMBEDDED, SwitchKind.EMBEDDED, "embedded target")

@@ -125,6 +125,13 @@ HEADERS: dict[str, HeaderSpec] = {
                    (("opcode", 16), ("class_enable", 16))
                    + tuple((f"quanta{i}", 16) for i in range(8)),
                    "802.1Qbb PFC; Scapy's MACControlClassBasedFlowControl is the layer"),
+        HeaderSpec("HOLD", "hold_t",
+                   (("magic", 16), ("is_data", 1), ("held", 1), ("has_ticket", 1),
+                    ("ticket", 32), ("arrival_ts", 48), ("verdict", 32), ("in_port", 9),
+                    ("in_cls", 3), ("out_port", 9), ("cls", 3), ("pad", 5)),
+                   "a held frame's field list FL_HOLD, in front of its Ethernet header while "
+                   "it waits round a bmv2 switch's hold loop (p4src/include/hold_loop.p4); "
+                   "never on a fabric link"),
     )
 }
 
@@ -167,6 +174,7 @@ CREDIT = _scapy_layer(HEADERS["CREDIT"])
 PROBE = _scapy_layer(HEADERS["PROBE"])
 HELLO = _scapy_layer(HEADERS["HELLO"])
 NOTIFY = _scapy_layer(HEADERS["NOTIFY"])
+HOLD = _scapy_layer(HEADERS["HOLD"])  # the first HEADERS["HOLD"].size bytes of a looped frame
 
 bind_layers(Ether, LRH, type=ETHERTYPE_FABRIC)
 bind_layers(LRH, BTH, kind=int(Kind.DATA))
@@ -174,6 +182,7 @@ bind_layers(LRH, CREDIT, kind=int(Kind.CREDIT))
 bind_layers(LRH, PROBE, kind=int(Kind.PROBE))
 bind_layers(LRH, HELLO, kind=int(Kind.HELLO))
 bind_layers(LRH, NOTIFY, kind=int(Kind.NOTIFY))
+bind_layers(HOLD, Ether)
 bind_layers(BTH, APP)
 
 

@@ -271,6 +271,11 @@ class RunMetrics:
     vls_used: int | None = None
     discovered_links: int | None = None  # switch-to-switch cables the SM's probes found
     link_rate_enforcement: tuple[str, ...] = ()  # how the switches enforce link rates
+    # bmv2: each switch's hold loop, where held frames wait (topologies/hold_loop.py);
+    # empty: held frames recirculate
+    hold_loops: tuple[str, ...] = ()
+    # ... and per switch what went round it: frames_in, frames_out, qdisc_drops
+    hold_loop_frames: dict[str, dict[str, Any]] = field(default_factory=dict)
     run_prefix: str | None = None  # the run's interface/namespace name prefix (`fk3-`)
     # servers, placement per node, cross_server_links, tunnel (topologies/cluster.py)
     cluster: dict[str, Any] | None = None

@@ -66,19 +66,19 @@ control FabricEgress(inout headers_t hdr,
         meta.fc_op = op;
         meta.fc_cls = cls;
         meta.fc_credit_limit = meta.cfg.credit_limit;
+        meta.egress_cloned = 1;
         clone_preserving_field_list(CloneType.E2E, session, FL_FC);
     }
 
+    /* Held: it waits by recirculation or round the hold loop (end of apply). */
     action hold() {
         meta.held = 1;
-        recirculate_preserving_field_list(FL_HOLD);
     }
 
     action discard(bit<32> reason) {
         /* Counted by FabricIngress.drop_counter on the next ingress pass. */
         meta.verdict = reason + 1;
         meta.held = 1;
-        recirculate_preserving_field_list(FL_HOLD);
     }
 
     apply {
@@ -87,8 +87,13 @@ control FabricEgress(inout headers_t hdr,
         now_ns = (bit<64>)standard_metadata.egress_global_timestamp * 1000;
         bool is_clone = standard_metadata.instance_type == INSTANCE_INGRESS_CLONE
                         || standard_metadata.instance_type == INSTANCE_EGRESS_CLONE;
+        bool hold_copy = standard_metadata.instance_type == INSTANCE_EGRESS_CLONE
+                         && standard_metadata.egress_port == HOLD_OUT_PORT;
 
-        if (is_clone && meta.fc_op != FC_OP_NONE) {
+        if (hold_copy) {
+            /* ---- a held frame going round the hold loop (hold_loop.p4) */
+            hold_pack(hdr, meta);
+        } else if (is_clone && meta.fc_op != FC_OP_NONE) {
             /* ---- a clone becomes a flow-control frame */
             index = (bit<32>)standard_metadata.egress_port * NUM_CLASSES
                     + (bit<32>)meta.fc_cls;
@@ -380,7 +385,14 @@ control FabricEgress(inout headers_t hdr,
                 }
             }
         }
-        if (meta.held == 0) {
+        if (meta.held == 1 && !hold_copy) {
+            if (meta.hold_loop == 1 && meta.egress_cloned == 0) {
+                clone_preserving_field_list(CloneType.E2E, HOLD_SESSION, FL_HOLD);
+                mark_to_drop(standard_metadata);
+            } else {
+                recirculate_preserving_field_list(FL_HOLD);
+            }
+        } else if (meta.held == 0) {
             tx_port_counter.count((bit<32>)standard_metadata.egress_port);
         }
     }

@@ -182,6 +182,21 @@ control FabricIngress(inout headers_t hdr,
         size = 1;
     }
 
+    /* The hold loop (hold_loop.p4): 1 = held frames wait round the loop
+     * (HOLD_OUT_PORT -> HOLD_IN_PORT) instead of recirculating. The SM sets it on
+     * bmv2, with clone session HOLD_SESSION; 0 (the default): recirculation. */
+    action set_hold_loop(bit<1> on) {
+        meta.hold_loop = on;
+    }
+
+    table hold_loop_config {
+        actions = {
+            set_hold_loop;
+        }
+        default_action = set_hold_loop(0);
+        size = 1;
+    }
+
     /* -------------------------------- QoS: per-class transmit queues */
 
     /* 1: a data frame waits in the traffic-manager queue of its class
@@ -348,6 +363,10 @@ control FabricIngress(inout headers_t hdr,
         tx_queues.apply();
         pkey_enforce.apply();
         notify_config.apply();
+        hold_loop_config.apply();
+        if (hdr.hold.isValid() && hdr.hold.magic == HOLD_MAGIC) {
+            hold_unpack(hdr, meta);  /* back from the hold loop: as if recirculated */
+        }
         port_base = (bit<32>)standard_metadata.ingress_port * NUM_CLASSES;
         now_ns = (bit<64>)standard_metadata.ingress_global_timestamp * 1000;
 

@@ -29,7 +29,12 @@ enum bit<32> FabricConst {
     CPU_PORT        = 510,   /* bmv2's conventional CPU port (--cpu-port) for packet-in/out */
     NUM_CLASSES     = 8,     /* traffic classes: an SL maps to one of 8 VLs / PFC priorities */
     FC_SESSION_BASE = 100,   /* clone session FC_SESSION_BASE + p sends out of port p */
-    NOTIFY_GROUP    = 1000   /* multicast group of a switch's switch-to-switch ports */
+    NOTIFY_GROUP    = 1000,  /* multicast group of a switch's switch-to-switch ports */
+    /* The hold loop (hold_loop.p4): a held frame leaves by HOLD_OUT_PORT (clone
+     * session HOLD_SESSION) and comes back in by HOLD_IN_PORT; never fabric ports. */
+    HOLD_OUT_PORT   = 508,
+    HOLD_IN_PORT    = 509,
+    HOLD_SESSION    = 99
 }
 
 const port_t CPU_PORT = (port_t)(bit<32>)FabricConst.CPU_PORT;
@@ -175,6 +180,23 @@ header packet_out_t {
     bit<16> flags;
 }
 
+/* A held frame on its way round the hold loop (hold_loop.p4): FL_HOLD's fields,
+ * in front of the frame's Ethernet header. Never on a fabric link. */
+header hold_t {
+    bit<16> magic;        /* HOLD_MAGIC */
+    bit<1>  is_data;
+    bit<1>  held;
+    bit<1>  has_ticket;
+    bit<32> ticket;
+    bit<48> arrival_ts;
+    bit<32> verdict;
+    bit<9>  in_port;
+    bit<3>  in_cls;
+    bit<9>  out_port;
+    bit<3>  cls;
+    bit<5>  pad;
+}
+
 struct headers_t {
     packet_out_t packet_out;
     packet_in_t  packet_in;
@@ -187,6 +209,7 @@ struct headers_t {
     probe_t      probe;
     hello_t      hello;
     notify_t     notify;
+    hold_t       hold;
 }
 
 /* Flow-control modes, chosen at run time by the SM (FabricIngress.fc_config). */
@@ -294,6 +317,9 @@ struct metadata_t {
     bit<15> pkey_base;       /* hdr.bth.pkey without the membership bit */
     bit<1>  pkey_hit;        /* pkey_in / pkey_out: the port is a member of the partition */
     bit<1>  pkey_full;       /* ... as a full member */
+    /* --- the hold loop (hold_loop.p4) --- */
+    bit<1>  hold_loop;       /* hold_loop_config: held frames go round the hold loop */
+    bit<1>  egress_cloned;   /* egress made an E2E clone on this pass (one per pass) */
 }
 
 #endif

