@@ -185,8 +185,9 @@ def test_flow_control_is_set_on_every_switch_with_each_links_quantum_and_buffer(
     from traffic.flow_control import FlowControl, pause_quantum_ns
 
     written = {}
-    monkeypatch.setattr(fc, "configure", lambda conn, params, quanta, limits, constants:
-                        written.setdefault(conn, (params, quanta, limits)))
+    monkeypatch.setattr(fc, "configure", lambda conn, params, quanta, limits, constants,
+                        hold_loop=False: written.setdefault(conn, (params, quanta, limits,
+                                                                   hold_loop)))
     fabric = build("line:2")
     params = bringup.fc_params(FlowControl.CREDIT, xoff=24, xon=12, headroom=24,
                                credit_limit=32, credit_coalesce=4, hoq_lifetime_us=500,
@@ -194,7 +195,8 @@ def test_flow_control_is_set_on_every_switch_with_each_links_quantum_and_buffer(
     bringup.configure_flow_control({"s1": "conn1", "s2": "conn2"}, fabric, params, 1074,
                                    program_constants.fabric_p4())
     assert set(written) == {"conn1", "conn2"}
-    got, quanta, limits = written["conn1"]
+    got, quanta, limits, hold_loop = written["conn1"]
+    assert hold_loop is False  # no hold loop unless the run wired one (bmv2)
     assert got.mode is fc.Mode.CREDIT and got.hoq_lifetime_us == 500
     assert quanta == {1: round(pause_quantum_ns(2000, 1074)), 2: round(pause_quantum_ns(2000, 1074))}
     assert limits == {1: 64, 2: 64}
