@@ -11,24 +11,23 @@ agents' detection and switchover, the largest receiver outage per direction,
 and the SM's global reroute; the table gives each as median (min-max) over the
 runs, and bench.json `switchover_<fabric>_<quantity>_ms` (median), `_min_ms`,
 `_max_ms` and `_runs`. Each run takes the emulation lock the Mininet tests take
-(tests/conftest.py), so it never overlaps a test's emulation.
+(topologies/ledger.emulation_lock), so it never overlaps a test's emulation.
 
     python -m bench.switchover --runs 5 fattree:4      # one fabric alone
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import statistics
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 
 from fabriclab import scenario as sc
 from fabriclab.plan import fabric_for
 from fabriclab.runner import run
+from topologies.ledger import emulation_lock
 from topologies.targets import resolve
 from traffic.recovery import path_links
 
@@ -37,8 +36,6 @@ from traffic.recovery import path_links
 # frames/s per flow and its gap measured standing queues: docs/controller.md)
 RATES = {"leafspine:2,2,1": 500, "fattree:4": 500, "fattree:6": 500}
 SCENARIO_RATE = 2000  # the link-failure-allreduce scenario's own rate; lower is "reduced"
-EMULATION_LOCK = Path(os.environ.get("FABRICLAB_EMULATION_LOCK",
-                                     "/tmp/fabriclab-emulation.lock"))
 ROUTING = "minhop"
 RUNS = 3  # per fabric; FABRICLAB_BENCH_SWITCHOVER_RUNS or --runs
 
@@ -159,7 +156,7 @@ def main(runs: int | None = None, topologies=None) -> dict[str, float | str]:
             switches = len(fabric_for(_scenario(topology, 1)).switches)
             results = []
             for i in range(runs):
-                with _emulation_lock():  # per run: other sessions' tests may run between
+                with emulation_lock():  # per run: other sessions' tests may run between
                     results.append(_one(topology, out / f"{_key(topology)}-{i}"))
                 print(f"   {topology} run {i + 1}/{runs}: {results[-1]}", flush=True)
             figures.update(summarise(topology, switches, results))
@@ -167,16 +164,6 @@ def main(runs: int | None = None, topologies=None) -> dict[str, float | str]:
         shutil.rmtree(out, ignore_errors=True)
     print(table(figures, topologies))
     return figures
-
-
-@contextmanager
-def _emulation_lock():
-    with open(EMULATION_LOCK, "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import subprocess
@@ -10,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-# Emulations use machine-wide names (Mininet's s1-eth1, test veths, namespaces): tests
-# that make them take this lock, so two checkouts' test runs on one machine take turns.
-EMULATION_LOCK = Path(os.environ.get("FABRICLAB_EMULATION_LOCK", "/tmp/fabriclab-emulation.lock"))
+from topologies.ledger import emulation_lock as ledger_emulation_lock
 
 
 def _can_emulate() -> str | None:
@@ -35,13 +32,10 @@ def _makes_emulation(item) -> bool:
 @pytest.fixture(scope="session")
 def emulation_lock():
     """Held from the first emulating test to the end of the session: module-scoped
-    fixtures (a fabric shared by a file's tests) are then inside it too."""
-    with open(EMULATION_LOCK, "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    fixtures (a fabric shared by a file's tests) are then inside it too
+    (topologies/ledger.py: the machine-wide lock)."""
+    with ledger_emulation_lock():
+        yield
 
 
 def pytest_collection_modifyitems(config, items):

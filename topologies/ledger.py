@@ -16,6 +16,7 @@ still uses it.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import random
@@ -24,8 +25,27 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+# Emulations use machine-wide names (Mininet's s1-eth1, test veths, namespaces): the
+# Mininet/netns tests (tests/conftest.py) and the benchmarks that emulate
+# (bench/switchover.py) take this lock, so two checkouts on one machine take turns.
+EMULATION_LOCK = Path(os.environ.get("FABRICLAB_EMULATION_LOCK",
+                                     "/tmp/fabriclab-emulation.lock"))
+
+
+@contextmanager
+def emulation_lock() -> Iterator[None]:
+    """Hold the machine-wide emulation lock (blocking until it is free)."""
+    with open(EMULATION_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 DEFAULT_DIR = Path(os.environ.get("FABRICLAB_LEDGER_DIR", Path.cwd() / "build" / "ledger"))
 _TAG_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
