@@ -97,6 +97,20 @@ def _names_in_use() -> list[str]:
     return names
 
 
+def _claim(directory: Path, run_id: str) -> Path:
+    """A ledger file of its own for this run, created empty: `<run_id>.json`, or
+    `<run_id>-2.json` ... when another run took that name (two runs of one scenario
+    started in the same second, with different results directories)."""
+    for n in range(1, 1000):
+        path = directory / (f"{run_id}.json" if n == 1 else f"{run_id}-{n}.json")
+        try:
+            with open(path, "x"):
+                return path
+        except FileExistsError:
+            continue
+    raise RuntimeError(f"no free ledger name for {run_id} in {directory}")
+
+
 def allocate_prefix(directory: Path, rng: random.Random | None = None) -> str:
     """A run prefix (`fk3-`) no ledger in `directory` holds and no interface or
     namespace on this machine starts with."""
@@ -188,7 +202,7 @@ class Ledger:
     def create(cls, run_id: str, directory: Path | None = None) -> Ledger:
         directory = Path(directory or DEFAULT_DIR)
         directory.mkdir(parents=True, exist_ok=True)
-        ledger = cls(directory / f"{run_id}.json",
+        ledger = cls(_claim(directory, run_id),
                      owner={"pid": os.getpid(), "start": start_time(os.getpid())},
                      prefix=allocate_prefix(directory))
         ledger.save()
@@ -202,7 +216,7 @@ class Ledger:
                    data.get("directories", []), data.get("remote", []))
 
     def save(self) -> None:
-        tmp = self.path.with_suffix(".tmp")
+        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps({"owner": self.owner, "prefix": self.prefix,
                                    "processes": self.processes,
                                    "interfaces": self.interfaces,

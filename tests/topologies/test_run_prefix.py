@@ -38,3 +38,15 @@ def test_interface_names_carry_the_prefix_and_fit_linux():
 def test_a_name_too_long_for_linux_is_refused_with_what_made_it():
     with pytest.raises(link_names.LinkNameError, match="19 characters; Linux allows 15"):
         link_names.kernel_interface("fk3-", "host12345", 12)
+
+
+def test_two_runs_with_one_run_id_keep_a_ledger_each(tmp_path):
+    # two runs of one scenario started in the same second (different results directories)
+    a, b = Ledger.create("20261204-234437-stream", tmp_path), \
+        Ledger.create("20261204-234437-stream", tmp_path)
+    assert a.path != b.path and a.path.exists() and b.path.exists()
+    assert b.path.name == "20261204-234437-stream-2.json"
+    a.interfaces.append("x")
+    a.save()
+    assert Ledger.load(b.path).interfaces == []
+    assert not list(tmp_path.glob("*.tmp"))
