@@ -70,6 +70,51 @@ control FabricEgress(inout headers_t hdr,
         clone_preserving_field_list(CloneType.E2E, session, FL_FC);
     }
 
+    /* The receive buffer and the egress queue counts are shared with bmv2's
+     * ingress thread and its other egress threads: each read-modify-write is one
+     * action, which bmv2 runs with the action's register arrays locked (see
+     * FabricIngress.buffer_admit). */
+    bit<1> fc_signal_due;   /* buffer_release: a resume (PFC) or credit (CREDIT) is due */
+    bit<1> fc_released;     /* buffer_release: the buffer held the frame */
+
+    action queue_release(bit<32> port) {
+        bit<32> queued;
+        egress_queued.read(queued, port);
+        if (queued > 0) {
+            egress_queued.write(port, queued - 1);
+        }
+    }
+
+    /* The frame leaves the receive buffer of (ingress port, class) `idx`. */
+    action buffer_release(bit<32> idx) {
+        bit<32> occupancy;
+        fc_buffer.read(occupancy, idx);
+        fc_released = 0;
+        fc_signal_due = 0;
+        if (occupancy > 0) {
+            occupancy = occupancy - 1;
+            fc_released = 1;
+        }
+        fc_buffer.write(idx, occupancy);
+        if (meta.cfg.mode == FC_PFC) {
+            bit<64> pause_sent;
+            fc_pause_sent_ns.read(pause_sent, idx);
+            if (pause_sent != 0 && occupancy <= meta.cfg.xon) {
+                fc_pause_sent_ns.write(idx, 0);
+                fc_signal_due = 1;
+            }
+        } else if (meta.cfg.mode == FC_CREDIT) {
+            bit<32> pending;
+            fc_credit_pending.read(pending, idx);
+            pending = pending + 1;
+            if (pending >= meta.cfg.credit_coalesce || occupancy == 0) {
+                pending = 0;
+                fc_signal_due = 1;
+            }
+            fc_credit_pending.write(idx, pending);
+        }
+    }
+
     /* Held: it waits by recirculation or round the hold loop (end of apply). */
     action hold() {
         meta.held = 1;
@@ -172,11 +217,7 @@ control FabricEgress(inout headers_t hdr,
         } else if (meta.is_data == 1 && meta.cfg.mode == FC_LOSSY) {
             meta.held = 0;
             class_tx.count(index);
-            bit<32> queued;
-            egress_queued.read(queued, (bit<32>)standard_metadata.egress_port);
-            if (queued > 0) {
-                egress_queued.write((bit<32>)standard_metadata.egress_port, queued - 1);
-            }
+            queue_release((bit<32>)standard_metadata.egress_port);
         } else if (meta.is_data == 1) {
             /* ---- the transmit gate of (egress port, class) */
             bit<32> head;
@@ -300,30 +341,16 @@ control FabricEgress(inout headers_t hdr,
                 }
 
                 /* It leaves the receive buffer of the port it came in on. */
-                bit<32> occupancy;
-                fc_buffer.read(occupancy, in_index);
-                if (occupancy > 0) {
-                    occupancy = occupancy - 1;
+                buffer_release(in_index);
+                if (fc_released == 1) {
                     buffer_out.count(in_index);
                 }
-                fc_buffer.write(in_index, occupancy);
-                bit<32> session = FC_SESSION_BASE + (bit<32>)meta.in_port;
-                if (meta.cfg.mode == FC_PFC) {
-                    bit<64> pause_sent;
-                    fc_pause_sent_ns.read(pause_sent, in_index);
-                    if (pause_sent != 0 && occupancy <= meta.cfg.xon) {
-                        fc_pause_sent_ns.write(in_index, 0);
-                        fc_clone(FC_OP_RESUME, meta.in_cls, session);
+                if (fc_signal_due == 1) {
+                    bit<8> signal = FC_OP_CREDIT;
+                    if (meta.cfg.mode == FC_PFC) {
+                        signal = FC_OP_RESUME;
                     }
-                } else if (meta.cfg.mode == FC_CREDIT) {
-                    bit<32> pending;
-                    fc_credit_pending.read(pending, in_index);
-                    pending = pending + 1;
-                    if (pending >= meta.cfg.credit_coalesce || occupancy == 0) {
-                        pending = 0;
-                        fc_clone(FC_OP_CREDIT, meta.in_cls, session);
-                    }
-                    fc_credit_pending.write(in_index, pending);
+                    fc_clone(signal, meta.in_cls, FC_SESSION_BASE + (bit<32>)meta.in_port);
                 }
             } else {
                 /* Wait: take a place in the queue, come back after a recirculation. */

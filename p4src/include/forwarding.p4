@@ -348,8 +348,57 @@ control FabricIngress(inout headers_t hdr,
             FC_SESSION_BASE + (bit<32>)standard_metadata.ingress_port, FL_FC);
     }
 
-    action send_pause(bit<32> index) {
-        fc_pause_sent_ns.write(index, now_ns | 1);
+    /* ------------------------------------------------- receive-buffer admission
+     * The receive buffer of (ingress port, class) and the egress queue counts
+     * are updated here by bmv2's ingress thread and by its egress threads
+     * (FabricEgress.buffer_release, queue_release): every read-modify-write is
+     * one action, because bmv2 locks the register arrays an action uses while
+     * the action runs. Split across actions, concurrent updates were lost and
+     * the buffer advertised credit it did not have. */
+    bit<1> fc_admitted;
+    bit<1> fc_pause_due;
+    bit<32> fc_occupancy;
+
+    /* LOSSY: one more frame towards out_port, unless its egress limit is reached. */
+    action queue_admit(bit<32> out_index) {
+        bit<32> queued;
+        egress_queued.read(queued, out_index);
+        fc_admitted = 1;
+        if (meta.egress_limit != 0 && queued >= meta.egress_limit) {
+            fc_admitted = 0;
+        } else {
+            egress_queued.write(out_index, queued + 1);
+        }
+    }
+
+    /* PFC/CREDIT: one more frame in the buffer, unless it holds `limit` already;
+     * PFC: a pause is due at XOFF, once per crossing and again once half the
+     * pause time has passed (it would expire). */
+    action buffer_admit(bit<32> index, bit<32> limit) {
+        bit<32> occupancy;
+        fc_buffer.read(occupancy, index);
+        fc_admitted = 0;
+        fc_pause_due = 0;
+        if (occupancy < limit) {
+            fc_admitted = 1;
+            occupancy = occupancy + 1;
+            fc_buffer.write(index, occupancy);
+            if (meta.cfg.mode == FC_PFC && occupancy >= meta.cfg.xoff) {
+                bit<64> sent_ns;
+                fc_pause_sent_ns.read(sent_ns, index);
+                if (sent_ns == 0
+                        || now_ns > sent_ns + (((bit<64>)PFC_PAUSE_QUANTA * meta.pause_quantum_ns) >> 1)) {
+                    fc_pause_sent_ns.write(index, now_ns | 1);
+                    fc_pause_due = 1;
+                }
+            }
+        }
+        fc_occupancy = occupancy;
+    }
+
+    /* fc_pause_sent_ns is written by buffer_admit, in the same action as the
+     * occupancy that crossed XOFF. */
+    action send_pause() {
         meta.fc_op = FC_OP_PAUSE;
         meta.fc_cls = meta.in_cls;
         clone_preserving_field_list(CloneType.I2E,
@@ -540,51 +589,34 @@ control FabricIngress(inout headers_t hdr,
                     bit<32> index = port_base + (bit<32>)meta.in_cls;
                     bit<1> admitted = 1;
                     if (meta.cfg.mode == FC_LOSSY) {
-                        bit<32> out_index = (bit<32>)standard_metadata.egress_spec;
-                        bit<32> queued;
-                        egress_queued.read(queued, out_index);
                         egress_config.apply();
-                        if (meta.egress_limit != 0 && queued >= meta.egress_limit) {
+                        queue_admit((bit<32>)standard_metadata.egress_spec);
+                        if (fc_admitted == 0) {
                             admitted = 0;
                             tail_drop();
-                        } else {
-                            egress_queued.write(out_index, queued + 1);
                         }
                     } else {
-                        bit<32> occupancy;
-                        fc_buffer.read(occupancy, index);
                         bit<32> limit = meta.cfg.credit_limit;
                         if (meta.cfg.mode == FC_PFC) {
                             limit = meta.cfg.xoff + meta.cfg.headroom;
                         }
-                        if (occupancy >= limit) {
+                        buffer_admit(index, limit);
+                        if (fc_admitted == 0) {
                             /* PFC: the headroom is used up. CREDIT: the sender
                              * ignored our credit limit. Both overflow the buffer. */
                             admitted = 0;
                             drop_with_reason(DROP_HEADROOM);
                         } else {
-                            occupancy = occupancy + 1;
-                            fc_buffer.write(index, occupancy);
                             buffer_in.count(index);
                             bit<32> peak;
                             buffer_peak.read(peak, index);
-                            if (occupancy > peak) {
-                                buffer_peak.write(index, occupancy);
+                            if (fc_occupancy > peak) {
+                                buffer_peak.write(index, fc_occupancy);
                                 peak_rises.count(index);
                             }
-                            if (meta.cfg.mode == FC_PFC) {
-                                if (occupancy >= meta.cfg.xoff) {
-                                    /* Pause once per crossing, and again once half
-                                     * the pause time has passed (it would expire). */
-                                    bit<64> sent_ns;
-                                    fc_pause_sent_ns.read(sent_ns, index);
-                                    bit<64> refresh_ns =
-                                        ((bit<64>)PFC_PAUSE_QUANTA * meta.pause_quantum_ns) >> 1;
-                                    if (sent_ns == 0 || now_ns > sent_ns + refresh_ns) {
-                                        send_pause(index);
-                                    }
-                                }
-                            } else {
+                            if (fc_pause_due == 1) {
+                                send_pause();
+                            } else if (meta.cfg.mode == FC_CREDIT) {
                                 bit<12> abr;
                                 fc_abr.read(abr, index);
                                 fc_abr.write(index, abr + 1);

@@ -44,15 +44,10 @@ BMV2_RATE_PPS = 300
 # Measured on simple_switch_grpc 1.15.5 with the embedded compiler at BMV2_RATE_PPS, with
 # the hold loop (docs/fabric.md, "Targets"); the PFC storm's pauses spread there, but its
 # collective does not complete in the run.
-# What still fails is not the hold loop (every loop carried all it took: frames in = out,
-# no qdisc drop) but fabric.p4's receive-buffer register on bmv2's several threads:
-# fc_buffer is read and written back in separate actions, by the ingress thread and the
-# egress threads, so updates are lost; it ends below buffer_in - buffer_out (frames
-# "buffered" although delivered) and advertises credit the buffer lacks (headroom drops).
-BMV2_UPDN = ("bmv2: up*/down* on ring:5 at 300 pps with the hold loop: 1 of 5 runs passes "
-             "(CCT 5.5 s); the others end 'fail' with 0-11 headroom drops and 6-7 frames "
-             "left counted in fc_buffer (stalled before the loop: 14 held): fc_buffer's "
-             "read-modify-write races between bmv2's ingress and egress threads")
+# fabric.p4's receive-buffer updates are single actions, which bmv2 runs with their
+# register arrays locked (FabricIngress.buffer_admit, FabricEgress.buffer_release): split
+# across actions, its ingress and egress threads lost updates, and up*/down* passed 1 of 5
+# runs. With them atomic it passed 4 of 4 (CCT 4.6-4.7 s, 2026-12-05).
 BMV2_PFC_STORM = ("bmv2: PFC storm at 300 pps with the hold loop: pauses spread and victims "
                   "slow (goodput ratio 0.28-0.30, 0.44 with the watchdog) but the collective "
                   "does not complete in the run: 26 lost, 47 transmissions held at the end, "
@@ -288,8 +283,6 @@ def test_credit_with_hoq_lifetime_keeps_the_blocked_set_on_the_stalled_path(tmp_
 def test_min_hop_on_a_ring_deadlocks_without_vl_layering_and_up_down_completes(
         tmp_path, target, routing, verdict):
     data = sc.load("cyclic-dependency-deadlock").as_dict()
-    if routing == "updn":
-        _skip_on_bmv2(target, BMV2_UPDN)
     data.update(routing=routing, sweep={})
     m = run(sc.parse(_at_target_rate(data, target), "deadlock"), target, tmp_path).metrics
     assert m.error is None, m.error
