@@ -129,8 +129,8 @@ def fault_schedule(plan: RunPlan, net: EmulatedNetwork, fleet: NicFleet
     items = []
     for f in plan.faults:
         if f.kind in LINK_FAULTS:
-            ends = [_link_end(plan, net, node, port)
-                    for node, port in ((f.link.a, f.link.a_port), (f.link.b, f.link.b_port))]
+            ends = [end for node, port in ((f.link.a, f.link.a_port), (f.link.b, f.link.b_port))
+                    if (end := _link_end(plan, net, node, port)) is not None]
             action = faults.LinkDown(ends) if f.kind == "link_down" else faults.LinkUp(ends)
         elif f.kind in NIC_FAULTS:
             supervised = net.remote_host(f.node) is not None
@@ -145,10 +145,14 @@ def fault_schedule(plan: RunPlan, net: EmulatedNetwork, fleet: NicFleet
     return faults.FaultSchedule(items, rt_priority=AGENT_RT_PRIORITY)
 
 
-def _link_end(plan: RunPlan, net: EmulatedNetwork, node: str, port: int) -> faults.LinkEnd:
+def _link_end(plan: RunPlan, net: EmulatedNetwork, node: str, port: int
+              ) -> faults.LinkEnd | None:
     """Where `ip link set` reaches a node's port: its namespace from here, or its
-    server's supervisor (a host's end through `mnexec -a` its shell)."""
-    iface = net.intf(node, port)
+    server's supervisor (a host's end through `mnexec -a` its shell). None where the
+    cut leaves this end administratively up (a bmv2 port facing a host: net.cut_point)."""
+    iface = net.cut_point(node, port)
+    if iface is None:
+        return None
     is_switch = link_names.is_switch(plan.fabric, node)
     server = net.remote_host(node)
     if server is not None:

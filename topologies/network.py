@@ -23,7 +23,7 @@ from mininet.net import Mininet
 from mininet.node import Host, Switch
 from mininet.topo import Topo
 
-from topologies import hold_loop, link_names, link_rates, remote
+from topologies import hold_loop, link_names, link_rates, remote, wires
 from topologies.description import Fabric, NodeKind
 from topologies.ledger import Ledger
 from topologies.targets import SwitchKind, Target, switch_command
@@ -228,7 +228,8 @@ def _quiet_interface(iface: str) -> None:
 
 class _FabricTopo(Topo):
     def build(self, fabric: Fabric, switch_opts: dict[str, dict],  # noqa: D102
-              prefix: str = "", host_opts: dict[str, dict] | None = None) -> None:
+              prefix: str = "", host_opts: dict[str, dict] | None = None,
+              wired: bool = False) -> None:
         macs = host_macs(fabric)
         for node in fabric.nodes:
             if node.kind is NodeKind.HOST:
@@ -238,8 +239,15 @@ class _FabricTopo(Topo):
                 self.addSwitch(node.name, **switch_opts[node.name])
         for link in fabric.links:
             name_a, name_b = link_names.kernel_interfaces(prefix, link)
+            opts = {}
+            if wired and _between_switches(fabric, link):
+                opts["cls"] = wires.WiredLink  # real bmv2 survives its cut (topologies/wires.py)
             self.addLink(link.a, link.b, port1=link.a_port, port2=link.b_port,
-                         intfName1=name_a, intfName2=name_b)
+                         intfName1=name_a, intfName2=name_b, **opts)
+
+
+def _between_switches(fabric: Fabric, link) -> bool:
+    return link_names.is_switch(fabric, link.a) and link_names.is_switch(fabric, link.b)
 
 
 @dataclass
@@ -274,6 +282,20 @@ class EmulatedNetwork:
     def intf(self, node: str, port: int) -> str:
         """The machine's name for a node's port (`fk3-s1-eth2`; a host's port is 0)."""
         return link_names.kernel_interface(self.prefix, node, port)
+
+    def cut_point(self, node: str, port: int) -> str | None:
+        """The interface a cable cut takes down at this end of a link: the port itself;
+        on bmv2 the wire behind a port that has one, and nothing at a switch port facing
+        a host (the host's end goes down; real bmv2 stops reading every port while one
+        of its ports is administratively down, topologies/wires.py)."""
+        iface = self.intf(node, port)
+        if self.target.switch is not SwitchKind.BMV2 or self.servers is not None:
+            return iface
+        if not link_names.is_switch(self.fabric, node):
+            return iface
+        link = next(lk for lk in self.fabric.links
+                    if (lk.a, lk.a_port) == (node, port) or (lk.b, lk.b_port) == (node, port))
+        return wires.wire_name(iface) if _between_switches(self.fabric, link) else None
 
     def host(self, name: str) -> Host:
         return self.net.get(name)
@@ -378,11 +400,17 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
             thrift_port=free_tcp_port() if target.switch is SwitchKind.BMV2 else None,
             priority_queues=priority_queues, cpu_port=cpu_port, hold=loops.get(node.name))
         switch_opts[node.name].update(placed.get(node.name, {}))
+    wired = target.switch is SwitchKind.BMV2 and servers is None
+    if wired:
+        names = names + [wires.wire_name(link_names.kernel_interface(ledger.prefix, n, p))
+                         for lk in fabric.links if _between_switches(fabric, lk)
+                         for n, p in ((lk.a, lk.a_port), (lk.b, lk.b_port))]
     if servers is None:  # on servers the names live in the servers' namespaces
         ledger.add_interfaces(names)
     host_opts = {h.name: placed[h.name] for h in fabric.hosts if h.name in placed}
     net = Mininet(topo=_FabricTopo(fabric=fabric, switch_opts=switch_opts,
-                                   prefix=ledger.prefix, host_opts=host_opts), controller=None,
+                                   prefix=ledger.prefix, host_opts=host_opts, wired=wired),
+                  controller=None,
                   link=link_cls, build=False, autoSetMacs=False, waitConnected=False)
     emulated = EmulatedNetwork(fabric, net, target, grpc_addrs, device_ids, ledger,
                                servers=servers)
