@@ -30,8 +30,13 @@ class ActionCodegen:
         where = f"{where} ({a['name']})"
         prims = a.get("primitives", [])
         if any(p.get("op") in ("_jump", "_jump_if_zero") for p in prims):
-            # Branches (and run-time loops) inside an action: a program-counter loop,
-            # stopped with an error where bmv2 would spin for ever.
+            # Ifs inside an action, as the compilers lay them out (forward jumps only):
+            # nested Python ifs again, as fast as the apply block's own.
+            structured = self._structured(prims, 0, len(prims), where)
+            if structured is not None:
+                return structured
+            # Anything else (run-time loops): a program-counter loop, stopped with an
+            # error where bmv2 would spin for ever.
             lines = ["pc = 0", f"steps = {MAX_ACTION_STEPS}", "while True:",
                      "    steps -= 1",
                      "    if steps < 0:",
@@ -58,6 +63,49 @@ class ActionCodegen:
         lines = []
         for i, p in enumerate(prims):
             lines += self._primitive(p, f"{where}.primitives[{i}]")
+        return lines
+
+    def _structured(self, prims: list[dict], lo: int, hi: int, where: str
+                    ) -> list[str] | None:
+        """prims[lo:hi] as nested ifs, or None where a jump does not fit that shape.
+
+        `_jump_if_zero(c, t)` opens an if whose body is prims[i+1:t]; when that body
+        ends with `_jump(e)` (t <= e <= hi), prims[t:e] is its else. Every jump must
+        land inside the block it belongs to; a backward jump (a loop) or a jump out of
+        the middle of a block gives None."""
+        lines: list[str] = []
+        i = lo
+        while i < hi:
+            p = prims[i]
+            op = p.get("op")
+            pw = f"{where}.primitives[{i}]"
+            if op == "_jump":
+                return None
+            if op != "_jump_if_zero":
+                lines += self._primitive(p, pw)
+                i += 1
+                continue
+            params = p.get("parameters", [])
+            t = _const_target(params)
+            if t is None or not i < t <= hi:
+                return None
+            end, then_hi = t, t
+            last = prims[t - 1] if t - 1 > i else None
+            if last is not None and last.get("op") == "_jump":
+                e = _const_target(last.get("parameters", []), 0)
+                if e is None or not t <= e <= hi:
+                    return None
+                end, then_hi = e, t - 1
+            then = self._structured(prims, i + 1, then_hi, where)
+            other = self._structured(prims, t, end, where)
+            if then is None or other is None:
+                return None
+            pre: list[str] = []
+            c = self.expr(params[0], pw, pre)
+            lines += pre + [f"if {c}:", *_indent(then or ["pass"])]
+            if other:
+                lines += ["else:", *_indent(other)]
+            i = end
         return lines
 
     def _primitive(self, p: dict, where: str, in_parser: bool = False) -> list[str]:
@@ -303,3 +351,13 @@ class ActionCodegen:
             else:
                 S[d[0]] = 0
         S[nx] = max(0, S[nx] - count)
+
+
+def _const_target(params: list, index: int = 1) -> int | None:
+    """A jump's target when it is a hexstr constant, as the compilers write it."""
+    if len(params) <= index or params[index].get("type") != "hexstr":
+        return None
+    try:
+        return int(params[index]["value"], 16)
+    except (TypeError, ValueError):
+        return None
