@@ -3,6 +3,8 @@ stack operations, externs, clone/resubmit/recirculate, digests) as Python code."
 
 from __future__ import annotations
 
+import re
+
 from p4switch import externs
 from p4switch.program_common import (
     CLONE,
@@ -63,7 +65,7 @@ class ActionCodegen:
         lines = []
         for i, p in enumerate(prims):
             lines += self._primitive(p, f"{where}.primitives[{i}]")
-        return lines
+        return _unpack_action_data(lines, len(self._ad_widths))
 
     def _structured(self, prims: list[dict], lo: int, hi: int, where: str
                     ) -> list[str] | None:
@@ -361,3 +363,22 @@ def _const_target(params: list, index: int = 1) -> int | None:
         return int(params[index]["value"], 16)
     except (TypeError, ValueError):
         return None
+
+
+_AD_COPY = re.compile(r"^S\[(\d+)\] = ad\[(\d+)\]$")
+
+
+def _unpack_action_data(lines: list[str], nargs: int) -> list[str]:
+    """`S[a] = ad[0]`, `S[b] = ad[1]`, ... for every parameter, first in an action
+    (how a configuration action copies its data): one tuple unpack instead."""
+    if nargs < 2 or len(lines) < nargs:
+        return lines
+    slots = []
+    for i, ln in enumerate(lines[:nargs]):
+        m = _AD_COPY.match(ln)
+        if m is None or int(m.group(2)) != i:
+            return lines
+        slots.append(m.group(1))
+    if len(set(slots)) != nargs:
+        return lines
+    return [", ".join(f"S[{k}]" for k in slots) + " = ad"] + lines[nargs:]

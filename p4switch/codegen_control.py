@@ -205,8 +205,11 @@ class ControlCodegen:
                 e = f"({e} & {_hex(k['mask'])})"
             kexprs.append(e)
         lines += pre
+        nt = t.get("next_tables", {})
+        hit_miss = "__HIT__" in nt or "__MISS__" in nt
+        uses_hit = hit_miss or table.profile is not None or self.trace
         if not kexprs:
-            lines += [f"e = {tn}.default", "hit = False"]
+            lines += [f"e = {tn}.default"] + (["hit = False"] if uses_hit else [])
         else:
             key = kexprs[0] if len(kexprs) == 1 else "(" + ", ".join(kexprs) + ",)"
             if table.mode == "exact":
@@ -216,8 +219,13 @@ class ControlCodegen:
                 lines.append(f"e = {tn}.lookup_lpm({key})")
             else:
                 lines.append(f"e = {tn}.lookup_ternary({key})")
-            lines += ["if e is None:", f"    e = {tn}.default", "    hit = False",
-                      "else:", "    hit = True"]
+            if uses_hit:
+                lines += ["if e is None:", f"    e = {tn}.default", "    hit = False",
+                          "else:", "    hit = True"]
+            elif table.with_counters or self.direct_meters.get(name) is not None:
+                lines += ["if e is None:", f"    e = {tn}.default", "else:", "    pass"]
+            else:
+                lines += ["if e is None:", f"    e = {tn}.default"]
             if table.with_counters:
                 lines += ["    e.npkts += 1", f"    e.nbytes += S[{self.std['packet_length']}]"]
             dm = self.direct_meters.get(name)
@@ -242,8 +250,6 @@ class ControlCodegen:
         if self.trace:
             lines.append(f"_trace(\"Table '{name}': \" + ('hit with handle ' + str(e.handle) "
                          f"if hit else 'miss'))")
-        nt = t.get("next_tables", {})
-        hit_miss = "__HIT__" in nt or "__MISS__" in nt
         base = t.get("base_default_next")
         targets = {} if hit_miss else {n: nt.get(n, base) for n in t.get("actions", [])}
         # A table with no default entry runs no action on a miss and goes on with
