@@ -34,6 +34,11 @@ class CablingError(RuntimeError):
     """What discovery found differs from the intended fabric."""
 
 
+# NOTIFY frames' egress queue where the switches have 8: strict priority over data
+# (priority 0, or a VL's with class queues), as InfiniBand's management VL15 is.
+NOTIFY_PRIORITY = 7
+
+
 @dataclass(frozen=True)
 class BringupOptions:
     routing: str = "minhop"  # a controller.routing engine
@@ -47,6 +52,7 @@ class BringupOptions:
     qos_policy: QosPolicy | None = None  # SL -> VL, VL arbitration (controller/qos.py)
     partitions: Partitions | None = None  # P_Key enforcement at host ports
     class_queues: bool = False  # the switches run one egress queue per VL
+    priority_queues: int = 1  # egress queues per port the switches were started with
     hold_loop: bool = False  # the switches have a hold loop wired (bmv2): use it
 
 
@@ -118,7 +124,8 @@ def bring_up(fabric: Fabric, grpc_addrs: dict[str, str], p4info: Path, bmv2_json
     sm = SubnetManager(fabric, connect_switches(fabric, grpc_addrs), host_macs=host_macs,
                        engine=routing_engine(options.routing),
                        fast_reroute=options.fast_reroute, vl_layering=options.vl_layering,
-                       notification=options.notification)
+                       notification=options.notification,
+                       notify_priority=NOTIFY_PRIORITY if options.priority_queues >= 8 else 0)
     sm.convergence_delay_s = options.convergence_delay_s
     try:
         sm.push_pipeline(p4info, bmv2_json)

@@ -58,7 +58,7 @@ SL_KEY = "hdr.lrh.sl"
 SL_ACTION = "FabricIngress.set_vl"
 # fault notification (p4src/include/notify.p4): keyless, the SM sets the default action
 NOTIFY_TABLE = "FabricIngress.notify_config"
-NOTIFY_ACTION = "FabricIngress.set_notify"  # (ports: mask of switch ports, epoch)
+NOTIFY_ACTION = "FabricIngress.set_notify"  # (ports: mask of switch ports, epoch, queue)
 NOTIFY_EPOCHS = 0xFFFF  # epoch is 16 bits; 0 is the pipeline's "never written"
 # Above p4runtime-shell's default (1, 0): an operator's shell is a read-only backup.
 SM_ELECTION_ID = (2, 0)
@@ -188,7 +188,8 @@ class SubnetManager:
     def __init__(self, fabric: Fabric, connections: dict[str, SwitchConnection],
                  engine: RoutingEngine | None = None, lid_map: LidMap | None = None,
                  host_macs: dict[str, str] | None = None, fast_reroute: bool = True,
-                 vl_layering: bool = True, notification: bool = True) -> None:
+                 vl_layering: bool = True, notification: bool = True,
+                 notify_priority: int = 0) -> None:
         missing = {s.name for s in fabric.switches} - set(connections)
         if missing:
             raise ValueError(f"no P4Runtime connection for switch(es) {sorted(missing)}")
@@ -212,6 +213,12 @@ class SubnetManager:
         self.notification = notification and fast_reroute
         self.notify_problem = ""
         self.notify_epoch = 0  # bumped by every install_notification
+        # The egress queue of NOTIFY frames: 7 (ahead of data) where every switch was
+        # started with 8 priority queues, 0 where it has one (bmv2 drops a priority
+        # beyond its queues).
+        if not 0 <= notify_priority <= 7:
+            raise ValueError(f"notify_priority must be 0-7, got {notify_priority}")
+        self.notify_priority = notify_priority
         self._notify_groups: set[str] = set()  # switches holding the program's NOTIFY_GROUP
         self._installed: dict[str, dict[int, RouteEntry]] = {}  # what each switch holds
         self._images: dict[str, tuple[bytes, bytes] | None] = {}  # ... as LFT bytes
@@ -344,7 +351,8 @@ class SubnetManager:
                 self._write_notify_group(name, conn, ports)
             entry = info.table_entry(NOTIFY_TABLE, {}, NOTIFY_ACTION,
                                      {"ports": sum(1 << p for p in ports),
-                                      "epoch": self.notify_epoch})
+                                      "epoch": self.notify_epoch,
+                                      "queue": self.notify_priority})
             entry.is_default_action = True
             conn.write([conn.modify(entry)])
 

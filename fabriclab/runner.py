@@ -40,6 +40,10 @@ from traffic.flow_control import FlowControl
 from traffic.metrics import SCHEMA, MetricsSchemaError, RunMetrics
 from traffic.verdict import decide
 
+# Egress queues per switch port: one per VL with class queues, and in every run the top
+# one for NOTIFY frames, ahead of the data (controller/bringup.NOTIFY_PRIORITY).
+PRIORITY_QUEUES = 8
+
 ROOT = Path(__file__).resolve().parent.parent
 FABRIC_P4 = ROOT / "p4src" / "fabric.p4"
 IMPLEMENTED_FLOW_CONTROL = tuple(FlowControl)
@@ -130,7 +134,7 @@ def _build_fabric(run_plan: RunPlan, target: Target, program_source: Path, ledge
         servers = distributed.make_servers(cluster, ledger, run_dir)
     status.set_phase(f"starting {len(fabric.switches)} switches and {len(fabric.hosts)} hosts"
                      + (f" on {len(servers.servers)} servers" if servers else ""))
-    queues = 8 if run_plan.qos is not None and run_plan.qos.class_queues else 1
+    queues = PRIORITY_QUEUES
     try:
         net = start_network(fabric, target, ledger, run_dir / "logs", port_params(fabric),
                             servers=servers, placement=placement, priority_queues=queues,
@@ -171,7 +175,8 @@ def _on_the_fabric(run_plan: RunPlan, net: EmulatedNetwork, program, run_dir: Pa
     status.set_phase("subnet manager: pipeline, cabling, LIDs, routes, flow control")
     bringup = bring_up(fabric, net.grpc_addrs, program.p4info, program.bmv2_json,
                        host_macs(fabric),
-                       replace(bringup_options(run_plan), hold_loop=bool(net.hold_loops)),
+                       replace(bringup_options(run_plan), hold_loop=bool(net.hold_loops),
+                               priority_queues=PRIORITY_QUEUES),
                        run_dir)
     sm, agents = bringup.sm, None
     view_problems: list[str] = []

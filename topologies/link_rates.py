@@ -34,6 +34,8 @@ import socket
 import subprocess
 from dataclasses import dataclass
 
+from traffic.frames import ETHERTYPE_FABRIC, Kind
+
 COST_BYTES = 2048  # htb mpu: what every frame is charged (longer than any fabric frame)
 
 
@@ -95,8 +97,9 @@ def apply_with_thrift(thrift_port: int, rates: list[PortRate]) -> str:
 
 def tc_commands(rate: PortRate) -> list[list[str]]:
     """htb on one interface: data and CREDIT frames at rate_pps (every frame costs
-    COST_BYTES: mpu), in a pfifo of the port's depth; 802.1Qbb frames in a class of
-    their own that is never held behind data, as the switch sends them."""
+    COST_BYTES: mpu), in a pfifo of the port's depth; 802.1Qbb frames and fault
+    notifications (LRH kind NOTIFY, its second byte) in a class of their own that is
+    never held behind data, as the switch sends them (NOTIFY from its top queue)."""
     dev = ["dev", rate.iface]
     bits = rate.rate_pps * COST_BYTES * 8
     control = ["u32", "match", "u32", "0", "0"]
@@ -110,6 +113,9 @@ def tc_commands(rate: PortRate) -> list[list[str]]:
         ["tc", "qdisc", "add", *dev, "parent", "1:2", "pfifo", "limit", str(rate.depth)],
         ["tc", "filter", "add", *dev, "parent", "1:", "protocol", "0x8808", "prio", "1",
          *control, "flowid", "1:1"],
+        ["tc", "filter", "add", *dev, "parent", "1:", "protocol", hex(ETHERTYPE_FABRIC),
+         "prio", "2", "u32", "match", "u8", str(int(Kind.NOTIFY)), "0xff", "at", "1",
+         "flowid", "1:1"],
     ]
 
 

@@ -281,17 +281,21 @@ control FabricIngress(inout headers_t hdr,
     /* ------------------------------------- fault notification (notify.p4) */
 
     /* The SM sets the default action: the ports (bit p = port p) where NOTIFY
-     * frames are sent and taken, 0 = off; and its route epoch. */
-    action set_notify(port_mask_t ports, bit<16> epoch) {
+     * frames are sent and taken, 0 = off; its route epoch; and the egress queue
+     * NOTIFY frames take (standard_metadata.priority), ahead of the data queued on
+     * the port, as InfiniBand sends management traffic on VL15: 7 where the
+     * switch has 8 priority queues, else 0 (bmv2 drops a priority it has no queue for). */
+    action set_notify(port_mask_t ports, bit<16> epoch, bit<3> queue) {
         meta.notify_ports = ports;
         meta.notify_epoch = epoch;
+        meta.notify_priority = queue;
     }
 
     table notify_config {
         actions = {
             set_notify;
         }
-        default_action = set_notify(0, 0);
+        default_action = set_notify(0, 0, 0);
         size = 1;
     }
 
@@ -314,6 +318,7 @@ control FabricIngress(inout headers_t hdr,
         hdr.notify.reserved = 0;
         hdr.notify.epoch = meta.notify_epoch;
         standard_metadata.mcast_grp = NOTIFY_GROUP;
+        standard_metadata.priority = meta.notify_priority;
     }
 
     /* ------------------------------------- flow control, receive side */

@@ -307,6 +307,7 @@ struct metadata_t {
     /* notify_config: ports where NOTIFY frames are sent and taken (0 = off), epoch. */
     port_mask_t notify_ports;
     bit<16> notify_epoch;
+    bit<3>  notify_priority;  /* the egress queue NOTIFY frames take */
     /* A held frame's egress port was notified dead for its DLID (this pass). */
     bit<1> notified_dead;
     /* Set by fc_config on every ingress pass; reaches egress with the packet. */

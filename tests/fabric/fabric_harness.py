@@ -82,15 +82,15 @@ class Fabric:
         self.sw.table_set_default("FabricIngress.port_liveness",
                                   self._ActionCall("FabricIngress.set_ports_down", (mask,)))
 
-    def notify(self, ports: tuple[int, ...], epoch: int) -> None:
-        """What the SM writes: notify_config's ports (NOTIFY sent and taken) and epoch, and
-        the multicast group NOTIFY frames are flooded to (those ports)."""
+    def notify(self, ports: tuple[int, ...], epoch: int, queue: int = 0) -> None:
+        """What the SM writes: notify_config's ports (NOTIFY sent and taken), epoch and
+        egress queue, and the multicast group NOTIFY frames are flooded to (those ports)."""
         from p4switch.runtime_api import Replica
 
         self.sw.mc_group_set(self.constants.notify_group, [Replica(p, 1) for p in sorted(ports)])
         mask = sum(1 << p for p in set(ports))
         self.sw.table_set_default("FabricIngress.notify_config",
-                                  self._ActionCall("FabricIngress.set_notify", (mask, epoch)))
+                                  self._ActionCall("FabricIngress.set_notify", (mask, epoch, queue)))
 
     def hold_loop(self) -> None:
         """What the SM writes on bmv2: held frames go round the hold loop

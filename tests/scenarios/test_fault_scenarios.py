@@ -184,9 +184,11 @@ def test_link_failure_gap_in_both_directions_is_within_the_same_bound_on_4_and_2
     # Both sizes are held to the same bound, made of quantities local to the failed
     # link (its agents' detection and switchover) and to the flows (their round trip):
     # nothing in it grows with the number of switches. The raw gaps are printed: the
-    # locally protected direction is the same on both sizes (8-14 ms at 500 frames/s),
-    # the notification-healed one is longer on fattree:4 (36-55 ms against 12-20 ms: its
-    # notification goes two switch hops up, through the cores); docs/controller.md.
+    # locally protected direction is the same on both sizes (8-16 ms at 500 frames/s),
+    # the notification-healed one is longer on fattree:4: its notification goes two
+    # switch hops up, through the cores (36-55 ms against 12-20 ms while NOTIFY frames
+    # queued behind data; with them in the top egress queue 16-21 against 8-16 ms,
+    # 2026-12-05); docs/controller.md.
     small, large = (runs[t] for t, _h in SIZES)
     _print(f"largest gap / bound, 4 vs 20 switches ({where})",
            {"4": f"{small.recovery_gap_ms:.1f} / {_bound_ms(small):.1f}",
