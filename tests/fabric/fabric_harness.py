@@ -45,13 +45,15 @@ class FcConfig:
 class Fabric:
     """One switch running fabric.p4, configured the way the SM does it."""
 
-    def __init__(self, bmv2_json: dict, ports: dict[int, str] | None = None):
+    def __init__(self, bmv2_json: dict, ports: dict[int, str] | None = None,
+                 priority_queues: int = 1):
         from p4switch.runtime_api import ActionCall, Replica
         from p4switch.switch import Switch
 
         self._ActionCall = ActionCall
         self.constants = program_constants.of_program(bmv2_json)
-        self.sw = Switch(ports=ports or {}, cpu_port=self.constants.cpu_port)
+        self.sw = Switch(ports=ports or {}, cpu_port=self.constants.cpu_port,
+                         priority_queues=priority_queues)
         self.sw.load_program(bmv2_json)
         for port in PORTS:
             self.sw.clone_session_set(self.constants.fc_session_base + port, [Replica(port)])

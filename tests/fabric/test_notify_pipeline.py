@@ -8,7 +8,7 @@ next route epoch."""
 
 from __future__ import annotations
 
-from fabric_harness import data_frame, notify_frame
+from fabric_harness import Fabric, data_frame, notify_frame
 from scapy.layers.l2 import Ether
 
 from traffic.frames import LRH, NOTIFY, Kind
@@ -100,3 +100,19 @@ def test_a_new_epoch_replaces_the_patch_and_stale_notifications_are_ignored(fabr
     fabric.send(2, notify_frame(5, epoch=1))  # from before the reroute
     assert data_out(fabric.send(1, data_frame(5))) == [2]
     assert fabric.counter("notify_rx", 2)[1] == 2  # both counted, the stale one ignored
+
+
+def test_notify_copies_take_the_queue_the_sm_gives_them(compiled):
+    # 8 priority queues, NOTIFY in the top one (the runs' setting): every copy leaves;
+    # a priority beyond the switch's queues is dropped and counted, as bmv2 drops it
+    fabric = Fabric(compiled[0], priority_queues=8)
+    fabric.notify(SWITCH_PORTS, epoch=3, queue=7)
+    fabric.route(5, 2)
+    fabric.ports_down(2)
+    assert sorted(p for p, _f in notifies(fabric.send(3, data_frame(5)))) == [2, 3, 4]
+    four = Fabric(compiled[0], priority_queues=4)
+    four.notify(SWITCH_PORTS, epoch=3, queue=7)
+    four.route(5, 2)
+    four.ports_down(2)
+    assert notifies(four.send(3, data_frame(5))) == []
+    assert sum(four.sw.tm.ports[p].drops.bad_priority for p in SWITCH_PORTS) == 3
