@@ -83,8 +83,8 @@ def test_tc_makes_a_packet_rate_shaper_with_pause_frames_apart():
     # CREDIT frames stay in the data class (their FCTBS counts the data queued ahead);
     # of the fabric's frames only NOTIFY (LRH kind 6, byte 1) goes in the control class
     fabric = [c for c in cmds if "protocol 0x88b5" in c]
-    assert fabric == [f"tc filter add dev s1-eth2 parent 1: protocol 0x88b5 prio 2 u32 "
-                      f"match u8 6 0xff at 1 flowid 1:1"]
+    assert fabric == ["tc filter add dev s1-eth2 parent 1: protocol 0x88b5 prio 2 u32 "
+                      "match u8 6 0xff at 1 flowid 1:1"]
     assert any("parent 1:2 pfifo limit 64" in c for c in cmds)
 
 
