@@ -51,11 +51,13 @@ BMV2_RATE_PPS = 300
 BMV2_PFC_STORM = ("bmv2: PFC storm at 300 pps with the hold loop: pauses spread and victims "
                   "slow (goodput ratio 0.28-0.30, 0.44 with the watchdog) but the collective "
                   "does not complete in the run: 26 lost, 47 transmissions held at the end, "
-                  "23-268 headroom drops (3 runs, 2026-12-04; before the loop it stalled at "
-                  "3.0 s); the fc_buffer race and PFC headroom short of the tc backlog")
-BMV2_CREDIT_STORM = ("bmv2: CREDIT storm at 300 pps with the hold loop: the run ends 'fail' "
-                     "with 65 headroom drops and 545 HoQ-lifetime drops (the fc_buffer "
-                     "race); before the loop it did not complete in 20 s")
+                  "23-268 headroom drops (3 runs, 2026-12-04): PFC headroom is short of the "
+                  "backlog tc holds after bmv2's pipeline (no Thrift: no queue rate)")
+BMV2_CREDIT_STORM = ("bmv2: CREDIT storm at 300 pps with the hold loop and atomic buffer "
+                     "updates (2026-12-05): victims keep their rate (ratio 0.98) but the run "
+                     "ends 'stalled': 9 lost, 105 HoQ-lifetime drops, the hosts' links short "
+                     "of credit at the end while the hold loops run at their 500 frames/s "
+                     "ceiling (10,100 passes per switch); not yet diagnosed")
 BMV2_LINK_FAILURE = ("bmv2: link failure at 300 pps on leafspine:2,2,1 (2026-12-05, links cut "
                      "through a wire, topologies/wires.py): the reroute works and every gap is "
                      "measured (fast reroute 13-40 ms, global 17-20 ms; 0 unexplained loss), "
