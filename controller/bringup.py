@@ -54,6 +54,7 @@ class BringupOptions:
     class_queues: bool = False  # the switches run one egress queue per VL
     priority_queues: int = 1  # egress queues per port the switches were started with
     hold_loop: bool = False  # the switches have a hold loop wired (bmv2): use it
+    pace_links: bool = False  # links shaped after the pipeline (tc on bmv2): PFC paces them
 
 
 @dataclass
@@ -86,18 +87,25 @@ def fc_params(mode: FlowControl, *, xoff: int, xon: int, headroom: int, credit_l
 
 def configure_flow_control(connections: dict, fabric: Fabric, params: fc.FlowControlParams,
                            frame_bytes: int, constants: ProgramConstants,
-                           hold_loop: bool = False) -> None:
+                           hold_loop: bool = False, pace_links: bool = False) -> None:
     """Every switch in `params`' mode; per wired port its link's pause quantum and buffer.
     `constants`: the pushed program's (SubnetManager.constants); `hold_loop`: every switch
-    has its hold loop wired (real bmv2, topologies/hold_loop.py), held frames use it."""
+    has its hold loop wired (real bmv2, topologies/hold_loop.py), held frames use it;
+    `pace_links`: the links are shaped after the pipeline (tc), so in PFC mode every port
+    gets a link pacer that keeps that backlog within the headroom (fc.pace_bound_frames)."""
+    paced = pace_links and params.mode is fc.Mode.PFC
+    bound = fc.pace_bound_frames(params)
+
     def one(name: str) -> None:
-        quanta, limits = {}, {}
+        quanta, limits, pace = {}, {}, {}
         for link in fabric.links_of(name):
             port, _peer, _peer_port = link.endpoint(name)
             quanta[port] = round(pause_quantum_ns(link.params.rate_pps, frame_bytes))
             limits[port] = link.params.buffer_pkts
+            if paced:
+                pace[port] = fc.LinkPace.at(link.params.rate_pps, bound)
         fc.configure(connections[name], params, quanta, limits, constants=constants,
-                     hold_loop=hold_loop)
+                     hold_loop=hold_loop, pace=pace or None)
 
     failed = {n: r for n, r in on_every_switch(fabric, one).items() if isinstance(r, Exception)}
     if failed:
@@ -136,7 +144,7 @@ def bring_up(fabric: Fabric, grpc_addrs: dict[str, str], p4info: Path, bmv2_json
         sm.install_notification()
         sm.write_address_book(run_dir / "address_book.json")
         configure_flow_control(sm.connections, fabric, options.fc_params, options.frame_bytes,
-                               sm.constants, options.hold_loop)
+                               sm.constants, options.hold_loop, options.pace_links)
         qos = {}
         if options.qos_policy is not None or options.partitions is not None:
             qos = configure_fabric(sm, fabric, options.qos_policy, options.partitions,

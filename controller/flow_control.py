@@ -16,6 +16,10 @@ The contract with p4src/fabric.p4 (docs/fabric.md):
   `FabricIngress.hold_loop_config`'s default action `set_hold_loop(1)` and clone
   session `HOLD_SESSION` -> `HOLD_OUT_PORT`, so that held frames wait round the
   run's paced veth pair (topologies/hold_loop.py) instead of recirculating.
+* the link pacer, where the links are shaped after the pipeline (tc on bmv2
+  without Thrift; `pace`): `FabricEgress.egress_pace`, per egress port,
+  `set_pace(frame_ns, bound_ns)`: one frame time at the link's rate and the most
+  backlog (in ns of link time) the transmit gate lets build up beyond it.
 
 Only tables, their default entries and clone sessions are written: never a
 register, because bmv2's P4Runtime server does not implement register writes
@@ -40,6 +44,8 @@ EGRESS_CONFIG_TABLE = "FabricIngress.egress_config"
 EGRESS_CONFIG_ACTION = "FabricIngress.set_egress_limit"
 HOLD_LOOP_TABLE = "FabricIngress.hold_loop_config"
 HOLD_LOOP_ACTION = "FabricIngress.set_hold_loop"
+EGRESS_PACE_TABLE = "FabricEgress.egress_pace"
+EGRESS_PACE_ACTION = "FabricEgress.set_pace"
 
 
 class Mode(enum.IntEnum):
@@ -59,6 +65,28 @@ class FlowControlParams:
     hoq_lifetime_us: int = 0  # 0 = never discard
     watchdog_detect_us: int = 0  # 0 = no PFC watchdog
     watchdog_restore_us: int = 0
+
+
+@dataclass(frozen=True)
+class LinkPace:
+    """One link's pacer: a frame time and the backlog bound, both in ns of link time."""
+    frame_ns: int
+    bound_ns: int
+
+    @classmethod
+    def at(cls, rate_pps: float, bound_frames: int) -> LinkPace:
+        """A link of rate_pps frames/s whose gate lets at most bound_frames wait beyond it."""
+        if rate_pps <= 0 or bound_frames < 1:
+            raise ValueError(f"link pacer: rate {rate_pps} frames/s and bound {bound_frames} "
+                             "frames must both be positive")
+        frame_ns = round(1e9 / rate_pps)
+        return cls(frame_ns, frame_ns * bound_frames)
+
+
+def pace_bound_frames(params: FlowControlParams) -> int:
+    """The backlog a paced PFC link may hold after the gate: half the headroom, so that
+    the headroom covers it and what is in flight when a pause arrives."""
+    return max(1, params.headroom // 2)
 
 
 def clone_session(session_id: int, port: int) -> p4runtime_pb2.Update:
@@ -84,11 +112,12 @@ def hold_loop_updates(conn: SwitchConnection, constants: ProgramConstants
 
 def updates(conn: SwitchConnection, params: FlowControlParams,
             pause_quantum_ns: dict[int, int], queue_limit: dict[int, int] | None = None,
-            *, constants: ProgramConstants, hold_loop: bool = False
-            ) -> list[p4runtime_pb2.Update]:
+            *, constants: ProgramConstants, hold_loop: bool = False,
+            pace: dict[int, LinkPace] | None = None) -> list[p4runtime_pb2.Update]:
     """The writes that put one switch in `params`' mode, for its wired ports;
     `constants`: the pushed program's (its clone session base); `hold_loop`: the
-    switch has a hold loop wired (real bmv2), held frames wait round it."""
+    switch has a hold loop wired (real bmv2), held frames wait round it; `pace`: per
+    egress port, its link pacer (links shaped after the pipeline)."""
     p4info = conn.p4info
     if p4info is None:
         raise ValueError(f"switch {conn.name}: no pipeline yet (push it before flow control)")
@@ -111,6 +140,11 @@ def updates(conn: SwitchConnection, params: FlowControlParams,
         entry = p4info.table_entry(EGRESS_CONFIG_TABLE, {"standard_metadata.egress_spec": port},
                                    EGRESS_CONFIG_ACTION, {"limit": limit})
         out.append(SwitchConnection.insert(entry))
+    for port, link in sorted((pace or {}).items()):
+        entry = p4info.table_entry(EGRESS_PACE_TABLE, {"standard_metadata.egress_port": port},
+                                   EGRESS_PACE_ACTION, {"frame_ns": link.frame_ns,
+                                                        "bound_ns": link.bound_ns})
+        out.append(SwitchConnection.insert(entry))
     if hold_loop:
         out += hold_loop_updates(conn, constants)
     return out
@@ -118,6 +152,7 @@ def updates(conn: SwitchConnection, params: FlowControlParams,
 
 def configure(conn: SwitchConnection, params: FlowControlParams,
               pause_quantum_ns: dict[int, int], queue_limit: dict[int, int] | None = None,
-              *, constants: ProgramConstants, hold_loop: bool = False) -> None:
+              *, constants: ProgramConstants, hold_loop: bool = False,
+              pace: dict[int, LinkPace] | None = None) -> None:
     conn.write(updates(conn, params, pause_quantum_ns, queue_limit, constants=constants,
-                       hold_loop=hold_loop))
+                       hold_loop=hold_loop, pace=pace))

@@ -32,7 +32,7 @@ from fabriclab.qos_compare import needs_comparison, run_compared
 from fabriclab.scenario import Scenario
 from fabriclab.status import StatusLine
 from fabriclab.view import ViewOptions
-from topologies import capacity, distributed
+from topologies import capacity, distributed, link_rates
 from topologies.ledger import Ledger, cleanup_stale
 from topologies.network import EmulatedNetwork, host_macs, port_params, start_network
 from topologies.targets import Target, compile_program
@@ -176,7 +176,9 @@ def _on_the_fabric(run_plan: RunPlan, net: EmulatedNetwork, program, run_dir: Pa
     bringup = bring_up(fabric, net.grpc_addrs, program.p4info, program.bmv2_json,
                        host_macs(fabric),
                        replace(bringup_options(run_plan), hold_loop=bool(net.hold_loops),
-                               priority_queues=PRIORITY_QUEUES),
+                               priority_queues=PRIORITY_QUEUES,
+                               pace_links=any(map(link_rates.after_pipeline,
+                                                  net.link_rates.values()))),
                        run_dir)
     sm, agents = bringup.sm, None
     view_problems: list[str] = []

@@ -119,13 +119,22 @@ def tc_commands(rate: PortRate) -> list[list[str]]:
     ]
 
 
+TC_SHAPED = "tc htb per switch interface (packet rate: every data frame costs mpu bytes)"
+
+
+def after_pipeline(how: str) -> bool:
+    """Whether links enforced `how` (apply's answer) wait after the pipeline, where the
+    program does not see their backlog (tc): then PFC paces them in the program."""
+    return how == TC_SHAPED
+
+
 def apply_with_tc(rates: list[PortRate]) -> str:
     for r in rates:
         for cmd in tc_commands(r):
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if proc.returncode != 0:
                 raise LinkRateError(f"{' '.join(cmd)}: {proc.stderr.strip()}")
-    return "tc htb per switch interface (packet rate: every data frame costs mpu bytes)"
+    return TC_SHAPED
 
 
 def apply(thrift_port: int | None, rates: list[PortRate]) -> str:

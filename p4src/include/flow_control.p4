@@ -47,6 +47,9 @@ register<bit<64>, bit<32>>(FC_ARRAY) fc_head_seen_ns;     /* the head ticket las
 register<bit<32>, bit<32>>(FC_ARRAY) fc_head_missed;      /* other holders' passes since */
 register<bit<64>, bit<32>>(FC_ARRAY) fc_wd_since_ns;     /* head paused since (watchdog) */
 register<bit<64>, bit<32>>(FC_ARRAY) fc_wd_until_ns;     /* watchdog drops until */
+/* The link pacer (FabricEgress.egress_pace): when the link's virtual queue of the
+ * frames this gate let through drains, per egress port. */
+register<bit<64>, bit<32>>(NUM_PORTS) pace_drained_ns;
 
 /* The egress pipeline, almost all of it flow control: it turns clones into
  * flow-control frames, and decides whether a data frame leaves now, waits
@@ -112,6 +115,49 @@ control FabricEgress(inout headers_t hdr,
                 fc_signal_due = 1;
             }
             fc_credit_pending.write(idx, pending);
+        }
+    }
+
+    /* The link pacer, for a target that shapes its links after the pipeline (tc on
+     * p4ref's bmv2, no Thrift: topologies/link_rates.py). There the backlog of the
+     * frames this gate let through waits in the qdisc, unseen, and a pause comes
+     * too late for all of it. With the pacer a frame may leave only while the
+     * link's virtual queue (drained at the link's rate, one frame time per frame
+     * sent) is shorter than bound_ns; otherwise it is held as if paused. The SM
+     * sets it per egress port (table action data: bmv2's P4Runtime server cannot
+     * write registers); frame_ns 0, the default and the embedded switch, is no
+     * pacer. */
+    bit<32> pace_frame_ns;
+    bit<32> pace_bound_ns;
+    bit<1>  pace_ok;
+
+    action set_pace(bit<32> frame_ns, bit<32> bound_ns) {
+        pace_frame_ns = frame_ns;
+        pace_bound_ns = bound_ns;
+    }
+
+    table egress_pace {
+        key = {
+            standard_metadata.egress_port: exact;
+        }
+        actions = {
+            set_pace;
+        }
+        default_action = set_pace(0, 0);
+        size = 512;
+    }
+
+    /* One action: check the virtual queue and, if the frame may go, add it. */
+    action pace_admit(bit<32> port) {
+        bit<64> drained;
+        pace_drained_ns.read(drained, port);
+        if (drained < now_ns) {
+            drained = now_ns;
+        }
+        pace_ok = 0;
+        if (drained - now_ns < (bit<64>)pace_bound_ns) {
+            pace_ok = 1;
+            pace_drained_ns.write(port, drained + (bit<64>)pace_frame_ns);
         }
     }
 
@@ -304,6 +350,19 @@ control FabricEgress(inout headers_t hdr,
             /* ... or notified dead for this frame's DLID (notify.p4): no route left. */
             bool dead = down || meta.notified_dead == 1;
 
+            bool paced = false;  /* held by the link pacer, not by flow control */
+            if (first && allowed && !watchdog && !dead) {
+                /* It would be sent: the link pacer, where the SM configured one. */
+                egress_pace.apply();
+                if (pace_frame_ns != 0) {
+                    pace_admit((bit<32>)standard_metadata.egress_port);
+                    if (pace_ok == 0) {
+                        allowed = false;
+                        paced = true;
+                    }
+                }
+            }
+
             bit<64> seen_ns;
             blocked_seen_ns.read(seen_ns, index);
             bit<64> blocked_gain = 0;  /* blocked time to add to blocked_ns */
@@ -365,7 +424,7 @@ control FabricEgress(inout headers_t hdr,
                         blocked_gain = now_ns - seen_ns;
                     }
                     blocked_seen_ns.write(index, now_ns | 1);
-                    if (meta.cfg.mode == FC_PFC && meta.cfg.watchdog_detect_us != 0) {
+                    if (meta.cfg.mode == FC_PFC && meta.cfg.watchdog_detect_us != 0 && !paced) {
                         bit<64> since;
                         fc_wd_since_ns.read(since, index);
                         if (since == 0) {

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from controller.cli import main, trace
 from controller.lids import LidMap
 from topologies.generators import build
@@ -186,8 +188,8 @@ def test_flow_control_is_set_on_every_switch_with_each_links_quantum_and_buffer(
 
     written = {}
     monkeypatch.setattr(fc, "configure", lambda conn, params, quanta, limits, constants,
-                        hold_loop=False: written.setdefault(conn, (params, quanta, limits,
-                                                                   hold_loop)))
+                        hold_loop=False, pace=None: written.setdefault(
+                            conn, (params, quanta, limits, hold_loop, pace)))
     fabric = build("line:2")
     params = bringup.fc_params(FlowControl.CREDIT, xoff=24, xon=12, headroom=24,
                                credit_limit=32, credit_coalesce=4, hoq_lifetime_us=500,
@@ -195,8 +197,9 @@ def test_flow_control_is_set_on_every_switch_with_each_links_quantum_and_buffer(
     bringup.configure_flow_control({"s1": "conn1", "s2": "conn2"}, fabric, params, 1074,
                                    program_constants.fabric_p4())
     assert set(written) == {"conn1", "conn2"}
-    got, quanta, limits, hold_loop = written["conn1"]
+    got, quanta, limits, hold_loop, pace = written["conn1"]
     assert hold_loop is False  # no hold loop unless the run wired one (bmv2)
+    assert pace is None  # no link pacer unless the links are shaped after the pipeline
     assert got.mode is fc.Mode.CREDIT and got.hoq_lifetime_us == 500
     assert quanta == {1: round(pause_quantum_ns(2000, 1074)), 2: round(pause_quantum_ns(2000, 1074))}
     assert limits == {1: 64, 2: 64}
@@ -204,3 +207,35 @@ def test_flow_control_is_set_on_every_switch_with_each_links_quantum_and_buffer(
                             credit_coalesce=4, hoq_lifetime_us=500, watchdog_detect_us=0,
                             watchdog_restore_us=0)
     assert pfc.mode is fc.Mode.PFC and pfc.hoq_lifetime_us == 0, "HoQ lifetime is CREDIT's"
+
+
+def test_pfc_paces_links_shaped_after_the_pipeline_within_half_the_headroom(monkeypatch):
+    from controller import bringup, program_constants
+    from controller import flow_control as fc
+    from traffic.flow_control import FlowControl
+
+    written = {}
+    monkeypatch.setattr(fc, "configure", lambda conn, params, quanta, limits, constants,
+                        hold_loop=False, pace=None: written.__setitem__(conn, pace))
+    fabric = build("line:2")  # 2000 frames/s links
+    for mode in (FlowControl.PFC, FlowControl.CREDIT, FlowControl.LOSSY):
+        params = bringup.fc_params(mode, xoff=16, xon=8, headroom=32, credit_limit=16,
+                                   credit_coalesce=4, hoq_lifetime_us=0,
+                                   watchdog_detect_us=0, watchdog_restore_us=0)
+        bringup.configure_flow_control({"s1": "conn1", "s2": "conn2"}, fabric, params, 1074,
+                                       program_constants.fabric_p4(), hold_loop=True,
+                                       pace_links=True)
+        if mode is FlowControl.PFC:
+            assert written["conn1"] == {1: fc.LinkPace(500_000, 16 * 500_000),
+                                        2: fc.LinkPace(500_000, 16 * 500_000)}
+        else:
+            assert written["conn1"] is None, mode  # credits bound the backlog already
+
+
+def test_a_link_pacer_needs_a_positive_rate_and_bound():
+    from controller import flow_control as fc
+
+    assert fc.LinkPace.at(300, 4) == fc.LinkPace(3_333_333, 13_333_332)
+    for rate, bound in ((0, 4), (300, 0)):
+        with pytest.raises(ValueError, match="must both be positive"):
+            fc.LinkPace.at(rate, bound)

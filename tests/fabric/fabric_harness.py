@@ -110,6 +110,13 @@ class Fabric:
         self.sw.table_add("FabricIngress.port_config", [MatchParam(MatchKind.EXACT, port)],
                           self._ActionCall("FabricIngress.set_port", (ns,)))
 
+    def link_pace(self, port: int, frame_ns: int, bound_ns: int) -> None:
+        """What the SM writes where links are shaped after the pipeline (tc on bmv2)."""
+        from p4switch.runtime_api import MatchKind, MatchParam
+
+        self.sw.table_add("FabricEgress.egress_pace", [MatchParam(MatchKind.EXACT, port)],
+                          self._ActionCall("FabricEgress.set_pace", (frame_ns, bound_ns)))
+
     def partition_ports(self, tables: dict[int, dict[int, bool]]) -> None:
         """What the SM installs from partitions.conf: these host-facing ports check
         P_Keys; each port's table maps a P_Key base to full membership."""

@@ -146,6 +146,29 @@ def test_pause_frames_are_not_data(fabric):
     assert fabric.counter("FabricIngress.drop_counter", 2 * DROP_REASONS + 1)[1] == 0
 
 
+def test_a_paced_link_lets_through_only_its_backlog_bound(fabric):
+    """The link pacer (links shaped after the pipeline): frames leave while the link's
+    virtual queue is under the bound, then wait, ticketed, as if paused."""
+    fabric.set_mode(FcConfig(mode=FC_PFC, xoff=10, xon=2, headroom=10))
+    second = 1_000_000_000
+    fabric.link_pace(2, 10 * second, 25 * second)  # drains nothing within the test
+    fabric.route(5, 2)
+    fabric.route(6, 3)
+    sent = [data_out(fabric.send(1, data_frame(5, psn=psn))) for psn in range(1, 6)]
+    assert sent == [[(2, 1)], [(2, 2)], [(2, 3)], [], []]  # queued 0, 10, 20 s: go; 30: wait
+    assert fabric.register("fc_queue_tail", idx(2, 0)) == 2  # the two waiting took tickets
+    assert fabric.counter("class_tx", idx(2, 0))[1] == 3
+    assert data_out(fabric.send(1, data_frame(6, psn=9))) == [(3, 9)]  # port 3: no pacer
+
+
+def test_without_a_pacer_the_gate_does_not_pace(fabric):
+    fabric.set_mode(FcConfig(mode=FC_PFC, xoff=10, xon=2, headroom=10))
+    fabric.route(5, 2)
+    sent = [data_out(fabric.send(1, data_frame(5, psn=psn))) for psn in range(1, 6)]
+    assert sent == [[(2, psn)] for psn in range(1, 6)]
+    assert fabric.register("pace_drained_ns", 2) == 0
+
+
 def test_lossy_mode_ignores_pauses(fabric):
     fabric.set_mode(FcConfig(mode=FC_LOSSY))
     fabric.route(5, 2)

@@ -27,6 +27,7 @@ def test_p4info_actions_keep_their_parameters(compiled):
     assert actions["FabricIngress.forward_frr"] == ["primary", "backup"]
     assert actions["FabricIngress.set_vl"] == ["vl"]
     assert actions["FabricIngress.set_port"] == ["pause_quantum_ns"]
+    assert actions["FabricEgress.set_pace"] == ["frame_ns", "bound_ns"]
     assert actions["FabricIngress.set_fc_mode"] == [
         "mode", "xoff", "xon", "headroom", "credit_limit", "credit_coalesce",
         "hoq_lifetime_us", "watchdog_detect_us", "watchdog_restore_us"]
@@ -42,7 +43,8 @@ def test_p4info_has_the_telemetry_and_state(compiled):
             "fc_paused_until_ns"} <= registers
     assert "port_down" not in registers and "egress_limit" not in registers
     tables = _names(info.tables)
-    assert {"FabricIngress.port_liveness", "FabricIngress.egress_config"} <= tables
+    assert {"FabricIngress.port_liveness", "FabricIngress.egress_config",
+            "FabricEgress.egress_pace"} <= tables
     controller = {h.preamble.name for h in info.controller_packet_metadata}
     assert controller == {"packet_in", "packet_out"}
 
