@@ -14,6 +14,7 @@ A fabric not cabled as intended stops here with every difference named.
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,7 +54,8 @@ class BringupOptions:
     partitions: Partitions | None = None  # P_Key enforcement at host ports
     class_queues: bool = False  # the switches run one egress queue per VL
     priority_queues: int = 1  # egress queues per port the switches were started with
-    hold_loop: bool = False  # the switches have a hold loop wired (bmv2): use it
+    # switches with a hold loop wired (bmv2, topologies/hold_loop.HoldLoops.switches)
+    hold_loops: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -86,10 +88,16 @@ def fc_params(mode: FlowControl, *, xoff: int, xon: int, headroom: int, credit_l
 
 def configure_flow_control(connections: dict, fabric: Fabric, params: fc.FlowControlParams,
                            frame_bytes: int, constants: ProgramConstants,
-                           hold_loop: bool = False) -> None:
+                           hold_loops: Collection[str] = ()) -> None:
     """Every switch in `params`' mode; per wired port its link's pause quantum and buffer.
-    `constants`: the pushed program's (SubnetManager.constants); `hold_loop`: every switch
-    has its hold loop wired (real bmv2, topologies/hold_loop.py), held frames use it."""
+    `constants`: the pushed program's (SubnetManager.constants); `hold_loops`: the switches
+    whose hold loop is wired (real bmv2, topologies/hold_loop.HoldLoops.switches): their
+    held frames go round it, every other switch's recirculate."""
+    unknown = sorted(set(hold_loops) - {sw.name for sw in fabric.switches})
+    if unknown:
+        raise ValueError(f"hold loops for switches {fabric.name} does not have: "
+                         f"{', '.join(unknown)}")
+
     def one(name: str) -> None:
         quanta, limits = {}, {}
         for link in fabric.links_of(name):
@@ -97,7 +105,7 @@ def configure_flow_control(connections: dict, fabric: Fabric, params: fc.FlowCon
             quanta[port] = round(pause_quantum_ns(link.params.rate_pps, frame_bytes))
             limits[port] = link.params.buffer_pkts
         fc.configure(connections[name], params, quanta, limits, constants=constants,
-                     hold_loop=hold_loop)
+                     hold_loop=name in hold_loops)
 
     failed = {n: r for n, r in on_every_switch(fabric, one).items() if isinstance(r, Exception)}
     if failed:
@@ -136,7 +144,7 @@ def bring_up(fabric: Fabric, grpc_addrs: dict[str, str], p4info: Path, bmv2_json
         sm.install_notification()
         sm.write_address_book(run_dir / "address_book.json")
         configure_flow_control(sm.connections, fabric, options.fc_params, options.frame_bytes,
-                               sm.constants, options.hold_loop)
+                               sm.constants, options.hold_loops)
         qos = {}
         if options.qos_policy is not None or options.partitions is not None:
             qos = configure_fabric(sm, fabric, options.qos_policy, options.partitions,
