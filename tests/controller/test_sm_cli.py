@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from controller.cli import main, trace
 from controller.lids import LidMap
 from topologies.generators import build
@@ -204,3 +206,24 @@ def test_flow_control_is_set_on_every_switch_with_each_links_quantum_and_buffer(
                             credit_coalesce=4, hoq_lifetime_us=500, watchdog_detect_us=0,
                             watchdog_restore_us=0)
     assert pfc.mode is fc.Mode.PFC and pfc.hoq_lifetime_us == 0, "HoQ lifetime is CREDIT's"
+
+
+def test_the_hold_loop_is_turned_on_only_on_the_switches_named_as_wired(monkeypatch):
+    from controller import bringup, program_constants
+    from controller import flow_control as fc
+    from traffic.flow_control import FlowControl
+
+    written = {}
+    monkeypatch.setattr(fc, "configure", lambda conn, params, quanta, limits, constants,
+                        hold_loop=False: written.setdefault(conn, hold_loop))
+    fabric = build("line:3")
+    params = bringup.fc_params(FlowControl.PFC, xoff=24, xon=12, headroom=24,
+                               credit_limit=32, credit_coalesce=4, hoq_lifetime_us=0,
+                               watchdog_detect_us=0, watchdog_restore_us=0)
+    conns = {"s1": "conn1", "s2": "conn2", "s3": "conn3"}
+    bringup.configure_flow_control(conns, fabric, params, 1074,
+                                   program_constants.fabric_p4(), frozenset({"s2"}))
+    assert written == {"conn1": False, "conn2": True, "conn3": False}
+    with pytest.raises(ValueError, match="hold loops for switches line:3 does not have: s9"):
+        bringup.configure_flow_control(conns, fabric, params, 1074,
+                                       program_constants.fabric_p4(), {"s2", "s9"})
