@@ -14,6 +14,7 @@ A fabric not cabled as intended stops here with every difference named.
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,7 +54,8 @@ class BringupOptions:
     partitions: Partitions | None = None  # P_Key enforcement at host ports
     class_queues: bool = False  # the switches run one egress queue per VL
     priority_queues: int = 1  # egress queues per port the switches were started with
-    hold_loop: bool = False  # the switches have a hold loop wired (bmv2): use it
+    # switches with a hold loop wired (bmv2, topologies/hold_loop.HoldLoops.switches)
+    hold_loops: frozenset[str] = frozenset()
     pace_links: bool = False  # links shaped after the pipeline (tc on bmv2): PFC paces them
 
 
@@ -87,12 +89,17 @@ def fc_params(mode: FlowControl, *, xoff: int, xon: int, headroom: int, credit_l
 
 def configure_flow_control(connections: dict, fabric: Fabric, params: fc.FlowControlParams,
                            frame_bytes: int, constants: ProgramConstants,
-                           hold_loop: bool = False, pace_links: bool = False) -> None:
+                           hold_loops: Collection[str] = (), pace_links: bool = False) -> None:
     """Every switch in `params`' mode; per wired port its link's pause quantum and buffer.
-    `constants`: the pushed program's (SubnetManager.constants); `hold_loop`: every switch
-    has its hold loop wired (real bmv2, topologies/hold_loop.py), held frames use it;
-    `pace_links`: the links are shaped after the pipeline (tc), so in PFC mode every port
-    gets a link pacer that keeps that backlog within the headroom (fc.pace_bound_frames)."""
+    `constants`: the pushed program's (SubnetManager.constants); `hold_loops`: the switches
+    whose hold loop is wired (real bmv2, topologies/hold_loop.HoldLoops.switches): their
+    held frames go round it, every other switch's recirculate; `pace_links`: the links are
+    shaped after the pipeline (tc), so in PFC mode every port gets a link pacer that keeps
+    that backlog within the headroom (fc.pace_bound_frames)."""
+    unknown = sorted(set(hold_loops) - {sw.name for sw in fabric.switches})
+    if unknown:
+        raise ValueError(f"hold loops for switches {fabric.name} does not have: "
+                         f"{', '.join(unknown)}")
     paced = pace_links and params.mode is fc.Mode.PFC
     bound = fc.pace_bound_frames(params)
 
@@ -105,7 +112,7 @@ def configure_flow_control(connections: dict, fabric: Fabric, params: fc.FlowCon
             if paced:
                 pace[port] = fc.LinkPace.at(link.params.rate_pps, bound)
         fc.configure(connections[name], params, quanta, limits, constants=constants,
-                     hold_loop=hold_loop, pace=pace or None)
+                     hold_loop=name in hold_loops, pace=pace or None)
 
     failed = {n: r for n, r in on_every_switch(fabric, one).items() if isinstance(r, Exception)}
     if failed:
@@ -144,7 +151,7 @@ def bring_up(fabric: Fabric, grpc_addrs: dict[str, str], p4info: Path, bmv2_json
         sm.install_notification()
         sm.write_address_book(run_dir / "address_book.json")
         configure_flow_control(sm.connections, fabric, options.fc_params, options.frame_bytes,
-                               sm.constants, options.hold_loop, options.pace_links)
+                               sm.constants, options.hold_loops, options.pace_links)
         qos = {}
         if options.qos_policy is not None or options.partitions is not None:
             qos = configure_fabric(sm, fabric, options.qos_policy, options.partitions,

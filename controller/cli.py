@@ -6,7 +6,10 @@
         or `netfile:PATH`, with the figures a routing comparison needs.
     fabriclab-sm up TOPO --switch s1=127.0.0.1:9559 [--switch ...] --p4info P --bmv2-json J
                    [--guid2lid FILE] [--address-book FILE]
-        live: push the pipeline, assign LIDs and install routes on running switches.
+                   [--fc MODE [--hold-loops [PREFIX]] [--metadata FILE]]
+        live: push the pipeline, assign LIDs and install routes on running switches;
+        with --fc, their flow-control mode, and where held frames wait (one line per
+        switch: a hold loop wired on this machine, on bmv2, or recirculation and why).
     fabriclab-sm serve TOPO --switch ... --p4info P --bmv2-json J [--engine E] [--sa]
                    --iface s1:2=s1-eth2 [--iface ...] [--timeline FILE]
                    [--web PORT] [--view-recording FILE]
@@ -20,8 +23,9 @@
         live: non-zero drop counters as JSON {switch: [{port, reason, packets, bytes}]}.
     fabriclab-sm status TOPO --switch ... [--p4info P] [--timeout S] [--json]
         live, read-only: per switch reachable, pipeline, dlid_route / forward_frr entries,
-        ports marked down, flow-control mode, non-zero drops (exit 1 if any switch is
-        unreachable or has no pipeline).
+        ports marked down, flow-control mode, where held frames wait (hold loop or
+        recirculation), non-zero drops (exit 1 if any switch is unreachable or has no
+        pipeline).
     fabriclab-sm routes TOPO DLID --switch ... [--p4info P] [--guid2lid F] [--json]
         live, read-only: the path a frame to DLID (a LID or a node name) takes from every
         switch, hop by hop through TOPO's cables (`s1:3 -> s4:1 -> h2`), and with each
@@ -181,26 +185,37 @@ def _addresses(args: argparse.Namespace, fabric) -> dict[str, str]:
 
 
 def cmd_up(args: argparse.Namespace) -> int:
+    from controller import held_frames
     from controller.sm import SubnetManager
 
+    if not args.fc and (args.hold_loops is not None or args.metadata):
+        raise UsageError("--hold-loops and --metadata go with --fc (where flow control "
+                         "holds frames)")
     fabric, connections = _connect(args)
+    hold = None
     try:
         sm = SubnetManager(fabric, connections, engine=_engine(args.engine),
                            lid_map=LidMap(args.guid2lid))
         changes = sm.bring_up(args.p4info, args.bmv2_json, args.address_book)
         if args.fc:
-            _set_flow_control(fabric, connections, args.fc, sm.constants)
+            hold = held_frames.plan(sorted(connections), args.hold_loops, sm.constants)
+            _set_flow_control(fabric, connections, args.fc, sm.constants, hold.switches)
     finally:
         for conn in connections.values():
             conn.close()
     for name, change in sorted(changes.items()):
         print(f"{name}: {change.inserted} inserted, {change.modified} modified, "
               f"{change.deleted} deleted")
+    if hold is not None:
+        held_frames.report(hold, asked=args.hold_loops is not None, flow_control=args.fc,
+                           metadata=args.metadata)
     return 0
 
 
-def _set_flow_control(fabric, connections, mode: str, constants) -> None:
-    """Every switch in `mode` with the default watermarks and credits (docs/controller.md)."""
+def _set_flow_control(fabric, connections, mode: str, constants,
+                      hold_loops: frozenset[str] = frozenset()) -> None:
+    """Every switch in `mode` with the default watermarks and credits (docs/controller.md);
+    held frames round the loop on the switches in `hold_loops`."""
     from controller.bringup import configure_flow_control, fc_params
     from traffic.flow_control import (
         CREDIT_BUFFER,
@@ -221,7 +236,8 @@ def _set_flow_control(fabric, connections, mode: str, constants) -> None:
                        credit_limit=CREDIT_BUFFER, credit_coalesce=CREDIT_COALESCE,
                        hoq_lifetime_us=0,
                        watchdog_detect_us=0, watchdog_restore_us=0)
-    configure_flow_control(connections, fabric, params, DEFAULT_FRAME_BYTES, constants)
+    configure_flow_control(connections, fabric, params, DEFAULT_FRAME_BYTES, constants,
+                           hold_loops)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -402,12 +418,14 @@ def _flow_control(obs) -> dict | None:
 
 def switch_status(fabric, name: str, obs) -> dict:
     """What `status` reports for one reachable switch (None: the pipeline lacks it)."""
+    from controller import held_frames
     from controller.liveness import read_down_ports
     from controller.sm import read_drop_counters, read_route_entries
 
     status = {"switch": name, "address": obs.address, "reachable": True, "pipeline": None,
               "program": None, "tables": None, "routes": None, "frr_routes": None,
-              "ports_down": None, "flow_control": None, "drops": None, "error": None}
+              "ports_down": None, "flow_control": None, "held_frames": None,
+              "drops": None, "error": None}
     info = obs.p4info
     if info is None:
         status["error"] = "no pipeline loaded"
@@ -425,6 +443,7 @@ def switch_status(fabric, name: str, obs) -> dict:
     if down is not None:
         status["ports_down"] = sorted(down & set(ports))
     status["flow_control"] = _read_or_none(lambda: _flow_control(obs))
+    status["held_frames"] = _read_or_none(lambda: held_frames.read(obs))
     drops = _read_or_none(lambda: read_drop_counters(obs, ports))
     if drops is not None:
         status["drops"] = [{"port": port, "reason": reason, "packets": pkts, "bytes": nbytes}
@@ -453,6 +472,8 @@ def _status_line(s: dict) -> str:
                           if k not in ("action", "mode") and v)
         parts.append(f"flow control {fc.get('mode', fc['action'])}"
                      + (f" ({extra})" if extra else ""))
+    if s.get("held_frames"):
+        parts.append(f"held frames: {s['held_frames']}")
     drops = s["drops"]
     parts.append("drops " + (na if drops is None else "none" if not drops else
                              ", ".join(f"port {d['port']} {d['reason']} {d['packets']}"
@@ -665,6 +686,14 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--guid2lid", help="persistent guid -> LID map (created if missing)")
     up.add_argument("--address-book", help="write host -> LID/SL/MAC JSON here")
     up.add_argument("--fc", help="also set every switch's flow-control mode: lossy, pfc, credit")
+    up.add_argument("--hold-loops", nargs="?", const="", metavar="PREFIX",
+                    help="with --fc: bmv2 switches started with a hold loop (ports 508/509 on "
+                         "PREFIXs1-eth508/-eth509, a veth pair paced by tc htb, "
+                         "topologies/hold_loop.py): held frames go round it where it is wired "
+                         "on this machine; elsewhere they recirculate, said on stderr")
+    up.add_argument("--metadata", metavar="FILE",
+                    help="with --fc: write where each switch's held frames wait (held_frames) "
+                         "as JSON")
     up.set_defaults(func=cmd_up)
     serve = sub.add_parser("serve", help="bring up, then fast + global reroute on carrier loss")
     serve.add_argument("topology")

@@ -162,7 +162,8 @@ def _power_on(fabric: Fabric, faults, target: Target, program_source: Path, ledg
     def start():
         net = start_network(delivered, target, ledger, run_dir / "logs",
                             switch_port_params(delivered, faults),
-                            cpu_port=compiled.constants.cpu_port)
+                            constants=compiled.constants)
+        acc.settings["held_frames"] = net.hold.summary()
         preload(faults, net, fabric, intended_program(compiled.p4info, compiled.bmv2_json))
         return net
 
@@ -195,7 +196,7 @@ def _on_the_fabric(settings: BringupSettings, fabric: Fabric, net, program, ledg
             raise BringupStop("no usable pipeline on " + "; ".join(
                 f"{c.switch} ({c.detail})" for c in blocked))
         _timed(acc, "cabling", status, lambda: _cabling(sm, acc))
-        _timed(acc, "routing", status, lambda: _route(settings, sm, fabric, run_dir))
+        _timed(acc, "routing", status, lambda: _route(settings, sm, fabric, run_dir, net))
         _stress(settings, sm, net, fabric, ledger, run_dir, status, acc)
     finally:
         sm.close()
@@ -215,7 +216,10 @@ def _cabling(sm, acc: Acceptance) -> None:
         sm.failed_links.add(entry.link)
 
 
-def _route(settings: BringupSettings, sm, fabric: Fabric, run_dir: Path) -> None:
+def _route(settings: BringupSettings, sm, fabric: Fabric, run_dir: Path, net) -> None:
+    """LIDs, routes, SL-to-VL, the address book and flow control; on the switches whose
+    hold loop power-on wired (bmv2) the SM turns it on, and PFC paces links that tc
+    shapes after the pipeline, as in scenario runs."""
     from controller.bringup import configure_flow_control
     from fabriclab.plan import plan
     from fabriclab.runner import bringup_options
@@ -226,7 +230,7 @@ def _route(settings: BringupSettings, sm, fabric: Fabric, run_dir: Path) -> None
     sm.install_sl_to_vl()
     sm.write_address_book(run_dir / "address_book.json")
     configure_flow_control(sm.connections, fabric, options.fc_params, options.frame_bytes,
-                           sm.constants)
+                           sm.constants, net.hold.switches, net.links_shaped_after_pipeline)
 
 
 def _stress(settings: BringupSettings, sm, net, fabric: Fabric, ledger: Ledger, run_dir: Path,

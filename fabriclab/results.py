@@ -52,6 +52,17 @@ def versions(target: Target) -> dict:
     return found
 
 
+def record_held_frames(run_dir: Path, hold) -> None:
+    """versions.json's `held_frames` made exact once the switches run: where this run's
+    held frames wait (topologies.hold_loop.HoldLoops: "hold loop on every switch ..." or
+    "recirculation ...: why"), and per switch in `held_frames_by_switch`."""
+    path = run_dir / "versions.json"
+    found = json.loads(path.read_text()) if path.exists() else {}
+    found["held_frames"] = hold.summary()
+    found["held_frames_by_switch"] = hold.held_frames()
+    write_json(path, found)
+
+
 def write_report(run_dir: Path) -> None:
     """report.md and report.html with plots (and the live view's replay when the run
     recorded one); one line saying why when that fails."""

@@ -32,7 +32,7 @@ from fabriclab.qos_compare import needs_comparison, run_compared
 from fabriclab.scenario import Scenario
 from fabriclab.status import StatusLine
 from fabriclab.view import ViewOptions
-from topologies import capacity, distributed, link_rates
+from topologies import capacity, distributed
 from topologies.ledger import Ledger, cleanup_stale
 from topologies.network import EmulatedNetwork, host_macs, port_params, start_network
 from topologies.targets import Target, compile_program
@@ -138,24 +138,17 @@ def _build_fabric(run_plan: RunPlan, target: Target, program_source: Path, ledge
     try:
         net = start_network(fabric, target, ledger, run_dir / "logs", port_params(fabric),
                             servers=servers, placement=placement, priority_queues=queues,
-                            cpu_port=program.constants.cpu_port,
-                            hold_ports=_hold_ports(program.constants))
+                            constants=program.constants)
     except BaseException:
         if servers is not None:
             servers.close()
         raise
     metrics["link_rate_enforcement"] = sorted(set(net.link_rates.values()))
-    metrics["hold_loops"] = sorted(net.hold_loops.values())
+    metrics["hold_loops"] = sorted(loop.describe() for loop in net.loops.values())
+    results.record_held_frames(run_dir, net.hold)
     if net.cluster is not None:
         metrics["cluster"] = net.cluster
     return net, program
-
-
-def _hold_ports(constants) -> tuple[int, int] | None:
-    """The program's hold loop ports (out, in), if it has a hold loop."""
-    if not constants.has_hold_loop:
-        return None
-    return constants.hold_out_port, constants.hold_in_port
 
 
 def _on_the_fabric(run_plan: RunPlan, net: EmulatedNetwork, program, run_dir: Path,
@@ -175,10 +168,9 @@ def _on_the_fabric(run_plan: RunPlan, net: EmulatedNetwork, program, run_dir: Pa
     status.set_phase("subnet manager: pipeline, cabling, LIDs, routes, flow control")
     bringup = bring_up(fabric, net.grpc_addrs, program.p4info, program.bmv2_json,
                        host_macs(fabric),
-                       replace(bringup_options(run_plan), hold_loop=bool(net.hold_loops),
+                       replace(bringup_options(run_plan), hold_loops=net.hold.switches,
                                priority_queues=PRIORITY_QUEUES,
-                               pace_links=any(map(link_rates.after_pipeline,
-                                                  net.link_rates.values()))),
+                               pace_links=net.links_shaped_after_pipeline),
                        run_dir)
     sm, agents = bringup.sm, None
     view_problems: list[str] = []

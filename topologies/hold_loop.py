@@ -17,13 +17,22 @@ than every receive buffer of a switch together, so a held frame is never dropped
 there. The MTU is raised for the hold header in front of a full-size frame.
 
 The interfaces are named like the switch's others (the run's prefix), recorded in the
-run's ledger before they exist, and removed by name at teardown, also after a failure.
+run's ledger before they exist, and removed by name at teardown, also after a failure
+(the qdiscs live on the out end and go with it).
+
+Which switches get a loop is decided in one place, `for_fabric` (every path that starts
+switches: a scenario run, `fabriclab bringup`, through topologies/network.py); `find`
+is what `fabriclab-sm` does for switches it did not start: it uses a loop only where
+one is wired on this machine. Either way a `HoldLoops` says, per switch, where its held
+frames wait ("hold loop ..." or "recirculation: why"), and the SM writes
+hold_loop_config only for the switches it names (controller/bringup.py).
 """
 
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from topologies import link_names
@@ -74,6 +83,113 @@ def plan(prefix: str, switch: str, out_port: int, in_port: int,
     return HoldLoop(switch, out_port, in_port, out_iface, in_iface, pace_pps)
 
 
+RECIRCULATION = "recirculation"  # what `held_frames` says where a switch has no loop
+WHY_EMBEDDED = "the embedded switch recirculates a held frame cheaply (50 us-1 ms a pass)"
+WHY_NO_PROGRAM_LOOP = ("the program has no hold loop (FabricConst lacks HOLD_OUT_PORT, "
+                       "HOLD_IN_PORT, HOLD_SESSION)")
+WHY_ON_SERVERS = ("switches on servers get no hold loop (it is made on the runner's "
+                  "machine only); on bmv2 recirculating starves credits")
+
+
+@dataclass(frozen=True)
+class HoldLoops:
+    """Where each switch's held frames wait: its loop, or recirculation and why."""
+
+    loops: dict[str, HoldLoop] = field(default_factory=dict)  # switch -> its wired loop
+    without: dict[str, str] = field(default_factory=dict)  # switch -> why it has none
+
+    @property
+    def switches(self) -> frozenset[str]:
+        """The switches whose held frames go round a loop: the SM turns it on there."""
+        return frozenset(self.loops)
+
+    def held_frames(self) -> dict[str, str]:
+        """Per switch, "hold loop ..." or "recirculation: why"."""
+        out = {name: loop.describe() for name, loop in self.loops.items()}
+        out.update({name: f"{RECIRCULATION}: {why}" for name, why in self.without.items()})
+        return dict(sorted(out.items()))
+
+    def summary(self) -> str:
+        """One line for versions.json's `held_frames`: starts with "hold loop" when every
+        switch has one, with "recirculation" when one has not."""
+        if not self.without:
+            pace = sorted({loop.pace_pps for loop in self.loops.values()})
+            return (f"hold loop on every switch ({len(self.loops)}): a veth pair from port "
+                    f"{_ports(self.loops)}, paced by tc htb at "
+                    f"{'/'.join(map(str, pace))} frames/s (topologies/hold_loop.py)")
+        whys = sorted(set(self.without.values()))
+        head = (f"{RECIRCULATION} on every switch" if not self.loops else
+                f"{RECIRCULATION} on {', '.join(sorted(self.without))}, "
+                f"hold loop on {', '.join(sorted(self.loops))}")
+        return f"{head}: {'; '.join(whys)}"
+
+
+def _ports(loops: dict[str, HoldLoop]) -> str:
+    pairs = sorted({(loop.out_port, loop.in_port) for loop in loops.values()})
+    return ", ".join(f"{out} to port {into}" for out, into in pairs)
+
+
+def program_ports(constants) -> tuple[int, int] | None:
+    """A program's hold loop ports (out, in) from its constants
+    (controller/program_constants.py), or None when it has no hold loop."""
+    if not constants.has_hold_loop:
+        return None
+    return constants.hold_out_port, constants.hold_in_port
+
+
+def for_fabric(switches: Iterable[str], prefix: str, *, bmv2: bool,
+               ports: tuple[int, int] | None, on_servers: bool = False) -> HoldLoops:
+    """The loops a run makes for the switches it starts: one per switch on real bmv2 when
+    the program has hold loop ports and the switches run on this machine; else none,
+    and why. HoldLoopError for a name the kernel would refuse."""
+    names = list(switches)
+    why = (WHY_EMBEDDED if not bmv2 else WHY_NO_PROGRAM_LOOP if ports is None else
+           WHY_ON_SERVERS if on_servers else None)
+    if why is not None:
+        return HoldLoops(without={name: why for name in names})
+    return HoldLoops(loops={name: plan(prefix, name, *ports) for name in names})
+
+
+def find(switches: Iterable[str], prefix: str, ports: tuple[int, int] | None) -> HoldLoops:
+    """The loops wired on this machine for switches someone else started (fabriclab-sm):
+    a switch's loop is used only where its two interfaces, named as `plan` names them,
+    exist here as one veth pair paced by htb; else why not. The switch's own port map
+    cannot be read over P4Runtime: that it was started with `-i OUT@out_iface -i
+    IN@in_iface` is taken from the names."""
+    names = list(switches)
+    if ports is None:
+        return HoldLoops(without={name: WHY_NO_PROGRAM_LOOP for name in names})
+    loops, without = {}, {}
+    for name in names:
+        try:
+            loop = plan(prefix, name, *ports)
+        except HoldLoopError as exc:
+            without[name] = str(exc)
+            continue
+        problem = wiring_problem(loop)
+        if problem is None:
+            loops[name] = loop
+        else:
+            without[name] = problem
+    return HoldLoops(loops, without)
+
+
+def wiring_problem(loop: HoldLoop) -> str | None:
+    """None when the loop's veth pair is here and paced; else what is missing."""
+    for iface in loop.interfaces:
+        if not Path("/sys/class/net", iface).exists():
+            return (f"no interface {iface} on this machine (a switch started elsewhere or "
+                    f"without its hold loop)")
+    # a veth end's iflink is its peer's ifindex
+    if _sys_int(loop.out_iface, "iflink") != _sys_int(loop.in_iface, "ifindex"):
+        return f"{loop.out_iface} and {loop.in_iface} are not the two ends of one veth pair"
+    proc = subprocess.run(["tc", "qdisc", "show", "dev", loop.out_iface], capture_output=True,
+                          text=True, check=False)
+    if proc.returncode != 0 or " htb " not in f" {proc.stdout} ":
+        return f"{loop.out_iface} is not paced (no tc htb on it)"
+    return None
+
+
 def tc_commands(loop: HoldLoop) -> list[list[str]]:
     """htb on the out end: pace_pps frames/s (mpu COST_BYTES), a pfifo of LIMIT_PKTS."""
     dev = ["dev", loop.out_iface]
@@ -111,9 +227,10 @@ def create(loop: HoldLoop) -> None:
         _run(cmd)
 
 
-def _stat(iface: str, name: str) -> int | None:
+def _sys_int(iface: str, name: str) -> int | None:
+    """/sys/class/net/IFACE/NAME as a number, None when there is none."""
     try:
-        return int(Path(f"/sys/class/net/{iface}/statistics/{name}").read_text())
+        return int(Path(f"/sys/class/net/{iface}/{name}").read_text())
     except (OSError, ValueError):
         return None
 
@@ -135,6 +252,6 @@ def _qdisc_drops(iface: str) -> int | None:
 def stats(loop: HoldLoop) -> dict[str, int | None]:
     """What went round the loop so far: frames into the loop (the switch sent them out of
     its hold port), frames out of it (delivered to the hold in port), qdisc drops."""
-    return {"frames_in": _stat(loop.out_iface, "tx_packets"),
-            "frames_out": _stat(loop.in_iface, "rx_packets"),
+    return {"frames_in": _sys_int(loop.out_iface, "statistics/tx_packets"),
+            "frames_out": _sys_int(loop.in_iface, "statistics/rx_packets"),
             "qdisc_drops": _qdisc_drops(loop.out_iface)}

@@ -261,14 +261,25 @@ class EmulatedNetwork:
     device_ids: dict[str, int]
     ledger: Ledger
     link_rates: dict[str, str] = field(default_factory=dict)  # switch -> how rates are enforced
-    hold_loops: dict[str, str] = field(default_factory=dict)  # switch -> its hold loop (bmv2)
-    loops: dict[str, hold_loop.HoldLoop] = field(default_factory=dict)
+    # Where each switch's held frames wait: its hold loop (bmv2) or recirculation, and why
+    hold: hold_loop.HoldLoops = field(default_factory=hold_loop.HoldLoops)
+    cluster: dict | None = None  # servers, placement, tunnels (topologies/cluster.py)
+    servers: object | None = None  # topologies.servers.ServerSet, made for this run
+
+    @property
+    def links_shaped_after_pipeline(self) -> bool:
+        """Whether some switch's links wait after its pipeline (tc), where the program does
+        not see their backlog: then PFC paces them in the program (controller/bringup.py)."""
+        return any(map(link_rates.after_pipeline, self.link_rates.values()))
+
+    @property
+    def loops(self) -> dict[str, hold_loop.HoldLoop]:
+        """The switches' hold loops (real bmv2 on this machine; else none)."""
+        return self.hold.loops
 
     def hold_loop_stats(self) -> dict[str, dict]:
         """Per switch, what went round its hold loop so far (topologies/hold_loop.py)."""
         return {name: hold_loop.stats(loop) for name, loop in sorted(self.loops.items())}
-    cluster: dict | None = None  # servers, placement, tunnels (topologies/cluster.py)
-    servers: object | None = None  # topologies.servers.ServerSet, made for this run
 
     def run_prefix(self, node: str) -> list[str]:
         """The command prefix that reaches a switch's namespace from the runner."""
@@ -349,11 +360,12 @@ def interface_names(fabric: Fabric, prefix: str = "") -> list[str]:
 def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
                   port_params: dict[str, dict[int, str]] | None = None,
                   servers=None, placement=None, priority_queues: int = 1, *,
-                  cpu_port: int, hold_ports: tuple[int, int] | None = None) -> EmulatedNetwork:
+                  constants) -> EmulatedNetwork:
     """Build and start the network; on any failure everything created is removed.
-    `cpu_port`: the program's (topologies.targets.CompiledProgram.constants).
-    `hold_ports`: the program's (hold out, hold in) ports: on real bmv2 (not on
-    servers) every switch gets its hold loop there (topologies/hold_loop.py).
+    `constants`: the program's (topologies.targets.CompiledProgram.constants): the
+    switches' CPU port and, where the program has them, its hold loop ports: on real
+    bmv2 (not on servers) every switch gets its hold loop there (hold_loop.for_fabric),
+    recorded in the ledger before it is made.
 
     With `servers` (topologies.servers.ServerSet) and a `placement`, every node runs
     on its server through Mininet's cluster nodes (topologies/cluster.py)."""
@@ -363,14 +375,15 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
         names = interface_names(fabric, ledger.prefix)
     except link_names.LinkNameError as exc:
         raise NetworkError(str(exc)) from None
-    loops: dict[str, hold_loop.HoldLoop] = {}
-    if target.switch is SwitchKind.BMV2 and servers is None and hold_ports is not None:
-        try:
-            loops = {sw.name: hold_loop.plan(ledger.prefix, sw.name, *hold_ports)
-                     for sw in fabric.switches}
-        except hold_loop.HoldLoopError as exc:
-            raise NetworkError(str(exc)) from None
-        names = names + [n for loop in loops.values() for n in loop.interfaces]
+    try:
+        hold = hold_loop.for_fabric([sw.name for sw in fabric.switches], ledger.prefix,
+                                    bmv2=target.switch is SwitchKind.BMV2,
+                                    ports=hold_loop.program_ports(constants),
+                                    on_servers=servers is not None)
+    except hold_loop.HoldLoopError as exc:
+        raise NetworkError(str(exc)) from None
+    loops = hold.loops
+    names = names + [n for loop in loops.values() for n in loop.interfaces]
     clashes = [n for n in names if Path("/sys/class/net", n).exists()]
     if clashes:
         raise NetworkError(
@@ -398,7 +411,8 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
             cls=P4Switch, target=target, device_id=node.device_id, grpc_port=port,
             log_dir=log_dir, ledger=ledger, port_params=(port_params or {}).get(node.name),
             thrift_port=free_tcp_port() if target.switch is SwitchKind.BMV2 else None,
-            priority_queues=priority_queues, cpu_port=cpu_port, hold=loops.get(node.name))
+            priority_queues=priority_queues, cpu_port=constants.cpu_port,
+            hold=loops.get(node.name))
         switch_opts[node.name].update(placed.get(node.name, {}))
     wired = target.switch is SwitchKind.BMV2 and servers is None
     if wired:
@@ -413,9 +427,7 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
                   controller=None,
                   link=link_cls, build=False, autoSetMacs=False, waitConnected=False)
     emulated = EmulatedNetwork(fabric, net, target, grpc_addrs, device_ids, ledger,
-                               servers=servers)
-    emulated.hold_loops = {name: loop.describe() for name, loop in loops.items()}
-    emulated.loops = loops
+                               hold=hold, servers=servers)
     try:
         if servers is not None:
             from topologies import cluster

@@ -98,7 +98,7 @@ HELD_FRAMES = {
     SwitchKind.EMBEDDED: "recirculation, paced by the embedded switch (50 us-1 ms a pass)",
     SwitchKind.BMV2: "the hold loop: a veth pair from port 508 to port 509 of each switch, "
                      "paced by tc htb (topologies/hold_loop.py), where the run makes one; "
-                     "else recirculation (the run's metrics say which)",
+                     "else recirculation (replaced by the run's own once its switches run)",
 }
 
 Target.EMBEDDED = Target(Compiler.EMBEDDED, SwitchKind.EMBEDDED, "embedded target")

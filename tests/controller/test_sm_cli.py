@@ -223,7 +223,7 @@ def test_pfc_paces_links_shaped_after_the_pipeline_within_half_the_headroom(monk
                                    credit_coalesce=4, hoq_lifetime_us=0,
                                    watchdog_detect_us=0, watchdog_restore_us=0)
         bringup.configure_flow_control({"s1": "conn1", "s2": "conn2"}, fabric, params, 1074,
-                                       program_constants.fabric_p4(), hold_loop=True,
+                                       program_constants.fabric_p4(), hold_loops={"s1", "s2"},
                                        pace_links=True)
         if mode is FlowControl.PFC:
             assert written["conn1"] == {1: fc.LinkPace(500_000, 16 * 500_000),
@@ -239,3 +239,24 @@ def test_a_link_pacer_needs_a_positive_rate_and_bound():
     for rate, bound in ((0, 4), (300, 0)):
         with pytest.raises(ValueError, match="must both be positive"):
             fc.LinkPace.at(rate, bound)
+
+
+def test_the_hold_loop_is_turned_on_only_on_the_switches_named_as_wired(monkeypatch):
+    from controller import bringup, program_constants
+    from controller import flow_control as fc
+    from traffic.flow_control import FlowControl
+
+    written = {}
+    monkeypatch.setattr(fc, "configure", lambda conn, params, quanta, limits, constants,
+                        hold_loop=False, pace=None: written.setdefault(conn, hold_loop))
+    fabric = build("line:3")
+    params = bringup.fc_params(FlowControl.PFC, xoff=24, xon=12, headroom=24,
+                               credit_limit=32, credit_coalesce=4, hoq_lifetime_us=0,
+                               watchdog_detect_us=0, watchdog_restore_us=0)
+    conns = {"s1": "conn1", "s2": "conn2", "s3": "conn3"}
+    bringup.configure_flow_control(conns, fabric, params, 1074,
+                                   program_constants.fabric_p4(), frozenset({"s2"}))
+    assert written == {"conn1": False, "conn2": True, "conn3": False}
+    with pytest.raises(ValueError, match="hold loops for switches line:3 does not have: s9"):
+        bringup.configure_flow_control(conns, fabric, params, 1074,
+                                       program_constants.fabric_p4(), {"s2", "s9"})

@@ -47,7 +47,7 @@ class MininetFabrics:
         ledger = Ledger.create(f"test-{physical.name.replace(':', '-')}-{time.time_ns()}")
         self.stops.append(ledger.teardown)  # whatever net.stop() did not get to
         net = start_network(physical, Target.EMBEDDED, ledger, self.run_dir / "logs",
-                            cpu_port=self.program.constants.cpu_port)
+                            constants=self.program.constants)
         self.stops.append(net.stop)
         sm = SubnetManager(intended, connect_switches(intended, net.grpc_addrs),
                            engine=engine(routing))

@@ -34,6 +34,8 @@ Held frames wait in each switch's hold loop (topologies/hold_loop.py).
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from fabriclab import scenario as sc
@@ -84,6 +86,12 @@ def test_stream_arrives_whole_in_order_on_both(target, tmp_path):
     assert (m.sent, m.lost, m.reordered, m.duplicates) == (m.received, 0, 0, 0)
     assert m.checks["unknown_dlid"].ok and m.verdict == "pass"
     assert m.link_rate_enforcement
+    # where held frames wait, as this run made it: bmv2 round each switch's hold loop
+    versions = json.loads((result.run_dir / "versions.json").read_text())
+    expected = ("hold loop on every switch" if target.switch is SwitchKind.BMV2
+                else "recirculation on every switch: the embedded switch")
+    assert versions["held_frames"].startswith(expected), versions["held_frames"]
+    assert len(m.hold_loops) == (2 if target.switch is SwitchKind.BMV2 else 0)
 
 
 def test_lossy_incast_loss_is_counted_tail_drops_on_both(target, incast):

@@ -56,3 +56,23 @@ def test_a_loop_is_made_paced_and_removed_by_name_from_the_ledger(tmp_path):
         left = Ledger.load(ledger.path).teardown()
     assert left == []
     assert not any(Path("/sys/class/net", i).exists() for i in loop.interfaces)
+
+
+@pytest.mark.mininet
+def test_find_uses_a_wired_paced_loop_and_names_what_is_missing_otherwise(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("needs root (veth pairs, tc)")
+    ledger = Ledger.create("hold-loop-find-test", tmp_path)
+    loop = hold_loop.plan(ledger.prefix, "s1", 508, 509)
+    ledger.add_interfaces(loop.interfaces)
+    try:
+        hold_loop.create(loop)
+        found = hold_loop.find(["s1", "s2"], ledger.prefix, (508, 509))
+        assert found.loops == {"s1": loop}
+        assert found.without["s2"].startswith(f"no interface {ledger.prefix}s2-eth508")
+        subprocess.run(["tc", "qdisc", "del", "dev", loop.out_iface, "root"], check=True)
+        unpaced = hold_loop.find(["s1"], ledger.prefix, (508, 509))
+        assert unpaced.without == {"s1": f"{loop.out_iface} is not paced (no tc htb on it)"}
+    finally:
+        left = Ledger.load(ledger.path).teardown()
+    assert left == []
