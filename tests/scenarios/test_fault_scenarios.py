@@ -55,10 +55,11 @@ BMV2_CREDIT_STORM = ("bmv2: CREDIT storm at 300 pps, HoQ lifetime scaled to 667 
                      "of the volume (_storm_at_target): the fault-free baseline passes (3072 "
                      "frames, CCT 14.4-17.6 s, 0 drops, 3 runs 2026-12-05) but the storm ends "
                      "'stalled' (2616-2730 of 3072 sent, 313-373 HoQ drops, 0 unexplained, "
-                     "blocked set reaching s3:1): held frames make 3-4 passes of the hold loop "
-                     "each, about 3 of them back from the loop behind their queue's head "
-                     "ticket, so the loop runs at its 500 frames/s ceiling; the switch answers "
-                     "every credit request (see docs/fabric.md, Targets)")
+                     "blocked set reaching s3:1): a busy queue's frames come back from "
+                     "the hold loop out of ticket order (three interleaved runs of tickets, "
+                     "four gate passes per frame, ~166 frames/s through an uplink gate "
+                     "against 300), so the loop runs at its 500 frames/s ceiling; the switch "
+                     "answers every credit request (see docs/fabric.md, The hold loop)")
 BMV2_LINK_FAILURE = ("bmv2: link failure at 300 pps on leafspine:2,2,1 (2026-12-05, links cut "
                      "through a wire, topologies/wires.py): the reroute works and every gap is "
                      "measured (fast reroute 13-40 ms, global 17-20 ms; 0 unexplained loss), "
