@@ -13,17 +13,13 @@ the switch runs, in order of fidelity:
    port), tc `htb` on the switch's side of each link: a rate of rate_pps x
    COST_BYTES with `mpu COST_BYTES` charges every frame COST_BYTES whatever its
    length (all fabric frames are shorter), which makes the byte-rate shaper a
-   packet-rate one; pause frames go in a class of their own, never queued
-   behind data (a u32 filter on the EtherType); CREDIT frames stay in the data
-   class, in order with it: their FCTBS counts every data frame sent before them,
-   and the receiver sets its ABR to it, so a CREDIT frame that overtook queued
-   data made the receiver count frames not yet arrived and advertise credit it
-   did not have (measured: `headroom` drops in CREDIT mode, gone since). (This
-   kernel has htb, tbf and pfifo, no prio or netem.) The rate holds, but the
-   data backlog waits in the qdisc,
-   after egress, where no P4 program sees it: pauses, credit stalls and LOSSY
-   tail drops at that port do not happen on the switch (the qdisc's limit is
-   the port's depth, so it does not drop either).
+   packet-rate one; pause frames, CREDIT updates and fault notifications go in a
+   class of their own, never queued behind data (u32 filters on the EtherType and
+   the LRH), credit requests stay among the data (tc_commands says why). (This
+   kernel has htb, tbf and pfifo, no prio or netem.) The rate holds, but the data
+   backlog waits in the qdisc, after egress, where no P4 program sees it: pauses,
+   credit stalls and LOSSY tail drops at that port do not happen on the switch
+   (the qdisc's limit is the port's depth, so it does not drop either).
 
 Propagation delay is not applied on bmv2 (no netem on this kernel).
 """
@@ -34,7 +30,7 @@ import socket
 import subprocess
 from dataclasses import dataclass
 
-from traffic.frames import ETHERTYPE_FABRIC, Kind
+from traffic.frames import ETHERTYPE_FABRIC, CreditOp, Kind
 
 COST_BYTES = 2048  # htb mpu: what every frame is charged (longer than any fabric frame)
 
@@ -96,13 +92,26 @@ def apply_with_thrift(thrift_port: int, rates: list[PortRate]) -> str:
 
 
 def tc_commands(rate: PortRate) -> list[list[str]]:
-    """htb on one interface: data and CREDIT frames at rate_pps (every frame costs
-    COST_BYTES: mpu), in a pfifo of the port's depth; 802.1Qbb frames and fault
-    notifications (LRH kind NOTIFY, its second byte) in a class of their own that is
-    never held behind data, as the switch sends them (NOTIFY from its top queue)."""
+    """htb on one interface: data frames at rate_pps (every frame costs COST_BYTES:
+    mpu), in a pfifo of the port's depth, with the credit requests among them; 802.1Qbb
+    frames, CREDIT updates (LRH kind CREDIT, op 0: the kind is the LRH's second byte,
+    the op the high nibble of its ninth) and fault notifications (kind NOTIFY) in a class
+    of their own that is never held behind data.
+
+    On a real link a flow-control frame goes out between two data frames: the backlog
+    waits in the switch. Here up to a credit window of data waits in the qdisc, after
+    the pipeline, and a CREDIT update queued behind it came back a window late: the
+    credit loop took two backlogs and a CREDIT link carried half its rate (~140 of 300
+    frames/s on bmv2, 2026-12-05). An update therefore overtakes the data, and the
+    receiver does not resync ABR to its FCTBS, which counts frames still queued here
+    (fabric.p4 `take_credit`, traffic/nic_fc.py); a request keeps its place among the
+    data, so the receiver resyncs to it exactly."""
     dev = ["dev", rate.iface]
     bits = rate.rate_pps * COST_BYTES * 8
     control = ["u32", "match", "u32", "0", "0"]
+    fabric = ["protocol", hex(ETHERTYPE_FABRIC)]
+    credit_update = ["match", "u8", str(int(Kind.CREDIT)), "0xff", "at", "1",
+                     "match", "u8", f"{int(CreditOp.NORMAL) << 4:#04x}", "0xf0", "at", "8"]
     return [
         ["tc", "qdisc", "replace", *dev, "root", "handle", "1:", "htb", "default", "2"],
         ["tc", "class", "add", *dev, "parent", "1:", "classid", "1:1", "htb",
@@ -113,9 +122,10 @@ def tc_commands(rate: PortRate) -> list[list[str]]:
         ["tc", "qdisc", "add", *dev, "parent", "1:2", "pfifo", "limit", str(rate.depth)],
         ["tc", "filter", "add", *dev, "parent", "1:", "protocol", "0x8808", "prio", "1",
          *control, "flowid", "1:1"],
-        ["tc", "filter", "add", *dev, "parent", "1:", "protocol", hex(ETHERTYPE_FABRIC),
-         "prio", "2", "u32", "match", "u8", str(int(Kind.NOTIFY)), "0xff", "at", "1",
-         "flowid", "1:1"],
+        ["tc", "filter", "add", *dev, "parent", "1:", *fabric, "prio", "2", "u32",
+         "match", "u8", str(int(Kind.NOTIFY)), "0xff", "at", "1", "flowid", "1:1"],
+        ["tc", "filter", "add", *dev, "parent", "1:", *fabric, "prio", "3", "u32",
+         *credit_update, "flowid", "1:1"],
     ]
 
 

@@ -24,13 +24,15 @@ Receive side: DATA frames addressed to this port enter a buffer per class of
 and counted (LOSSY `buffer_full`, PFC `headroom_overflow`, CREDIT
 `credit_violation`). PFC: crossing `xoff` sends a pause (quanta 0xFFFF,
 re-sent every half pause time while above XON), draining to `xon` sends a
-resume. CREDIT: ABR counts admitted frames (mod 4096) and every CREDIT frame
-sent advertises FCCL = ABR + free slots, with our FCTBS; frames go out every
-`credit_coalesce` drained frames, when the buffer drains empty, every
-`credit_refresh_ms` (so a lost one heals), at start-up (link init) and in
-answer to a request. A received CREDIT frame sets FCCL and resyncs ABR to the
-peer's FCTBS (the link is FIFO, so that FCTBS counts every DATA frame sent
-before it): frames lost on the wire cannot leak credits. Flow-control frames
+resume. CREDIT: ABR counts received frames (mod 4096, dropped ones too) and
+every CREDIT frame sent advertises FCCL = ABR + free slots, with our FCTBS;
+frames go out every `credit_coalesce` drained frames, when the buffer drains
+empty, every `credit_refresh_ms` (so a lost one heals), at start-up (link init) and in
+answer to a request. A received CREDIT frame sets FCCL; a request also resyncs
+ABR to the peer's FCTBS (a request travels among the peer's data, so that FCTBS
+counts every DATA frame sent before it; an update may have overtaken data still
+queued after the peer's pipeline, topologies/link_rates.py): frames lost on the
+wire leak credits only until the peer, short of them, asks. Flow-control frames
 are never flow-controlled nor counted as data.
 
 Transport (`transport`, FLOWS.json "transport" or --transport). "ud" (default):
@@ -636,14 +638,14 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
         # the RC transport (out of sequence or a duplicate)
         self.rx_log.append((f.flow_id, f.psn, f.send_ts, now_real, f.slid, f.coll_id, f.step,
                             f.chunk, 1 if accepted else 2 if admitted else 0))
+        if self.mode is FlowControl.CREDIT:  # received: the sender's FCTBS counted it
+            self.abr[vl] = (self.abr[vl] + 1) % CREDIT_MOD
+            self._credit_vls.add(vl)
         if not admitted:
             reason = {FlowControl.LOSSY: "buffer_full", FlowControl.PFC: "headroom_overflow",
                       FlowControl.CREDIT: "credit_violation"}[self.mode]
             self.rx_drops[reason] = self.rx_drops.get(reason, 0) + 1
             return
-        if self.mode is FlowControl.CREDIT:
-            self.abr[vl] = (self.abr[vl] + 1) % CREDIT_MOD
-            self._credit_vls.add(vl)
         if self.drain_period_ns == 0:
             if accepted:
                 self._deliver(f.coll_id, f.step, f.slid)

@@ -146,11 +146,15 @@ class LinkFlowControl:
         self.fccl[vl] = c.fccl
         self.fccl_known[vl] = True
         self._credit_rx_ns[vl] = time.monotonic_ns()
-        # The link is FIFO: the peer's FCTBS counts every DATA frame it sent before this one.
-        self.abr[vl] = c.fctbs
         self._credit_vls.add(vl)
-        if c.op == CreditOp.REQUEST and not self.stalled:
-            self._send_credit(vl)
+        if c.op == CreditOp.REQUEST:
+            # A request travels among the peer's data (tc keeps it in the data class), so
+            # its FCTBS counts every DATA frame sent before it: ABR resyncs to it. An
+            # update's FCTBS is not trusted: it may have overtaken data still in the
+            # peer's qdisc (topologies/link_rates.py), and ABR would count that twice.
+            self.abr[vl] = c.fctbs
+            if not self.stalled:
+                self._send_credit(vl)
         self._kick_tx()
 
     def _on_pfc(self, frame: bytes) -> None:

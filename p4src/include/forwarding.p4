@@ -331,19 +331,34 @@ control FabricIngress(inout headers_t hdr,
         pause_rx.count(port_base + prio);
     }
 
-    /* IB: on every flow-control packet the receiver sets ABR to the sender's FCTBS
-     * (the link is FIFO, so FCTBS counts every DATA frame sent before it): frames
-     * the sender counted but we never admitted (dropped as no_route, lost on the
-     * wire) cannot leak the sender's credit for longer than one CREDIT frame. */
+    /* A CREDIT frame's FCCL is absolute: a lost one costs nothing once the next
+     * arrives. Its FCTBS is not trusted here: where links are shaped after the
+     * pipeline (tc on bmv2), a CREDIT frame overtakes the data its sender already
+     * let through (topologies/link_rates.py), and ABR := FCTBS would count that
+     * data twice and advertise credit the buffer does not have. ABR resyncs on a
+     * request instead (answer_credit_request), which keeps its place among the
+     * data; and it counts every data frame received, admitted or not
+     * (buffer_admit, count_rx). */
     action take_credit(bit<32> index) {
         fc_fccl.write(index, hdr.credit.fccl);
         fc_fccl_known.write(index, 1);
-        fc_abr.write(index, hdr.credit.fctbs);
         credit_rx.count(index);
     }
 
-    /* The requester's FCTBS counts every block it sent before this frame on
-     * the same FIFO link, so ABR resynchronises to it (IB's FC init). */
+    /* IB's ABR: one more block received on (ingress port, class), for a data frame
+     * dropped before admission (no_route, pkey): the sender's FCTBS counted it.
+     * buffer_admit counts the others, admitted or overflowing. */
+    action count_rx(bit<32> index) {
+        bit<12> abr;
+        fc_abr.read(abr, index);
+        fc_abr.write(index, abr + 1);
+    }
+
+    /* The requester's FCTBS counts every block it sent before this frame, which
+     * travels among its data (requests stay in the data class where tc shapes the
+     * link), so ABR resynchronises to it (IB's FC init): frames the sender counted
+     * and we never received (lost on a cut link) cost credit only until the
+     * sender, short of it, asks. */
     action answer_credit_request(bit<32> index) {
         fc_abr.write(index, hdr.credit.fctbs);
         meta.fc_op = FC_OP_CREDIT;
@@ -384,6 +399,14 @@ control FabricIngress(inout headers_t hdr,
         fc_buffer.read(occupancy, index);
         fc_admitted = 0;
         fc_pause_due = 0;
+        if (meta.cfg.mode == FC_CREDIT) {
+            /* ABR with the occupancy, in one action: egress builds FCCL = ABR + free
+             * from both, and must never see the frame counted in ABR and not yet
+             * in the occupancy (one block of credit too many). */
+            bit<12> abr;
+            fc_abr.read(abr, index);
+            fc_abr.write(index, abr + 1);
+        }
         if (occupancy < limit) {
             fc_admitted = 1;
             occupancy = occupancy + 1;
@@ -621,16 +644,14 @@ control FabricIngress(inout headers_t hdr,
                             }
                             if (fc_pause_due == 1) {
                                 send_pause();
-                            } else if (meta.cfg.mode == FC_CREDIT) {
-                                bit<12> abr;
-                                fc_abr.read(abr, index);
-                                fc_abr.write(index, abr + 1);
                             }
                         }
                     }
                     if (admitted == 1) {
                         class_rx.count(index);
                     }
+                } else if (hdr.lrh.kind == KIND_DATA && meta.cfg.mode == FC_CREDIT) {
+                    count_rx(port_base + (bit<32>)meta.in_cls);  /* dropped before admission */
                 }
             }
         } else {

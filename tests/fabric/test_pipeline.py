@@ -259,16 +259,25 @@ def test_two_switches_in_credit_mode_keep_a_link_flowing(compiled):
     assert b.counter("credit_tx", idx(1, 0))[1] == 20
 
 
-def test_every_credit_frame_resynchronises_abr_to_the_senders_fctbs(fabric):
-    # IB: frames the neighbour counted but we never admitted (a no_route drop, a frame
-    # lost on the wire) must not shrink its credit for good.
+def test_abr_counts_every_frame_received_and_resyncs_only_to_a_request(fabric):
+    # IB's ABR counts every block received, so a frame dropped here (no route, no room)
+    # does not shrink the neighbour's credit. An update's FCTBS is not trusted: on a
+    # tc-shaped link it overtook data still queued after the sender's pipeline. A
+    # request keeps its place among the data: ABR resyncs to its FCTBS (frames the
+    # neighbour sent and we never received, lost on a cut link), and it is answered.
     fabric.set_mode(FcConfig(mode=FC_CREDIT, credit_limit=8, credit_coalesce=1))
     fabric.route(5, 2)
     fabric.send(1, data_frame(5, psn=1))
     fabric.send(1, data_frame(99, psn=2))  # no route: dropped before admission
-    assert fabric.register("fc_abr", idx(1, 0)) == 1
-    fabric.send(1, credit_frame(vl=0, fccl=0, fctbs=2))  # the neighbour sent 2
     assert fabric.register("fc_abr", idx(1, 0)) == 2
+    assert fabric.send(1, credit_frame(vl=0, fccl=40, fctbs=9)) == []  # an update
+    assert fabric.register("fc_abr", idx(1, 0)) == 2
+    assert fabric.register("fc_fccl", idx(1, 0)) == 40
+    answer = fabric.send(1, credit_frame(vl=0, fccl=40, fctbs=5, op=1))  # a request
+    assert fabric.register("fc_abr", idx(1, 0)) == 5
+    [(port, frame)] = answer
+    assert port == 1 and Ether(frame)[CREDIT].op == 0
+    assert Ether(frame)[CREDIT].fccl == 5 + 8  # ABR + free (frame 1 has left)
 
 
 # ----------------------------------------------------------------- QoS: class queues

@@ -80,11 +80,13 @@ def test_tc_makes_a_packet_rate_shaper_with_pause_frames_apart():
     assert any(f"classid 1:2 htb rate {bits}bit ceil {bits}bit" in c
                and f"mpu {link_rates.COST_BYTES}" in c for c in cmds)
     assert any("protocol 0x8808" in c and "flowid 1:1" in c for c in cmds)
-    # CREDIT frames stay in the data class (their FCTBS counts the data queued ahead);
-    # of the fabric's frames only NOTIFY (LRH kind 6, byte 1) goes in the control class
+    # of the fabric's frames NOTIFY (LRH kind 6, byte 1) and CREDIT updates (kind 2 with
+    # op 0, the high nibble of byte 8) go in the control class; requests stay with data
     fabric = [c for c in cmds if "protocol 0x88b5" in c]
     assert fabric == ["tc filter add dev s1-eth2 parent 1: protocol 0x88b5 prio 2 u32 "
-                      "match u8 6 0xff at 1 flowid 1:1"]
+                      "match u8 6 0xff at 1 flowid 1:1",
+                      "tc filter add dev s1-eth2 parent 1: protocol 0x88b5 prio 3 u32 "
+                      "match u8 2 0xff at 1 match u8 0x00 0xf0 at 8 flowid 1:1"]
     assert any("parent 1:2 pfifo limit 64" in c for c in cmds)
 
 

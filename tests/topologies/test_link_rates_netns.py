@@ -1,0 +1,73 @@
+"""tc on a bmv2 link (topologies/link_rates.py) on a real interface: which class each
+fabric frame takes. Flow-control updates and notifications must never wait behind the
+data backlog; credit requests must (their FCTBS is trusted only in order with the data).
+Root: it makes a veth pair."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from topologies import link_rates
+from topologies.ledger import Ledger
+from traffic.frames import CREDIT_CODEC, ETHERTYPE_FABRIC, CreditOp, Kind
+
+pytestmark = pytest.mark.mininet
+
+
+def _lrh_frame(kind: Kind) -> bytes:
+    """A fabric frame of this LRH kind, 60 bytes: Ethernet, then LRH byte 0 (vl/sl)
+    and byte 1 (kind), the rest zero."""
+    eth = b"\xff" * 6 + bytes.fromhex("020000000009") + ETHERTYPE_FABRIC.to_bytes(2, "big")
+    return (eth + bytes([0, int(kind)])).ljust(60, b"\0")
+
+
+def _credit_frame(op: CreditOp) -> bytes:
+    frame = CREDIT_CODEC.pack_values(0xFFFFFFFFFFFF, 0x020000000009, ETHERTYPE_FABRIC, 0, 0,
+                                     Kind.CREDIT, 0, 0, 4, int(op), 123, 0, 456)
+    return frame.ljust(60, b"\0")
+
+
+def _sent_per_class(iface: str) -> dict[str, int]:
+    out = subprocess.run(["tc", "-s", "class", "show", "dev", iface], capture_output=True,
+                         text=True, check=True).stdout
+    return {m.group(1): int(m.group(2)) for m in
+            re.finditer(r"class htb (1:\d+) .*?\n\s*Sent \d+ bytes (\d+) pkt", out)}
+
+
+def test_credit_updates_and_notifications_skip_the_data_class_and_requests_do_not(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("needs root (veth pair, tc)")
+    ledger = Ledger.create("tc-classes", tmp_path)
+    a, b = f"{ledger.prefix}s1-eth2", f"{ledger.prefix}s2-eth2"
+    ledger.add_interfaces([a, b])
+    try:
+        subprocess.run(["ip", "link", "add", a, "type", "veth", "peer", "name", b], check=True)
+        for iface in (a, b):  # quiet: no IPv6 neighbour discovery in the counts
+            Path(f"/proc/sys/net/ipv6/conf/{iface}/disable_ipv6").write_text("1\n")
+            subprocess.run(["ip", "link", "set", iface, "up"], check=True)
+        for cmd in link_rates.tc_commands(link_rates.PortRate(2, a, 300, 64)):
+            subprocess.run(cmd, check=True, capture_output=True)
+        with socket.socket(socket.AF_PACKET, socket.SOCK_RAW) as sock:
+            sock.bind((a, 0))
+            for frame in (_credit_frame(CreditOp.NORMAL), _lrh_frame(Kind.NOTIFY),
+                          _credit_frame(CreditOp.REQUEST), _lrh_frame(Kind.DATA),
+                          _lrh_frame(Kind.DATA)):
+                sock.send(frame)
+        deadline = time.monotonic() + 2
+        while time.monotonic() < deadline:
+            sent = _sent_per_class(a)
+            if sent.get("1:1", 0) + sent.get("1:2", 0) >= 5:
+                break
+            time.sleep(0.05)
+        assert sent.get("1:1") == 2, sent  # the update and the notification
+        assert sent.get("1:2") == 3, sent  # the request among the two data frames
+    finally:
+        left = Ledger.load(ledger.path).teardown()
+    assert left == []
