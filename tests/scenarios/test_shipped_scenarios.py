@@ -51,7 +51,7 @@ BMV2_FULL_SIZE = {
     "stream": "test_bmv2_scenarios.py",
     "cyclic-dependency-deadlock": "test_fault_scenarios.py (min-hop and up*/down*)",
     "pfc-storm": "test_fault_scenarios.py (PFC storm, with and without the watchdog)",
-    "link-failure-allreduce": "test_fault_scenarios.py (leafspine, both directions, global)",
+    "link-failure-allreduce": "test_fault_scenarios.py (leafspine, global reroute)",
 }
 
 
