@@ -4,9 +4,10 @@
     partial     an input could not be read or trusted (the problems say which)
     fail        a figure does not reconcile (traffic/reconcile.py), a check failed,
                 or frames were lost although every sender stayed below the link rate
-    stalled     a collective did not complete because the fabric stopped moving
-                (hosts blocked by the link at the end: a deadlock, an unbounded stall)
-                or for no counted loss
+    stalled     a collective did not complete and no loss explains it: the fabric
+                stopped moving (nothing sent or received for the stall timeout, hosts
+                blocked by the link: a deadlock, an unbounded stall), or it was still
+                moving when the run's time ran out (too slow; the reason says which)
     incomplete  a collective did not complete: frames were dropped (and counted) and
                 the transport (ud) does not retransmit
     pass        everything else
@@ -36,6 +37,19 @@ class Verdict:
     reasons: tuple[str, ...] = ()
 
 
+def _stopped_reason(m: RunMetrics) -> str:
+    """Why an unfinished collective with hosts blocked by their link is `stalled`: a fabric
+    that stopped (the run's stall timeout fired) reads differently from one that was still
+    moving, only too slowly, when the run's time ran out."""
+    held = (f"{', '.join(m.blocked_hosts)} blocked by the link at the end, "
+            f"{m.held_in_fabric} transmission(s) held in switch buffers")
+    if m.stalled_after_s is not None:
+        return (f"the fabric stopped moving: nothing sent or received for "
+                f"{m.stalled_after_s:g} s; {held}")
+    return ("the run's time ran out before the collective completed, with frames still "
+            f"moving (too slow, not stopped): {held}")
+
+
 def decide(m: RunMetrics, *, lossless_expected: bool) -> Verdict:
     """`lossless_expected`: every sender's rate is below the link rate."""
     if m.error:
@@ -46,9 +60,7 @@ def decide(m: RunMetrics, *, lossless_expected: bool) -> Verdict:
     unreconciled = rec.problems if rec is not None else ()
     collective_unfinished = m.collectives is not None and m.cct_ms is None
     if collective_unfinished and m.blocked_hosts:
-        stopped = (f"the fabric stopped moving: {', '.join(m.blocked_hosts)} blocked by the "
-                   f"link at the end, {m.held_in_fabric} transmission(s) held in switch "
-                   "buffers")
+        stopped = _stopped_reason(m)
         if rec is not None and rec.unexplained < 0:
             return Verdict("fail", (*unreconciled, stopped))
         # frames still queued in NICs or in flight when it stopped are no loss

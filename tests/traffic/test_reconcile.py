@@ -85,6 +85,10 @@ def test_verdicts_and_their_reasons():
     stuck = dataclasses.replace(unfinished, blocked_hosts=("h1", "h3"), held_in_fabric=7)
     v = decide(stuck, lossless_expected=False)
     assert v.verdict == "stalled" and "h1, h3 blocked" in v.reasons[0]
+    assert "still moving" in v.reasons[0]  # the run's time ran out, nothing stopped
+    stopped = decide(dataclasses.replace(stuck, stalled_after_s=3.0), lossless_expected=False)
+    assert stopped.reasons[0].startswith("the fabric stopped moving: nothing sent or "
+                                         "received for 3 s; h1, h3 blocked")
     assert decide(dataclasses.replace(ok, partial=True, problems=("x",)),
                   lossless_expected=True) .verdict == "partial"
 
