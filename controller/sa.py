@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     from controller.p4runtime_client import PacketIn
     from controller.sm import SubnetManager
 
-SWITCH_MAC_PREFIX = 0x02_00_00_00_00_00  # fabric.p4: a switch port's MAC is this | port
+SWITCH_MAC_PREFIX = 0x02_00_00_FF_00_00  # fabric.p4: a switch port's MAC is this | port
 
 
 @dataclass(frozen=True)

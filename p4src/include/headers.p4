@@ -233,7 +233,8 @@ const bit<4> CREDIT_OP_REQUEST = 1;
 
 const bit<48> PFC_DST_MAC        = 0x0180C2000001;
 const bit<48> CREDIT_DST_MAC     = 0xFFFFFFFFFFFF;
-const bit<48> SWITCH_MAC_PREFIX  = 0x020000000000;  /* locally administered; | port */
+const bit<48> SWITCH_MAC_PREFIX  = 0x020000FF0000;  /* | port: 02:00:00:ff:0p:pp, locally
+                                                       administered, never a host's MAC */
 const bit<16> PFC_PAUSE_QUANTA   = 0xFFFF;
 const bit<32> FC_FRAME_BYTES     = 60;   /* flow-control frames are cut to this size */
 

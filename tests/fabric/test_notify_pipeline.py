@@ -38,7 +38,7 @@ def test_no_live_port_left_drops_counts_and_notifies_every_switch_neighbour(fabr
     assert sorted(port for port, _f in sent) == [2, 3, 4]  # the sender's port 3 among them
     for port, frame in sent:
         assert frame[LRH].dlid == 5 and frame[NOTIFY].op == 1 and frame[NOTIFY].epoch == 7
-        assert frame.src == f"02:00:00:00:00:0{port}" and len(bytes(frame)) <= 60
+        assert frame.src == f"02:00:00:ff:00:0{port}" and len(bytes(frame)) <= 60
     assert fabric.counter("notify_tx", 3)[1] == 1
 
 
