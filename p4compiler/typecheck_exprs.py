@@ -563,11 +563,29 @@ class ExpressionChecks:
             s.names[k] = TypeEntity(v)
         return s
 
+    def _specialise(self, e: ir.Call, name: str, proto: ir.MethodProto,
+                    bindings: dict[str, ir.Type], args: list[ir.Arg] | tuple[ir.Arg, ...]
+                    ) -> Scope:
+        """The scope a generic function's signature and body are typed in: every type
+        parameter bound (an untyped integer argument takes its parameter's bound type)."""
+        if not proto.type_params:
+            return self.globals
+        unbound = [tp for tp in proto.type_params if tp not in bindings]
+        if unbound:
+            raise CompileError(e.loc, f"{name}: cannot infer type parameter {unbound[0]} "
+                               f"(give it: {name}<...>(...))")
+        return self._bound(bindings)
+
     def call_function(self, e: ir.Call, fn: ir.Name, f: FunctionEntity, scope: Scope) -> ir.Expr:
         proto = f.decl.proto
-        args = self._args(e, proto.params, scope, {}, f.name)
-        ret = self.resolve_type(proto.ret, scope) if proto.ret else ir.Void()
-        fscope = Scope(self.globals, "function")
+        bindings = {tp: self.resolve_type(ta, scope)
+                    for tp, ta in zip(proto.type_params, e.type_args, strict=False)}
+        args = self._args(e, proto.params, scope, bindings, f.name, proto.type_params)
+        # a generic function is specialised per call (p4c's SpecializeGenericFunctions):
+        # its type parameters bound from the type arguments, else from the arguments
+        gscope = self._specialise(e, f.name, proto, bindings, args)
+        ret = self.resolve_type(proto.ret, gscope) if proto.ret else ir.Void()
+        fscope = Scope(gscope, "function")
         fscope.ret_type = ret  # type: ignore[attr-defined]
         params = self._params(proto.params, fscope, "function")
         if f.name in self.in_functions:
