@@ -189,6 +189,7 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
         mtype = self.resolve_type(parser.params[2].tref, self.globals)
         for role in V1MODEL_ROLES:
             d = decls[role]
+            self.check_role_signature(d, role, htype, mtype)
             if isinstance(d, ir.ParserDecl):
                 if role != "p":
                     raise CompileError(d.loc, f"{d.name}: expected a control here")
@@ -211,6 +212,28 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
             constants={n: e.value.value for n, e in self.globals.names.items()
                        if isinstance(e, ConstEntity) and isinstance(e.value, ir.Lit)},
             main_annotations=main.annotations, no_action=self.globals.lookup("NoAction"))
+
+    def check_role_signature(self, d: Any, role: str, htype: ir.Type, mtype: ir.Type
+                             ) -> None:
+        """`d`'s parameters are those v1model's V1Switch gives that role (same count and
+        types, H and M those of the parser), as p4c's type unification requires: a
+        control in the wrong place is an error at its declaration, not a crash later."""
+        want = _ROLE_SIGNATURES[role]
+        got = [(p.direction, self.resolve_type(p.tref, self.globals)) for p in d.params]
+
+        def matches(direction: str, t: ir.Type, w: tuple[str, str]) -> bool:
+            # directions are not compared: p4c accepts e.g. `in H` where V1Switch
+            # declares `inout H` (p4c's own union-bmv2, issue447-bmv2 do)
+            if w[1] == "H":
+                return t == htype
+            if w[1] == "M":
+                return t == mtype
+            return getattr(t, "name", None) == w[1]
+        if len(got) != len(want) or not all(
+                matches(dr, t, w) for (dr, t), w in zip(got, want, strict=True)):
+            shape = ", ".join(f"{dr} {ty}".strip() for dr, ty in want)
+            raise CompileError(d.loc, f"{d.name} cannot be V1Switch's {_ROLE_NAMES[role]}: "
+                               f"it must take ({shape}), H and M the parser's types")
 
     def all_errors(self) -> list[str]:
         return self.errors
@@ -320,3 +343,16 @@ def _constant(e: ir.Expr) -> bool:
     if isinstance(e, ir.ListExpr):
         return all(_constant(x) for x in e.items)
     return isinstance(e, (ir.Lit, ir.BoolLit, ir.StrLit, ir.ErrorMember, ir.Member))
+
+
+# v1model.p4's V1Switch: what each of its blocks takes (H, M: the parser's types)
+_ROLE_SIGNATURES = {
+    "p": (("", "packet_in"), ("out", "H"), ("inout", "M"), ("inout", "standard_metadata_t")),
+    "vr": (("inout", "H"), ("inout", "M")),
+    "ig": (("inout", "H"), ("inout", "M"), ("inout", "standard_metadata_t")),
+    "eg": (("inout", "H"), ("inout", "M"), ("inout", "standard_metadata_t")),
+    "ck": (("inout", "H"), ("inout", "M")),
+    "dep": (("", "packet_out"), ("in", "H")),
+}
+_ROLE_NAMES = {"p": "parser", "vr": "checksum verification", "ig": "ingress",
+               "eg": "egress", "ck": "checksum computation", "dep": "deparser"}

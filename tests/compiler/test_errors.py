@@ -199,3 +199,30 @@ def test_int_literal_that_does_not_fit_warns_and_wraps_as_in_p4c() -> None:
 def test_comparing_a_header_to_a_struct_is_an_error() -> None:
     e = error_of("apply { if (hdr.ipv4 == meta) { exit; } }", meta="bit<8> x;")
     assert "different types" in e.message
+
+
+def test_a_block_in_the_wrong_v1switch_place_is_named_not_a_crash() -> None:
+    # found by fuzzing p4c's samples: the deparser passed as the ingress crashed the back
+    # end (an AssertionError); p4c refuses it when it unifies the control types
+    text = """#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> f; }
+struct headers { h_t h; }
+struct meta_t { }
+parser P(packet_in pkt, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control V(in headers hdr, inout meta_t m) { apply { } }
+control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout meta_t m) { apply { } }
+control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), V(), D(), E(), C(), D()) main;
+"""
+    with pytest.raises(CompileError) as e:
+        compile_text(text, "roles.p4")
+    assert e.value.loc.line == line_of(text, "control D(")
+    assert "D cannot be V1Switch's ingress: it must take (inout H, inout M, inout " \
+           "standard_metadata_t)" in e.value.message
+    # `in H` where V1Switch declares `inout H` is accepted, as p4c does
+    compile_text(text.replace("V(), D(), E()", "V(), I(), E()"), "roles.p4")
