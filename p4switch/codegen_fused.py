@@ -3,10 +3,9 @@ egress and deparse inlined into one function on local variables where possible."
 
 from __future__ import annotations
 
-import ast
-import re
 from collections.abc import Callable
 
+from p4switch.codegen_assigned import slots_to_load
 from p4switch.program_common import (
     _MAT_RE,
     _S_RE,
@@ -16,8 +15,6 @@ from p4switch.program_common import (
     SPECIAL,
     _indent,
 )
-
-_LOCAL_NAME_RE = re.compile(r"S_\d+")
 
 
 class FusedCodegen:
@@ -181,21 +178,12 @@ class FusedCodegen:
         lines += ["    return pq, out"]
         src = "\n".join(ln.replace("@STATE@", state) for ln in lines) + "\n"
         if not self._fused_reloads:
-            top = {PKT} | {std[g] for g in ("ingress_port", "packet_length",
-                                             "ingress_global_timestamp")}
-            used = _slots_read(src) - top
+            used = slots_to_load(src)
         order = sorted(used)
         self.ns["_TPL"] = tuple(self.template[k] for k in order)
         prologue = (f"{', '.join(f'S_{k}' for k in order)}{',' if len(order) == 1 else ''}"
                     " = _TPL") if order else "pass"
         return src.replace("pass  # @PROLOGUE@", prologue, 1)
-
-
-def _slots_read(src: str) -> set[int]:
-    """The slots whose local `S_k` the generated function `src` reads somewhere."""
-    return {int(node.id[2:]) for node in ast.walk(ast.parse(src))
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-            and _LOCAL_NAME_RE.fullmatch(node.id)}
 
 
 def _handback_from(template: tuple) -> Callable[[dict], list]:
