@@ -178,7 +178,7 @@ class FusedCodegen:
         lines += ["    return pq, out"]
         src = "\n".join(ln.replace("@STATE@", state) for ln in lines) + "\n"
         if not self._fused_reloads:
-            used = slots_to_load(src)
+            used = slots_to_load(src, {k for k in range(n) if not self.template[k]})
         order = sorted(used)
         self.ns["_TPL"] = tuple(self.template[k] for k in order)
         prologue = (f"{', '.join(f'S_{k}' for k in order)}{',' if len(order) == 1 else ''}"

@@ -41,3 +41,19 @@ def test_code_beyond_the_analysis_loads_every_slot_it_reads():
     src = ("def fused(pkt):\n    S_9 = 1\n    try:\n        S_10 = 2\n    except E:\n"
            "        pass\n    return S_9 + S_10\n")
     assert slots_to_load(src) == {9, 10}
+
+
+def test_a_header_field_read_under_its_valid_bit_is_not_loaded():
+    # The parser sets the valid slot (template value 0) with the fields; the
+    # deparser reads the fields only where the header is valid.
+    src = ("def fused(pkt):\n    for _ in _ONCE:\n        if pkt:\n            break\n"
+           "        S_1 = 1\n        S_2 = pkt[0]\n    if S_1:\n        return S_2\n"
+           "    if not S_1:\n        S_2 = 0\n    return S_2\n")
+    assert slots_to_load(src, false_initially={1}) == {1}
+    assert slots_to_load(src, false_initially=set()) == {1, 2}
+
+
+def test_a_valid_slot_written_with_a_computed_value_implies_nothing():
+    src = ("def fused(pkt):\n    if pkt:\n        S_1 = 1\n        S_2 = 5\n"
+           "    S_1 = pkt[1]\n    if S_1:\n        return S_2\n")
+    assert slots_to_load(src, false_initially={1}) == {2}
