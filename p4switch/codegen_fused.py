@@ -3,13 +3,14 @@ egress and deparse inlined into one function on local variables where possible."
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from p4switch.codegen_assigned import slots_to_load
 from p4switch.program_common import (
-    _LOCAL_RE,
     _MAT_RE,
     _S_RE,
     _SLOT_RE,
     DROP_PORT,
-    PAYLOAD,
     PKT,
     SPECIAL,
     _indent,
@@ -144,29 +145,17 @@ class FusedCodegen:
             return None
         def v(name):
             return f"S_{std[name]}"
-        glue = ["ingress_port", "packet_length", "ingress_global_timestamp", "mcast_grp",
-                "egress_spec", "instance_type", "enq_timestamp", "egress_global_timestamp",
-                "enq_qdepth", "deq_qdepth", "deq_timedelta", "egress_port"]
-        # Slots the code names; the others keep their template value, written as
-        # constants where the whole state is rebuilt (unless some helper writes
-        # into the rebuilt list: then every slot is a local).
+        # A helper that writes into a rebuilt list needs every slot as a local;
+        # otherwise the hand-backs read the locals through locals(), and the
+        # prologue loads only the slots the function reads (see _slots_read).
         used = set(range(n))
-        if not self._fused_reloads:
-            used = {int(x) for ln in (*parse, *ib, *eb) for x in _LOCAL_RE.findall(ln)
-                    if not ln.lstrip().startswith("_S = @")}
-            used |= {int(x) for ln in db for x in _LOCAL_RE.findall(ln)
-                     if not ln.lstrip().startswith("_S = @")}
-            used |= {PKT, PAYLOAD, SPECIAL} | {std[g] for g in glue}
-        if any(not isinstance(self.template[k], (int, bytes, type(None)))
-               for k in range(n) if k not in used):
-            used = set(range(n))
-        full = ", ".join(f"S_{k}" if k in used else repr(self.template[k]) for k in range(n))
-        state = f"[{full}]"
-        order = sorted(used)
-        self.ns["_TPL"] = tuple(self.template[k] for k in order)
+        if self._fused_reloads:
+            state = f"[{', '.join(f'S_{k}' for k in range(n))}]"
+        else:
+            state = "_handback(locals())"
+            self.ns["_handback"] = _handback_from(tuple(self.template))
         self.ns["_ONCE"] = (None,)
-        lines = ["def fused(pkt, port, now_us, tm_ports):",
-                 f"    {', '.join(f'S_{k}' for k in order)}{',' if len(order) == 1 else ''} = _TPL",
+        lines = ["def fused(pkt, port, now_us, tm_ports):", "    pass  # @PROLOGUE@",
                  f"    S_{PKT} = pkt", f"    {v('ingress_port')} = port",
                  f"    {v('packet_length')} = len(pkt)",
                  f"    {v('ingress_global_timestamp')} = now_us"]
@@ -187,4 +176,27 @@ class FusedCodegen:
                   f"        return 3, {state}", "    out = None"]
         lines += _indent(["for _ in _ONCE:"] + _indent(db or ["pass"]))
         lines += ["    return pq, out"]
-        return "\n".join(ln.replace("@STATE@", state) for ln in lines) + "\n"
+        src = "\n".join(ln.replace("@STATE@", state) for ln in lines) + "\n"
+        if not self._fused_reloads:
+            used = slots_to_load(src, {k for k in range(n) if not self.template[k]})
+        order = sorted(used)
+        self.ns["_TPL"] = tuple(self.template[k] for k in order)
+        prologue = (f"{', '.join(f'S_{k}' for k in order)}{',' if len(order) == 1 else ''}"
+                    " = _TPL") if order else "pass"
+        return src.replace("pass  # @PROLOGUE@", prologue, 1)
+
+
+def _handback_from(template: tuple) -> Callable[[dict], list]:
+    """The fused function's hand-back of its state: the list of every slot, from
+    its locals where assigned (locals() leaves out the unassigned ones) and the
+    template elsewhere. Off the fast path only."""
+    slot_of = {f"S_{k}": k for k in range(len(template))}
+
+    def handback(local_vars: dict) -> list:
+        S = list(template)
+        for name, value in local_vars.items():
+            k = slot_of.get(name)
+            if k is not None:
+                S[k] = value
+        return S
+    return handback
