@@ -12,10 +12,9 @@ constant assigned), so that `if v:` adds what v implies."""
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field
 
-_SLOT_NAME_RE = re.compile(r"S_\d+")
+from p4switch.program_common import _LOCAL_RE as _SLOT_NAME_RE
 
 
 class _GiveUp(Exception):

@@ -48,7 +48,7 @@ TAIL_DUPLICATION_LINES = 60  # see _emit_graph
 _SLOT_RE = re.compile(r"\bS\[(\d+)\]")
 _S_RE = re.compile(r"\bS\b")
 _MAT_RE = re.compile(r"^_mat_(\d+)\(S\)$")
-_LOCAL_RE = re.compile(r"\bS_(\d+)\b")
+_LOCAL_RE = re.compile(r"S_(\d+)")  # a local copy of slot k, in generated code
 
 
 class ProgramError(ValueError):
