@@ -9,7 +9,7 @@ TYPE_IDENT and the brackets of type arguments to L_ANGLE / R_ANGLE.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from lark import Token
 
@@ -30,22 +30,29 @@ _KEYWORDS = {
     "value_set", "actions", "entries", "default_action", "priority", "abstract",
     "for", "break", "continue",
 }
+_NEVER = 1 << 62  # the offset of a name that is never declared as a type
 _TYPE_START_VALUES = {"bit", "int", "varbit", "bool", "tuple", "string", "error", "void"}
 _ANGLE_OPENERS = {"bit", "int", "varbit", "tuple", "value_set"}
 
 
-def scan_type_names(text: str) -> set[str]:
-    """Every identifier the program declares as a type, found before parsing.
+def scan_type_names(text: str) -> dict[str, int]:
+    """Every identifier the program declares as a type, with the offset in `text`
+    of its first declaration, found before parsing.
 
-    Type parameters (`T` of `extract<T>`) are not among them: they name a type only
-    inside their declaration, which `PostLex` finds on the tokens (`_scoped_params`).
+    A name is a type only from its declaration on, as in p4c's lexer: v1model.p4's
+    extern function `verify_checksum` stays a function although the program later
+    declares a control of that name. Type parameters (`T` of `extract<T>`) are not
+    among them: they name a type only inside their declaration, which `PostLex`
+    finds on the tokens (`_scoped_params`).
     """
-    text = _COMMENTS.sub(" ", text)
-    names: set[str] = set()
+    text = _COMMENTS.sub(lambda m: " " * len(m.group(0)), text)
+    names: dict[str, int] = {}
     for m in _TYPE_DECL.finditer(text):
-        name = next(g for g in m.groups() if g)
-        names.add(name)
-    return names - _KEYWORDS
+        group = next(g for g in range(1, len(m.groups()) + 1) if m.group(g))
+        name = m.group(group)
+        if name not in _KEYWORDS:
+            names.setdefault(name, m.start(group))
+    return names
 
 
 _OPEN = {"LPAR", "LBRACE", "LSQB"}
@@ -95,8 +102,12 @@ def _declaration_span(tokens: list[Token], k: int) -> tuple[int, int]:
     return start, end
 
 
-def _scoped_params(tokens: list[Token], declared: set[str]) -> set[int]:
-    """Indices of the tokens that name a type parameter inside its declaration."""
+def _scoped_params(tokens: list[Token], declared: Mapping[str, int]) -> set[int]:
+    """Indices of the tokens that name a type parameter inside its declaration.
+
+    `declared` maps the program's type names to the offset of their declaration: a
+    name declared only further on (v1model.p4's `hash<O, T, D, M>` in a program with
+    a `struct M`) is still a type parameter here."""
     scoped: set[int] = set()
     for k, tok in enumerate(tokens):
         if tok.type not in ("IDENT", "TYPE_IDENT"):
@@ -105,10 +116,11 @@ def _scoped_params(tokens: list[Token], declared: set[str]) -> set[int]:
         if found is None:
             continue
         params, _ = found
+        here = tok.start_pos or 0
         declares = k > 0 and tokens[k - 1].type in _GENERIC_KEYWORDS
         # `f<a>(x)` in an expression is rare but possible: short or capitalised names
         # only, unless a declaration keyword says these are type parameters.
-        names = {n for n in params if n not in declared
+        names = {n for n in params if declared.get(n, _NEVER) > here
                  and (declares or len(n) <= 2 or n[:1].isupper())} - _KEYWORDS
         if not names:
             continue
@@ -123,7 +135,7 @@ class PostLex:
     always_accept = ("IDENT",)
 
     def __init__(self) -> None:
-        self.type_names: set[str] = set()
+        self.type_names: dict[str, int] = {}
 
     def process(self, stream: Iterator[Token]) -> Iterator[Token]:
         tokens = list(stream)
@@ -134,7 +146,9 @@ class PostLex:
         n = len(tokens)
         for i, tok in enumerate(tokens):
             ty = tok.type
-            if ty == "IDENT" and (tok.value in names or i in scoped):
+            if ty == "IDENT" and (
+                names.get(tok.value, _NEVER) <= (tok.start_pos or 0) or i in scoped
+            ):
                 tok = Token.new_borrow_pos("TYPE_IDENT", tok.value, tok)
                 ty = "TYPE_IDENT"
             if ty == "L_ANGLE_LT":

@@ -209,6 +209,7 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     field_name = any_name
     member = any_name
     action_name = any_name
+    keyword_name = any_name
 
     # -- types
     def bool_type(self, meta, c):

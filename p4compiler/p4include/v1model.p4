@@ -18,13 +18,23 @@ match_kind {
 
 const bit<32> __v1model_version = V1MODEL_VERSION;
 
+/* As in the standard v1model.p4, PortId_t exists only from version 20200408 on:
+ * older programs declare a PortId_t of their own. */
+#if V1MODEL_VERSION >= 20200408
 typedef bit<9> PortId_t;
+#endif
 
 @metadata @name("standard_metadata")
 struct standard_metadata_t {
+#if V1MODEL_VERSION >= 20200408
     PortId_t ingress_port;
     PortId_t egress_spec;
     PortId_t egress_port;
+#else
+    bit<9>   ingress_port;
+    bit<9>   egress_spec;
+    bit<9>   egress_port;
+#endif
     bit<32>  instance_type;
     bit<32>  packet_length;
     @alias("queueing_metadata.enq_timestamp")    bit<32> enq_timestamp;

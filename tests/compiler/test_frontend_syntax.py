@@ -212,7 +212,30 @@ def test_a_field_named_type_is_not_a_type_declaration() -> None:
     # `h.eth.type : optional;` once declared `optional` as a type name.
     from p4compiler.lexer import scan_type_names
     assert "optional" not in scan_type_names("key = { h.eth.type : optional; h.x. type: exact; }")
-    assert {"T", "U"} <= scan_type_names("type bit<8> T; typedef bit<4> U;")
+    assert {"T", "U"} <= scan_type_names("type bit<8> T; typedef bit<4> U;").keys()
+
+
+def test_a_name_is_a_type_only_from_its_declaration_on() -> None:
+    # v1model.p4 declares the extern function verify_checksum and hash<O, T, D, M>
+    # before the program's control verify_checksum and struct M (p4c accepts both).
+    text = PROGRAM.replace("control V(", "control verify_checksum(").replace(
+        "V(), I()", "verify_checksum(), I()").replace("meta_t", "M")
+    compile_text(text.replace("BODY", ""), "t.p4")
+
+
+def test_older_v1model_programs_declare_their_own_port_id_type() -> None:
+    # PortId_t is v1model's only from V1MODEL_VERSION 20200408 on.
+    mine = PROGRAM.replace("struct meta_t { }", "struct PortId_t { bit<9> v; }\n"
+                           "struct meta_t { PortId_t p; }")
+    compile_text(mine.replace("BODY", "m.p.v = sm.ingress_port;"), "t.p4")
+    theirs = "#define V1MODEL_VERSION 20200408\n" + PROGRAM.replace(
+        "struct meta_t { }", "struct meta_t { PortId_t p; }")
+    compile_text(theirs.replace("BODY", "m.p = sm.ingress_port;"), "t.p4")
+
+
+def test_contextual_keywords_name_variables_in_expressions() -> None:
+    body = body_of("bit<8> type = hdr.h.a; bit<8> key = type; hdr.h.b = key + type;")
+    assert isinstance(body.stmts[2].rhs.left, ir.Name) and body.stmts[2].rhs.left.name == "key"
 
 
 def test_annotated_block_statement_is_the_block() -> None:
