@@ -306,5 +306,9 @@ def _substitute(e: Any, subst: dict[str, ir.Expr]) -> Any:
                 changes[f.name] = _substitute(v, subst)
             elif isinstance(v, tuple) and v and isinstance(v[0], ir.Expr):
                 changes[f.name] = tuple(_substitute(x, subst) for x in v)
+            elif isinstance(v, tuple) and v and isinstance(v[0], ir.Arg):
+                # a call inside the body (`return x + incr(x);`) passes the parameter on
+                changes[f.name] = tuple(dataclasses.replace(a, value=_substitute(a.value, subst))
+                                        for a in v)
         return dataclasses.replace(e, **changes) if changes else e
     return e

@@ -40,7 +40,8 @@ def compile_text(text: str, filename: str = "program.p4",
 def _compile(source: Any, program_name: str, warnings: list[str]) -> CompileResult:
     diags = Diagnostics()
     diags.warnings.extend(warnings)
-    tree = passes_types.inline_subparsers(syntax.parse(source))
+    tree = passes_types.inline_subparsers(
+        passes_types.move_parser_initializers(syntax.parse(source)))
     try:
         typed = typecheck.check(tree, diags)
         passes_types.run(typed)      # type/parser passes first: they see functions before inlining

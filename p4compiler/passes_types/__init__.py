@@ -9,10 +9,11 @@ from typing import Any
 from .dontcare import dont_care_extracts
 from .literals import fold_literal_members
 from .lookahead import hoist_lookaheads
+from .parser_locals import move_parser_initializers
 from .subparser import inline_subparsers
 from .tuples import split_tuples
 
-__all__ = ["PASSES", "inline_subparsers", "run"]
+__all__ = ["PASSES", "inline_subparsers", "move_parser_initializers", "run"]
 
 # Each pass takes the checked program and rewrites its blocks in place.
 PASSES: tuple[Callable[[Any], None], ...] = (

@@ -50,3 +50,18 @@ def test_extract_dont_care_without_a_header_type_is_a_clear_error():
     with pytest.raises(CompileError) as e:
         compile_text(src, "noty.p4")
     assert "extract" in str(e.value)
+
+
+def test_parser_local_initialisers_run_once_per_parser_start():
+    _run_stf("ty_parser_locals")
+
+
+def test_a_loop_back_to_start_gets_a_new_start_state_for_the_initialisers():
+    j = compile_file(str(PROGRAMS / "ty_parser_locals.p4")).json
+    parser = j["parsers"][0]
+    states = {s["name"]: s for s in parser["parse_states"]}
+    assert parser["init_state"] == "start" and "start_0" in states
+    (goto,) = states["start"]["transitions"]
+    assert goto["next_state"] == "start_0"
+    loops = [t["next_state"] for t in states["start_0"]["transitions"]]
+    assert "start_0" in loops and "start" not in loops
