@@ -532,9 +532,15 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                     self.assign(ir.Assign(ir.Member(lhs, f.name, s.loc, f.type), x, s.loc),
                                 env, prims)
                 return
+            kind, src = self.path(rhs, env)
+            if kind in ("stack_last", "stack_next") and self.block is not None \
+                    and self.block.kind == "parser":
+                # `x = s.last;`: a header-valued expression, nested as p4c writes it
+                source = expr_param(self.stack_element(src, kind[len("stack_"):])["value"])
+            else:
+                source = {"type": "header", "value": self.header_name(rhs, env)}
             prims.append(self.prim("assign_header", [
-                {"type": "header", "value": dst},
-                {"type": "header", "value": self.header_name(rhs, env)}], s.loc))
+                {"type": "header", "value": dst}, source], s.loc))
             return
         if isinstance(lt, ir.StructLike) and lt.kind == "header_union":
             # member by member, as p4c's CopyStructures writes it: bmv2's assign_union

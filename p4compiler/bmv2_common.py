@@ -148,7 +148,12 @@ def _flat_fields(t: ir.StructLike, prefix: str = "") -> list[ir.StructField]:
     return out
 
 
-def _const(e: ir.Expr | None, loc: Location | None) -> int:
+def _const(e: ir.Expr | None, loc: Location | None, errors: dict[str, int] | None = None
+           ) -> int:
+    """The value of a compile-time constant; an `error.X` member needs the program's
+    error codes (`errors`, as the JSON's "errors" numbers them)."""
+    if isinstance(e, ir.ErrorMember) and errors is not None and e.name in errors:
+        return errors[e.name]
     if isinstance(e, ir.Lit):
         return e.value
     if isinstance(e, ir.BoolLit):

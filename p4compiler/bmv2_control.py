@@ -350,7 +350,8 @@ class ControlConverter:
                     else:
                         raise CompileError(en.loc, "default/_ is not allowed for exact keys")
                 elif isinstance(k, ir.MaskKey):
-                    v, m = _const(k.value, en.loc), _const(k.mask, en.loc)
+                    v = _const(k.value, en.loc, self.errors)
+                    m = _const(k.mask, en.loc, self.errors)
                     if mt == "lpm":
                         plen = bin(m).count("1")
                         mk.append({"match_type": mt, "key": hexstr(v & m, w),
@@ -359,10 +360,10 @@ class ControlConverter:
                         mk.append({"match_type": mt, "key": hexstr(v & m, w),
                                    "mask": hexstr(m, w)})
                 elif isinstance(k, ir.RangeKey):
-                    mk.append({"match_type": mt, "start": hexstr(_const(k.lo, en.loc), w),
-                               "end": hexstr(_const(k.hi, en.loc), w)})
+                    lo, hi = (_const(x, en.loc, self.errors) for x in (k.lo, k.hi))
+                    mk.append({"match_type": mt, "start": hexstr(lo, w), "end": hexstr(hi, w)})
                 else:
-                    v = _const(k, en.loc)
+                    v = _const(k, en.loc, self.errors)
                     if mt == "ternary":
                         mk.append({"match_type": mt, "key": hexstr(v, w),
                                    "mask": hexstr(mask(w), w)})
@@ -378,7 +379,8 @@ class ControlConverter:
             entry["match_key"] = mk
             entry["action_entry"] = {
                 "action_id": self.action_ids[self.action_key(en.action.action)],
-                "action_data": [hexstr(_const(a, en.loc)) for a in en.action.args]}
+                "action_data": [hexstr(_const(a, en.loc, self.errors))
+                                for a in en.action.args]}
             # p4c: earlier entries win; without @priority, priorities follow the order.
             entry["priority"] = en.priority if en.priority is not None else i + 1
             out.append(entry)

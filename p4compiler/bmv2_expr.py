@@ -132,6 +132,8 @@ class ExpressionConverter:
                 return ("union_stack_last_member", [base, e.member])
             if kind == "union_stack_last_member":   # `u.last.a.f`
                 return ("union_stack_field", [*base, e.member])
+            if kind == "stack_next" and self.block is not None and self.block.kind == "parser":
+                return ("stack_next_field", [base, e.member])   # `s.next.f` read in a parser
             if kind == "stack_expr":
                 raise Unsupported(e.loc, "fields of header stack elements with a run-time "
                                   "index are not supported")
@@ -198,6 +200,12 @@ class ExpressionConverter:
                 return {"type": "field", "value": v}
             if kind == "stack_field":
                 return {"type": "stack_field", "value": v}
+            if kind == "stack_next_field":
+                stack = self.stack_element(v[0], "next")
+                fields = ir.unwrap(e.expr.type).fields  # type: ignore[union-attr]
+                index = [f.name for f in fields].index(v[1])
+                return {"type": "expression", "value": {
+                    "op": "access_field", "left": stack, "right": index}}
             if kind == "union_stack_field":
                 return self.union_stack_field(e, v)
             if kind == "param":
@@ -212,6 +220,19 @@ class ExpressionConverter:
                 return {"type": "header_stack", "value": v}
             return None
         return None
+
+    @staticmethod
+    def stack_element(stack: str, which: str) -> dict[str, Any]:
+        """A header stack's `.last` or `.next` element as a header-valued expression node:
+        the element at `last_stack_index` (plus one for `.next`), as p4c writes it."""
+        ref = {"type": "header_stack", "value": stack}
+        index: dict[str, Any] = {"type": "expression", "value": {
+            "op": "last_stack_index", "left": None, "right": ref}}
+        if which == "next":
+            index = {"type": "expression", "value": {
+                "op": "+", "left": index, "right": {"type": "hexstr", "value": "0x00000001"}}}
+        return {"type": "expression", "value": {
+            "op": "dereference_header_stack", "left": ref, "right": index}}
 
     @staticmethod
     def union_stack_field(e: ir.Expr, v: list[str]) -> dict[str, Any]:
@@ -238,6 +259,8 @@ class ExpressionConverter:
         """An expression operand in data (non-boolean) context, as a primitive parameter."""
         e, env = self.through_params(e, env)
         leaf = self.leaf(e, env, True)
+        if leaf is not None and leaf["type"] == "expression":  # an operand node, nested
+            return expr_param(leaf["value"])
         if leaf is not None and leaf["type"] != "bool":
             return leaf
         return expr_param(self.data_expr(e, env))

@@ -253,14 +253,15 @@ class ParserConverter:
                 opts = [(0, 0)]
                 masked = True
             elif isinstance(k, ir.MaskKey):
-                v, m = _const(k.value, loc), _const(k.mask, loc)
+                v, m = _const(k.value, loc, self.errors), _const(k.mask, loc, self.errors)
                 opts = [(v & m, m)]
                 masked = True
             elif isinstance(k, ir.RangeKey):
-                opts = _range_to_masks(_const(k.lo, loc), _const(k.hi, loc), w)
+                lo, hi = (_const(x, loc, self.errors) for x in (k.lo, k.hi))
+                opts = _range_to_masks(lo, hi, w)
                 masked = True
             else:
-                opts = [(_const(k, loc) & full, full)]
+                opts = [(_const(k, loc, self.errors) & full, full)]
             alternatives = [a + [o] for a in alternatives for o in opts]
         out = []
         for alt in alternatives:
