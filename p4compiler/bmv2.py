@@ -51,6 +51,7 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
         self.header_type_names: set[str] = set()
         self.headers: list[dict[str, Any]] = []
         self.header_stacks: list[dict[str, Any]] = []
+        self.unaligned_types: dict[str, int] = {}  # header types not of whole bytes: bits
         self.union_types: list[dict[str, Any]] = []
         self.unions: list[dict[str, Any]] = []
         self.union_stacks: list[dict[str, Any]] = []
@@ -173,10 +174,11 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                                   "supported in a header on bmv2")
         total = sum(x[1] for x in fields if isinstance(x[1], int))
         if t.kind == "header" and total % 8:
-            # bmv2 lays headers out in whole bytes (p4c-bm2-ss refuses them too)
-            raise Unsupported(None, f"header {t.name}: its fields are {total} bits wide, not "
-                              "a multiple of 8; bmv2 needs whole bytes (add padding)")
-        if t.kind != "header" and total % 8:
+            # bmv2 extracts and emits whole bytes, and its header instances must be whole
+            # bytes: padded, as metadata is, and refused where such a header is extracted
+            # or emitted (require_whole_bytes), which padding would change
+            self.unaligned_types[name] = total
+        if total % 8:
             fields.append(["_padding", 8 - total % 8, False])
         ht: dict[str, Any] = {"name": name, "id": len(self.header_types), "fields": fields}
         if max_length is not None:
@@ -235,6 +237,11 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                 self.layout_struct(ft, name, metadata)
             elif isinstance(ft, ir.Stack):
                 self.layout_stack(ft, name)
+            elif isinstance(ft, ir.Varbit) and metadata:
+                # p4c: as for a varbit local, a header instance of its own (`field`)
+                vt = ir.StructLike("header", f"$varbit{ft.max_bits}",
+                                   (ir.StructField("field", ft),))
+                self.add_header(name, self.add_header_type(vt), True)
             elif metadata or not prefix:
                 if not metadata:
                     raise Unsupported(None, f"{t.name}.{f.name}: the headers struct may only "
@@ -344,9 +351,22 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
         out.update({"order": order, "primitives": []})
         return out
 
+    def require_whole_bytes(self, t: ir.Type | None, loc: Location | None) -> None:
+        """A header type that a parser extracts or a deparser emits must be whole bytes
+        (bmv2 moves bytes; p4c-bm2-ss refuses it there too)."""
+        ut = ir.unwrap(t) if t is not None else None
+        if isinstance(ut, ir.Stack):
+            ut = ir.unwrap(ut.elem)
+        if isinstance(ut, ir.StructLike) and ut.name in self.unaligned_types:
+            raise Unsupported(loc, f"header {ut.name}: its fields are "
+                              f"{self.unaligned_types[ut.name]} bits wide, not a multiple "
+                              "of 8; bmv2 extracts and emits whole bytes (add padding)")
+
     def emit_order(self, e: ir.Expr, env: _Env, order: list[str]) -> None:
         kind, v = self.path(e, env)
         t = ir.unwrap(e.type)  # type: ignore[arg-type]
+        if kind in ("header", "stack"):
+            self.require_whole_bytes(t, e.loc)  # type: ignore[attr-defined]
         if kind == "header":
             order.append(v)
         elif kind == "stack":

@@ -103,6 +103,8 @@ class ExpressionConverter:
                     return ("scalar_struct", name)
                 if isinstance(t, ir.Stack):
                     return ("stack", name)
+                if isinstance(t, ir.Varbit):  # laid out as a header (Bmv2Json.layout_struct)
+                    return ("field", [name, "field"])
                 return ("field", ["scalars", name])
             if kind in ("header", "header_struct"):
                 hdr, prefix = (base, "") if kind == "header" else base

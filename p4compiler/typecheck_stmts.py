@@ -15,6 +15,7 @@ from .typecheck_entities import (
     AliasEntity,
     ConstEntity,
     ControlInstance,
+    InstanceEntity,
     ParamEntity,
     Scope,
     VarEntity,
@@ -425,7 +426,9 @@ class StatementChecks:
             writable = p.direction in ("out", "inout")
             aliased = any(_overlaps(v, w) and (writable or q.direction in ("out", "inout"))
                           for j, (q, _, w) in enumerate(typed) if j != i)
-            if isinstance(v, ir.Name) and isinstance(v.ref, ParamEntity) \
+            if isinstance(v, ir.Name) and isinstance(v.ref, InstanceEntity):
+                inner.declare(p.name, v.ref, p.loc)  # an extern object: the object itself
+            elif isinstance(v, ir.Name) and isinstance(v.ref, ParamEntity) \
                     and v.ref.owner == "control" and v.type == pt and not aliased:
                 inner.declare(p.name, ParamEntity(p.name, p.direction, pt, "control",
                                                   v.ref.index, p.annotations), p.loc)

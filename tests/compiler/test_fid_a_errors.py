@@ -119,12 +119,17 @@ def test_a_varbit_extract_with_its_length_compiles() -> None:
     assert ops == ["extract", "extract_VL"]
 
 
-def test_a_header_not_in_whole_bytes_is_refused_when_used() -> None:
+def test_a_header_not_in_whole_bytes_is_refused_where_extracted_or_emitted() -> None:
     odd = "header odd_t { bit<8> a; bit<1> v; }"
     compile_with(top=odd)  # an unused type is no layout
+    # neither extracted nor emitted: padded to whole bytes, which bmv2 needs to load it
+    j = compile_with(top=odd, locals_="odd_t o;", body="o.setInvalid();").json
+    (ht,) = [h for h in j["header_types"] if h["name"] == "odd_t"]
+    assert ht["fields"][-1] == ["_padding", 7, False]
     with pytest.raises(CompileError) as e:
-        compile_with(top=odd, locals_="odd_t o;", body="o.setInvalid();")
+        compile_with(top=odd, parser="odd_t o; pkt.extract(o);")
     assert "header odd_t: its fields are 9 bits wide, not a multiple of 8" in e.value.message
+    assert e.value.loc.line == 9  # the extract
 
 
 @pytest.mark.parametrize("parser", ["hdr.h.a = (bit<8>)pkt.length();",
