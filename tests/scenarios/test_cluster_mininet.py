@@ -123,7 +123,7 @@ def test_a_link_between_servers_fails_mid_collective_and_fast_reroute_recovers(t
     assert m.cluster["node_server"][a] != m.cluster["node_server"][b], "the link is a tunnel"
     # as on one server (tests/scenarios/test_fault_scenarios.py): the collective
     # completes, every PSN arrives, what the fabric lost was on the failed link
-    assert m.verdict == "pass", (m.verdict, m.problems)
+    assert m.verdict == "pass", (m.verdict, m.verdict_reasons, m.problems)
     assert m.cct_ms is not None and m.lost == 0
     assert m.unexplained_loss <= 0, m.problems
     assert m.recovery_gap_ms is not None, "a flow crossed the failed link"

@@ -38,7 +38,7 @@ def test_incast_in_credit_mode_through_the_supervisors_loses_nothing(tmp_path):
     result = run(scenario, Target.EMBEDDED, tmp_path)
     m = result.metrics
     assert m.error is None, m.error
-    assert m.verdict == "pass" and m.lost == 0 and m.received == m.sent > 0, m.problems
+    assert m.verdict == "pass" and m.lost == 0 and m.received == m.sent > 0, (m.verdict_reasons, m.problems)
     assert m.credit_frames > 0, "credit frames crossed the fabric, tunnels included"
     assert m.cluster["processes"] == "supervisor over ssh"
     assert m.cluster["cross_server_links"] == 4 > 0
@@ -139,7 +139,7 @@ def test_a_link_between_supervised_servers_fails_mid_collective_and_recovers(tmp
     assert m.cluster["processes"] == "supervisor over ssh"
     a, b = link.split("-")
     assert m.cluster["node_server"][a] != m.cluster["node_server"][b], "the link is a tunnel"
-    assert m.verdict == "pass", (m.verdict, m.problems)
+    assert m.verdict == "pass", (m.verdict, m.verdict_reasons, m.problems)
     assert m.cct_ms is not None and m.lost == 0
     assert m.unexplained_loss <= 0, m.problems
     assert m.recovery_gap_ms is not None, "a flow crossed the failed link"

@@ -136,7 +136,7 @@ def _link_failure(tmp_path, target, topology: str, hosts: list[str], reroute: st
            "delivery_gap_ms", "lost_in_fabric", "lost_on_failed_links", "unexplained_loss",
            "cct_ms")
     # the collective completes; every PSN arrives (RC retransmits what the link lost)
-    assert m.verdict == "pass", (m.verdict, m.problems)
+    assert m.verdict == "pass", (m.verdict, m.verdict_reasons, m.problems)
     assert m.cct_ms is not None and m.lost == 0
     # CREDIT is lossless: what the fabric lost was on the failed link, and counted
     assert m.lost_on_failed_links is not None
@@ -318,7 +318,7 @@ def test_min_hop_on_a_ring_deadlocks_without_vl_layering_and_up_down_completes(
     assert m.error is None, m.error
     _print(f"deadlock {routing}", m, "verdict", "stalled_after_s", "held_in_fabric",
            "deadlock_problem", "cct_ms")
-    assert m.verdict == verdict, m.problems
+    assert m.verdict == verdict, (m.verdict_reasons, m.problems)
     if verdict == "stalled":
         assert "VL layering turned off" in m.deadlock_problem
         assert m.blocked_hosts and m.stalled_after_s is not None
