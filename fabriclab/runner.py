@@ -34,6 +34,7 @@ from fabriclab.status import StatusLine
 from fabriclab.view import ViewOptions
 from topologies import capacity, distributed
 from topologies.ledger import Ledger, cleanup_stale
+from topologies.link_rates import LINK_SHAPING_DROP
 from topologies.network import EmulatedNetwork, host_macs, port_params, start_network
 from topologies.targets import Target, compile_program
 from traffic.flow_control import FlowControl
@@ -188,6 +189,9 @@ def _on_the_fabric(run_plan: RunPlan, net: EmulatedNetwork, program, run_dir: Pa
         traffic = run_traffic(run_plan, net, bringup, run_dir, ledger, status)
         status.set_phase("reading the switches and analysing")
         readout = read_all(sm, fabric)
+        for name, ports in net.shaping_drops().items():  # tc after the pipeline (bmv2)
+            for port, n in ports.items():
+                readout.drops.setdefault(name, {})[(port, LINK_SHAPING_DROP)] = (n, 0)
         results.write_json(run_dir / "counters.json", counters_json(readout.drops, run_dir.name))
         results.write_json(run_dir / "telemetry.json", readout.telemetry)
         metrics = measure(run_plan, bringup, traffic, readout, run_dir)

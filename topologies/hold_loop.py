@@ -35,7 +35,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from topologies import link_names
+from topologies import link_names, link_rates
 from topologies.link_rates import COST_BYTES
 
 PACE_PPS = 500  # held frames into the switch per second, at most
@@ -235,23 +235,9 @@ def _sys_int(iface: str, name: str) -> int | None:
         return None
 
 
-def _qdisc_drops(iface: str) -> int | None:
-    """Frames the loop's qdiscs dropped (htb and its pfifo together)."""
-    proc = subprocess.run(["tc", "-s", "qdisc", "show", "dev", iface], capture_output=True,
-                          text=True, check=False)
-    if proc.returncode != 0:
-        return None
-    total = 0
-    for line in proc.stdout.splitlines():
-        words = line.replace(",", " ").split()
-        if "dropped" in words:
-            total += int(words[words.index("dropped") + 1])
-    return total
-
-
 def stats(loop: HoldLoop) -> dict[str, int | None]:
     """What went round the loop so far: frames into the loop (the switch sent them out of
     its hold port), frames out of it (delivered to the hold in port), qdisc drops."""
     return {"frames_in": _sys_int(loop.out_iface, "statistics/tx_packets"),
             "frames_out": _sys_int(loop.in_iface, "statistics/rx_packets"),
-            "qdisc_drops": _qdisc_drops(loop.out_iface)}
+            "qdisc_drops": link_rates.qdisc_drops(loop.out_iface)}

@@ -26,6 +26,7 @@ Propagation delay is not applied on bmv2 (no netem on this kernel).
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 from dataclasses import dataclass
@@ -129,6 +130,10 @@ def tc_commands(rate: PortRate) -> list[list[str]]:
     ]
 
 
+# The drop reason under which a run counts what a shaping qdisc dropped at a switch
+# port (the switch's counters, controller/readout.py, give the others).
+LINK_SHAPING_DROP = "link_shaping"
+
 TC_SHAPED = "tc htb per switch interface (packet rate: every data frame costs mpu bytes)"
 
 
@@ -136,6 +141,26 @@ def after_pipeline(how: str) -> bool:
     """Whether links enforced `how` (apply's answer) wait after the pipeline, where the
     program does not see their backlog (tc): then PFC paces them in the program."""
     return how == TC_SHAPED
+
+
+def qdisc_drops(iface: str) -> int | None:
+    """Frames the qdiscs of an interface dropped so far: the root qdisc's `dropped`
+    (`tc -s`; an htb root counts what the qdiscs under it dropped), None when tc cannot
+    say."""
+    proc = subprocess.run(["tc", "-s", "qdisc", "show", "dev", iface], capture_output=True,
+                          text=True, check=False)
+    if proc.returncode != 0:
+        return None
+    return parse_root_drops(proc.stdout)
+
+
+def parse_root_drops(tc_stats: str) -> int | None:
+    """The root qdisc's `dropped` count in `tc -s qdisc show` output."""
+    for block in re.split(r"\n(?=qdisc )", tc_stats.strip()):
+        if re.match(r"qdisc \S+ \S+ root\b", block):
+            found = re.search(r"\(dropped (\d+)", block)
+            return int(found.group(1)) if found else None
+    return None
 
 
 def apply_with_tc(rates: list[PortRate]) -> str:

@@ -134,6 +134,7 @@ class P4Switch(Switch):
         self.cpu_port = cpu_port  # the program's FabricConst.CPU_PORT
         self.process: subprocess.Popen | None = None
         self.link_rates = ""  # how this switch's link rates are enforced (bmv2)
+        self.rated_ports: list[link_rates.PortRate] = []
         self.hold = hold  # its hold loop (bmv2: topologies/hold_loop.py), made at start
 
     def start(self, controllers) -> None:  # noqa: ARG002 - Mininet's signature
@@ -193,7 +194,16 @@ class P4Switch(Switch):
         ports = {self.ports[i]: i.name for i in self.intfList() if i.name != "lo"}
         rates = link_rates.port_rates(ports, self.port_params)
         self.link_rates = link_rates.apply(self.thrift_port, rates)
+        self.rated_ports = rates
         return self.link_rates
+
+    def shaping_drops(self) -> dict[int, int]:
+        """Per port, frames its link's shaping qdisc dropped (tc-shaped links only: bmv2's
+        own queues are not readable without Thrift); ports that dropped none are left out."""
+        if not link_rates.after_pipeline(self.link_rates):
+            return {}
+        counts = {r.port: link_rates.qdisc_drops(r.iface) for r in self.rated_ports}
+        return {port: n for port, n in counts.items() if n}
 
     def stop(self, deleteIntfs: bool = True) -> None:  # noqa: N803 - Mininet's signature
         if self.process is not None:
@@ -276,6 +286,17 @@ class EmulatedNetwork:
     def loops(self) -> dict[str, hold_loop.HoldLoop]:
         """The switches' hold loops (real bmv2 on this machine; else none)."""
         return self.hold.loops
+
+    def shaping_drops(self) -> dict[str, dict[int, int]]:
+        """Per switch and port, frames dropped by the qdiscs that shape its links (tc on
+        bmv2 without Thrift), where no P4 counter sees them."""
+        out = {}
+        for node in self.fabric.switches:
+            sw = self.switch(node.name)
+            drops = sw.shaping_drops() if hasattr(sw, "shaping_drops") else {}
+            if drops:
+                out[node.name] = drops
+        return out
 
     def hold_loop_stats(self) -> dict[str, dict]:
         """Per switch, what went round its hold loop so far (topologies/hold_loop.py)."""

@@ -5,6 +5,7 @@ Root: it makes a veth pair."""
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import socket
@@ -68,6 +69,38 @@ def test_credit_updates_and_notifications_skip_the_data_class_and_requests_do_no
             time.sleep(0.05)
         assert sent.get("1:1") == 2, sent  # the update and the notification
         assert sent.get("1:2") == 3, sent  # the request among the two data frames
+    finally:
+        left = Ledger.load(ledger.path).teardown()
+    assert left == []
+
+
+def test_frames_the_shaping_qdisc_drops_are_counted(tmp_path):
+    # A run counts them as `link_shaping` drops at the switch port (fabriclab/runner.py):
+    # no P4 counter sees a frame dropped after the pipeline.
+    if os.geteuid() != 0:
+        pytest.skip("needs root (veth pair, tc)")
+    ledger = Ledger.create("tc-drops", tmp_path)
+    a, b = f"{ledger.prefix}s1-eth3", f"{ledger.prefix}s2-eth3"
+    ledger.add_interfaces([a, b])
+    try:
+        subprocess.run(["ip", "link", "add", a, "type", "veth", "peer", "name", b], check=True)
+        for iface in (a, b):
+            Path(f"/proc/sys/net/ipv6/conf/{iface}/disable_ipv6").write_text("1\n")
+            subprocess.run(["ip", "link", "set", iface, "up"], check=True)
+        for cmd in link_rates.tc_commands(link_rates.PortRate(3, a, 10, 4)):
+            subprocess.run(cmd, check=True, capture_output=True)
+        assert link_rates.qdisc_drops(a) == 0
+        refused = 0
+        with socket.socket(socket.AF_PACKET, socket.SOCK_RAW) as sock:
+            sock.bind((a, 0))
+            for _ in range(20):  # 10 frames/s, a queue of 4: most of a burst of 20 drop
+                try:
+                    sock.send(_lrh_frame(Kind.DATA))
+                except OSError as exc:  # ENOBUFS: the qdisc dropped it
+                    assert exc.errno == errno.ENOBUFS
+                    refused += 1
+        assert refused >= 20 - 4 - 2  # at most a frame or two leave at once
+        assert link_rates.qdisc_drops(a) == refused
     finally:
         left = Ledger.load(ledger.path).teardown()
     assert left == []
