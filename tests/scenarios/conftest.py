@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.scenarios.shared_runs import SharedRuns
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -82,3 +84,18 @@ def mininet_fabric(tmp_path, fabric_program):
     finally:
         leftovers = fabrics.stop_all()
     assert not leftovers, f"teardown left {leftovers}"
+
+
+@pytest.fixture(scope="session")
+def shared_runs(tmp_path_factory) -> SharedRuns:
+    return SharedRuns(tmp_path_factory)
+
+
+@pytest.fixture
+def stream_run(shared_runs):
+    """The shipped `stream` scenario as it is, run once per target for
+    test_stream_slice.py, test_bmv2_scenarios.py and the shipped-scenario contract."""
+    from fabriclab import scenario as sc
+
+    return lambda target: shared_runs.get("stream", sc.load("stream"), target)
+
