@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.scenarios.shared_runs import SharedRuns
+from tests.scenarios.shared_runs import SharedRuns, incast_at_scenario_size
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -99,3 +99,13 @@ def stream_run(shared_runs):
 
     return lambda target: shared_runs.get("stream", sc.load("stream"), target)
 
+
+@pytest.fixture
+def incast_run(shared_runs):
+    """The shipped incast on the embedded switch in one mode, run once per session for
+    test_flow_control_modes.py, the first of test_reproducibility.py's two runs and the
+    shipped-scenario contract."""
+    from topologies.targets import Target
+
+    return lambda mode: shared_runs.get(f"incast-{mode}", incast_at_scenario_size(mode),
+                                        Target.EMBEDDED)

@@ -15,6 +15,7 @@ RESULT_FILES = ("scenario.json", "versions.json", "topology.json", "address_book
 # Shipped scenarios whose own Mininet test runs them at full size and checks this contract
 # (so the shipped-scenario test does not run them a second time, cut down).
 FULL_SIZE_TESTS = {"stream": "test_stream_slice.py (embedded and bmv2)",
+                   "incast": "test_flow_control_modes.py (its own mode, credit)",
                    "partition-isolation": "test_qos_scenarios.py",
                    "checkpoint-vs-allreduce": "test_qos_scenarios.py",
                    "training-job": "test_training_job_mininet.py"}

@@ -1,5 +1,5 @@
 """Runs that several scenario tests assert on, made once per session (conftest.py's
-`shared_runs` and `stream_run` fixtures)."""
+`shared_runs`, `stream_run` and `incast_run` fixtures)."""
 
 from __future__ import annotations
 
@@ -34,3 +34,12 @@ class SharedRuns:
             result = run(scenario, target, self.tmp_path_factory.mktemp(f"{key}-{target.value}"))
             self.runs[slot] = SharedRun(result, frozenset(prefixed_names() - before))
         return self.runs[slot]
+
+
+def incast_at_scenario_size(flow_control: str):
+    """The shipped `incast` (3 -> 1 at 2000 frames/s, 64 frames per sender) in the given
+    flow-control mode; in its own mode (credit) it is the shipped scenario as it is."""
+    from fabriclab import scenario as sc
+
+    return sc.parse({**sc.load("incast").as_dict(), "flow_control": flow_control},
+                    f"incast ({flow_control})")
