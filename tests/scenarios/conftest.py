@@ -86,6 +86,18 @@ def mininet_fabric(tmp_path, fabric_program):
     assert not leftovers, f"teardown left {leftovers}"
 
 
+@pytest.fixture(scope="module")
+def module_mininet_fabric(tmp_path_factory, fabric_program):
+    """`mininet_fabric` for a module-scoped fixture whose tests only read what one fabric
+    showed (stopped after the module's last test)."""
+    fabrics = MininetFabrics(tmp_path_factory.mktemp("fabric"), fabric_program)
+    try:
+        yield fabrics
+    finally:
+        leftovers = fabrics.stop_all()
+    assert not leftovers, f"teardown left {leftovers}"
+
+
 @pytest.fixture(scope="session")
 def shared_runs(tmp_path_factory) -> SharedRuns:
     return SharedRuns(tmp_path_factory)
