@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.scenarios.shared_runs import SharedRuns, incast_at_scenario_size
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -82,3 +84,40 @@ def mininet_fabric(tmp_path, fabric_program):
     finally:
         leftovers = fabrics.stop_all()
     assert not leftovers, f"teardown left {leftovers}"
+
+
+@pytest.fixture(scope="module")
+def module_mininet_fabric(tmp_path_factory, fabric_program):
+    """`mininet_fabric` for a module-scoped fixture whose tests only read what one fabric
+    showed (stopped after the module's last test)."""
+    fabrics = MininetFabrics(tmp_path_factory.mktemp("fabric"), fabric_program)
+    try:
+        yield fabrics
+    finally:
+        leftovers = fabrics.stop_all()
+    assert not leftovers, f"teardown left {leftovers}"
+
+
+@pytest.fixture(scope="session")
+def shared_runs(tmp_path_factory) -> SharedRuns:
+    return SharedRuns(tmp_path_factory)
+
+
+@pytest.fixture
+def stream_run(shared_runs):
+    """The shipped `stream` scenario as it is, run once per target for
+    test_stream_slice.py, test_bmv2_scenarios.py and the shipped-scenario contract."""
+    from fabriclab import scenario as sc
+
+    return lambda target: shared_runs.get("stream", sc.load("stream"), target)
+
+
+@pytest.fixture
+def incast_run(shared_runs):
+    """The shipped incast on the embedded switch in one mode, run once per session for
+    test_flow_control_modes.py, the first of test_reproducibility.py's two runs and the
+    shipped-scenario contract."""
+    from topologies.targets import Target
+
+    return lambda mode: shared_runs.get(f"incast-{mode}", incast_at_scenario_size(mode),
+                                        Target.EMBEDDED)

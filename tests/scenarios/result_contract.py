@@ -14,7 +14,10 @@ RESULT_FILES = ("scenario.json", "versions.json", "topology.json", "address_book
 
 # Shipped scenarios whose own Mininet test runs them at full size and checks this contract
 # (so the shipped-scenario test does not run them a second time, cut down).
-FULL_SIZE_TESTS = {"partition-isolation": "test_qos_scenarios.py",
+FULL_SIZE_TESTS = {"stream": "test_stream_slice.py (embedded and bmv2)",
+                   "incast": "test_flow_control_modes.py (its own mode, credit)",
+                   "pfc-storm": "test_fault_scenarios.py (the PFC storm on embedded)",
+                   "partition-isolation": "test_qos_scenarios.py",
                    "checkpoint-vs-allreduce": "test_qos_scenarios.py",
                    "training-job": "test_training_job_mininet.py"}
 

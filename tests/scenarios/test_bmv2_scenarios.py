@@ -79,8 +79,8 @@ def incast(target, tmp_path_factory):
     return out
 
 
-def test_stream_arrives_whole_in_order_on_both(target, tmp_path):
-    result = run(sc.load("stream"), target, tmp_path)
+def test_stream_arrives_whole_in_order_on_both(target, stream_run):
+    result = stream_run(target).result  # the run test_stream_slice.py asserts on too
     m = result.metrics
     assert m.error is None, m.error
     assert (m.sent, m.lost, m.reordered, m.duplicates) == (m.received, 0, 0, 0)

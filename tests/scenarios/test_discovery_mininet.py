@@ -40,10 +40,11 @@ def miswired(intended):
     return dataclasses.replace(intended, name="leafspine:2,2,1 (miswired)", links=tuple(links))
 
 
-@pytest.fixture
-def discovered(mininet_fabric):
+@pytest.fixture(scope="module")
+def discovered(module_mininet_fabric):
+    """One discovery of the miswired fabric, which both tests read (neither changes it)."""
     intended = build("leafspine:2,2,1")
-    _net, sm, _ledger = mininet_fabric.start(miswired(intended), intended)
+    _net, sm, _ledger = module_mininet_fabric.start(miswired(intended), intended)
     ports = {s.name: [p for p, _, _ in intended.neighbours(s.name)] for s in intended.switches}
     found = discover(sm.connections, {s.name: s.guid for s in intended.switches}, ports,
                      quiet=0.5)

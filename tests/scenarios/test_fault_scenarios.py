@@ -24,7 +24,8 @@ import pytest
 
 from fabriclab import scenario as sc
 from fabriclab.plan import fabric_for
-from fabriclab.runner import run
+from fabriclab.runner import RunResult, run
+from tests.scenarios.result_contract import assert_complete_result, assert_no_leftovers
 from topologies.targets import TargetError, resolve
 from traffic.recovery import path_links
 from traffic.report_model import cell
@@ -233,7 +234,7 @@ def _storm_at_target(data: dict, target) -> dict:
     return data
 
 
-def _storm(tmp_path, target, complete: bool = True, **changes) -> dict:
+def _storm(tmp_path, target, complete: bool = True, **changes) -> RunResult:
     data = sc.load("pfc-storm").as_dict()
     for key, value in changes.items():
         if isinstance(value, dict):
@@ -258,7 +259,7 @@ def _storm(tmp_path, target, complete: bool = True, **changes) -> dict:
     if complete:
         assert m.lost == 0, (m.verdict, m.verdict_reasons)
     assert m.unexplained_loss <= 0, m.problems
-    return m
+    return result
 
 
 STALL_S = 1.2  # the scenario stalls h1 from 0.3 s to 1.5 s
@@ -272,7 +273,12 @@ def _blocked(m: dict, share: float = 0.1) -> set[tuple[str, int]]:
 
 def test_pfc_storm_spreads_pauses_and_slows_victims_and_the_watchdog_bounds_it(tmp_path,
                                                                               target):
-    storm = _storm(tmp_path / "pfc", target)
+    result = _storm(tmp_path / "pfc", target)
+    storm = result.metrics
+    if target.value == "embedded":  # the shipped scenario as it is: its result contract
+        assert_complete_result(result.run_dir, sc.load("pfc-storm"))
+        assert storm.verdict in ("pass", "incomplete", "stalled"), storm.verdict_reasons
+        assert_no_leftovers(storm.run_prefix)
     # PFC loses nothing but what overflows the headroom, counted (0 and 63 of 12288 frames
     # in two runs: a loaded machine delays a pause); the RC transport resends those
     assert set(storm.drops_by_reason) <= {"headroom"}, storm.drops_by_reason
@@ -282,14 +288,14 @@ def test_pfc_storm_spreads_pauses_and_slows_victims_and_the_watchdog_bounds_it(t
     # the blocked set spreads past h1's switch too (blocked_ns; blocked_quanta on bmv2)
     assert {sw for sw, _port in _blocked(storm)} - {"s1"}, storm.paused_ports
     bounded = _storm(tmp_path / "watchdog", target, complete=False,
-                     pfc={"watchdog_detect_us": 100000, "watchdog_restore_us": 400000})
+                     pfc={"watchdog_detect_us": 100000, "watchdog_restore_us": 400000}).metrics
     assert bounded.drops_by_reason.get("watchdog", 0) > 0
     assert bounded.victim_goodput_ratio > storm.victim_goodput_ratio + 0.1
 
 
 def test_credit_with_hoq_lifetime_keeps_the_blocked_set_on_the_stalled_path(tmp_path, target):
     _skip_on_bmv2(target, BMV2_CREDIT_STORM)
-    m = _storm(tmp_path, target, flow_control="credit")
+    m = _storm(tmp_path, target, flow_control="credit").metrics
     fabric = fabric_for(sc.parse(sc.load("pfc-storm").as_dict(), "pfc-storm"))
 
     def port_to(switch: str, peer: str) -> tuple[str, int]:

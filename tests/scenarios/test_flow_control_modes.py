@@ -14,19 +14,13 @@ from scapy.contrib.mac_control import MACControlClassBasedFlowControl
 from scapy.layers.l2 import Ether
 
 from fabriclab import scenario as sc
-from fabriclab.runner import run
+from tests.scenarios.result_contract import assert_complete_result, assert_no_leftovers
+from tests.scenarios.shared_runs import incast_at_scenario_size
 from topologies.targets import TargetError, resolve
 from traffic.frames import ETHERTYPE_FABRIC, ETHERTYPE_MAC_CONTROL, LRH_KIND_OFFSET, Kind
 from traffic.pcap import read_frames
 
 pytestmark = [pytest.mark.mininet, pytest.mark.slow]
-
-
-def _incast(flow_control: str) -> sc.Scenario:
-    base = sc.load("incast")
-    return sc.parse({**base.as_dict(), "flow_control": flow_control,
-                     "traffic": {**base.as_dict()["traffic"], "message_bytes": 131072}},
-                    f"incast ({flow_control})")
 
 
 def _frames(run_dir: Path) -> list[bytes]:
@@ -40,20 +34,34 @@ def _ethertype(frame: bytes) -> int:
     return int.from_bytes(frame[12:14], "big")
 
 
-# The embedded switch at the scenario's rate. Real bmv2 runs the same incast at a rate
-# it keeps up with, with what must and may differ, in test_bmv2_scenarios.py.
-@pytest.fixture(scope="module", params=["embedded"])
-def runs(request, tmp_path_factory):
+# The embedded switch at the scenario's rate and size (conftest.incast_run: the same runs
+# are the first of test_reproducibility.py's pairs, and the credit one is the shipped
+# scenario as it is, so its result contract is checked here). Real bmv2 runs the same
+# incast at a rate it keeps up with, with what must and may differ, in
+# test_bmv2_scenarios.py.
+@pytest.fixture
+def runs(incast_run):
     try:
-        target = resolve(request.param)
+        resolve("embedded")
     except TargetError as exc:
         pytest.skip(str(exc))
-    out = {}
-    for mode in ("lossy", "pfc", "credit"):
-        result = run(_incast(mode), target, tmp_path_factory.mktemp(mode))
-        assert result.metrics.error is None, result.metrics.error
-        out[mode] = result
-    return out
+    return {mode: _checked(incast_run(mode)) for mode in ("lossy", "pfc", "credit")}
+
+
+def _checked(shared):
+    result = shared.result
+    assert result.metrics.error is None, result.metrics.error
+    assert shared.left_behind == set(), "the run removed every interface it created"
+    return result
+
+
+def test_the_incast_run_as_shipped_leaves_a_complete_result(runs):
+    result = runs["credit"]
+    scenario = sc.load("incast")
+    assert incast_at_scenario_size("credit") == scenario, "credit is the scenario's own mode"
+    assert_complete_result(result.run_dir, scenario)
+    assert result.metrics.verdict in ("pass", "incomplete", "stalled")
+    assert_no_leftovers(result.metrics.run_prefix)
 
 
 def test_lossy_incast_loses_and_every_loss_is_counted_by_a_switch(runs):

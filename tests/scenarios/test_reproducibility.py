@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from fabriclab import scenario as sc
 from fabriclab.runner import run
+from tests.scenarios.shared_runs import incast_at_scenario_size
 from topologies.targets import Target
 
 pytestmark = [pytest.mark.mininet, pytest.mark.slow]
@@ -25,11 +25,11 @@ def _close(a: int, b: int, share: float) -> bool:
 
 
 @pytest.mark.parametrize("mode, figure", [("lossy", "lost"), ("pfc", "pause_frames")])
-def test_two_runs_of_incast_agree(tmp_path, mode, figure):
-    base = sc.load("incast")
-    scenario = sc.parse({**base.as_dict(), "flow_control": mode}, f"incast ({mode})")
-    first = run(scenario, Target.EMBEDDED, tmp_path / "a").metrics
-    second = run(scenario, Target.EMBEDDED, tmp_path / "b").metrics
+def test_two_runs_of_incast_agree(tmp_path, incast_run, mode, figure):
+    # the first run is test_flow_control_modes.py's (the same scenario, conftest.py);
+    # the second is made here, after it
+    first = incast_run(mode).result.metrics
+    second = run(incast_at_scenario_size(mode), Target.EMBEDDED, tmp_path).metrics
     a, b = getattr(first, figure), getattr(second, figure)
     assert a > 0
     assert _close(a, b, TOLERANCE[figure]), (a, b)

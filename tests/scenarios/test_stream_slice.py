@@ -17,6 +17,7 @@ import pytest
 
 from fabriclab import scenario as sc
 from fabriclab.runner import FABRIC_P4, ROOT, run
+from tests.scenarios.result_contract import assert_complete_result, assert_no_leftovers
 from topologies.ledger import prefixed_names
 from topologies.targets import Target, resolve
 from traffic.frames import DATA_CODEC, ETHERTYPE_FABRIC
@@ -46,7 +47,7 @@ def no_leftovers():
 
 @pytest.mark.parametrize("target_name", ["embedded", "bmv2"])
 def test_stream_frames_all_arrive_once_in_order_and_unknown_dlid_is_counted(
-        tmp_path, no_leftovers, target_name):
+        stream_run, target_name):
     if target_name == "bmv2":
         pytest.importorskip("mininet")
         try:
@@ -57,7 +58,10 @@ def test_stream_frames_all_arrive_once_in_order_and_unknown_dlid_is_counted(
         target = Target.EMBEDDED
     scenario = sc.load("stream")
     frames = scenario.traffic.frames
-    result = run(scenario, target, tmp_path)
+    # the same run test_bmv2_scenarios.py asserts on (conftest.py: shared_runs)
+    shared = stream_run(target)
+    result = shared.result
+    assert shared.left_behind == set(), "the run removed every interface it created"
 
     assert result.metrics.error is None, result.metrics.error
     psns = _data_psns(result.run_dir / "pcaps" / "h2.pcap", flow=1)
@@ -68,9 +72,9 @@ def test_stream_frames_all_arrive_once_in_order_and_unknown_dlid_is_counted(
     written = json.loads((result.run_dir / "metrics.json").read_text())
     assert (written["sent"], written["received"], written["lost"]) == (frames, frames, 0)
     assert written["verdict"] == "pass"
-    for name in ("scenario.json", "versions.json", "topology.json", "address_book.json",
-                 "counters.json", "report.md"):
-        assert (result.run_dir / name).exists(), name
+    # the shipped scenario's result contract (result_contract.FULL_SIZE_TESTS)
+    assert_complete_result(result.run_dir, scenario)
+    assert_no_leftovers(result.metrics.run_prefix)
 
 
 def test_a_run_killed_half_way_is_cleaned_up_by_the_next(tmp_path, no_leftovers):
