@@ -208,9 +208,15 @@ def _run_nics(net, book: dict, flow_files: dict[str, Path], settings: NicSetting
     return summaries
 
 
-def _settle(fabric: Fabric, settings: NicSettings) -> None:
-    """Frames still queued drain at the link rate before the counters are read."""
-    time.sleep(0.3 + 64 * max(1, len(fabric.switches)) / settings.rate_pps)
+def _settle(fabric: Fabric, settings: NicSettings, nics: dict[str, dict]) -> None:
+    """Frames still queued drain at the link rate before the counters are read. Where
+    the NICs received every data frame they sent, none is queued any more: only the
+    flow-control frames the last ones released are still under way, for well under
+    0.3 s; otherwise up to a queue per switch may still drain."""
+    sent = sum(int(s.get("sent", 0) or 0) for s in nics.values())
+    received = sum(int(s.get("received", 0) or 0) for s in nics.values())
+    drained = not any(s.get("missing") for s in nics.values()) and received >= sent
+    time.sleep(0.3 if drained else 0.3 + 64 * max(1, len(fabric.switches)) / settings.rate_pps)
 
 
 def run_round(index: int, flows: tuple[Flow, ...], ctx, frames: int) -> PhaseResult:
@@ -221,7 +227,7 @@ def run_round(index: int, flows: tuple[Flow, ...], ctx, frames: int) -> PhaseRes
     files = _round_files(flows, ctx.book, frames, ctx.payload, out_dir / "flows")
     nics = _run_nics(ctx.net, ctx.book, files, ctx.settings, out_dir / "nics", ctx.ledger,
                      frames / ctx.settings.rate_pps + 10)
-    _settle(ctx.fabric, ctx.settings)
+    _settle(ctx.fabric, ctx.settings, nics)
     after = snapshot(ctx.sm, ctx.fabric, ctx.num_classes)
     loads: dict[Channel, ChannelLoad] = {}
     flow_rows = []
@@ -254,7 +260,7 @@ def run_all_to_all(ctx, frames_per_peer: int, name: str = "all-to-all") -> Phase
     expected = frames_per_peer * (len(hosts) - 1)
     nics = _run_nics(ctx.net, ctx.book, files, ctx.settings, out_dir / "nics", ctx.ledger,
                      2 * expected / ctx.settings.rate_pps + 10)
-    _settle(ctx.fabric, ctx.settings)
+    _settle(ctx.fabric, ctx.settings, nics)
     after = snapshot(ctx.sm, ctx.fabric, ctx.num_classes)
     window = max((nic_window_s(s) for s in nics.values()), default=0.0)
     loads = {ch: channel_load(ctx.fabric, ch, before, after, nics, window)
