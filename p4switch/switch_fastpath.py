@@ -148,7 +148,7 @@ class FastPaths:
         with the switch lock held once; a waiting control-plane write
         (Switch._control) takes it between two frames."""
         rx = self._fast_path(prog) if prog is not None else None
-        fused = getattr(rx, "fused", None)
+        fast = getattr(rx, "fused", None) is not None
         finish = getattr(rx, "finish", None)
         tm_ports = self.tm.ports
         error = self._pipeline_error
@@ -157,9 +157,15 @@ class FastPaths:
         yield_to_control = self._yield_to_control
 
         def batch(recv, bufsize: int, port: int, now: float, now_us: int, pc) -> None:
+            # The program's fused function of the moment: a control-plane write may
+            # swap it (configuration tables baked in or not, p4switch/specialisation.py),
+            # always with the switch lock, so between two frames.
+            fused = prog.fused if fast else None
             for _ in range(RX_BATCH):
                 if control_pending[0]:  # a control-plane write goes at this frame boundary
                     yield_to_control()
+                    if fast:
+                        fused = prog.fused
                 try:
                     frame = recv(bufsize)
                 except OSError:  # EAGAIN; or the interface went down
