@@ -23,7 +23,8 @@ import sys
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO)
+if REPO not in sys.path:  # not ahead of a --switch-tree already put first
+    sys.path.insert(0, REPO)
 
 
 def _setup(program: dict):

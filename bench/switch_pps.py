@@ -48,7 +48,8 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO)
+if REPO not in sys.path:  # not ahead of a --switch-tree already put first
+    sys.path.insert(0, REPO)
 
 NS = {"dptb0": "dpt-ba", "dptb1": "dpt-bb"}
 DLID = 0x0042
