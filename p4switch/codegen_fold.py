@@ -4,7 +4,8 @@ FusedCodegen._gen_fused): constant slots folded, and the join dispatch decided.
 A slot `S_k` that the fused function assigns exactly once, to an int constant, in a
 statement every later statement comes after (the top level of a top-level
 `for _ in _ONCE:` block, before any `break` of that block), holds that constant in
-every statement after it: those reads become the constant, and the comparisons,
+every statement after it: those reads become the constant, as do the reads of a
+slot that come before any assignment of it (they see its initial value), and the comparisons,
 `and`/`or`, `not`, conditional expressions and `if`s that then have constant
 operands are decided here, so their untaken branches are gone. That is what a
 configuration table baked into the function (its default action's data as
@@ -167,14 +168,44 @@ class _Substitute(ast.NodeTransformer):
         self.generic_visit(node)
         node.test = _truth(node.test)
         if _int(node.test):
-            return (node.body if node.test.value else node.orelse) or [ast.Pass()]
+            return node.body if node.test.value else node.orelse  # may be none: _fold
         return node
 
 
-def fold_constant_slots(fn: ast.FunctionDef) -> dict[int, int]:
+def _unassigned_reads(fn: ast.FunctionDef, template) -> dict[str, object]:
+    """The slots every read of which comes before any assignment, with their values
+    from the template: what those reads see. Code only runs forward here except in
+    loops (not `for _ in _ONCE:`), so a slot assigned in one is left out."""
+    first_store: dict[str, tuple[int, int]] = {}
+    last_load: dict[str, tuple[int, int]] = {}
+    looped: set[str] = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.While | ast.For) and not (isinstance(n, ast.For)
+                                                      and _is_once_loop(n)):
+            looped |= {x.id for x in ast.walk(n)
+                       if isinstance(x, ast.Name) and not isinstance(x.ctx, ast.Load)}
+        if not isinstance(n, ast.Name) or not _LOCAL_RE.fullmatch(n.id):
+            continue
+        at = (n.lineno, n.col_offset)
+        if isinstance(n.ctx, ast.Load):
+            last_load[n.id] = max(last_load.get(n.id, at), at)
+        else:
+            first_store[n.id] = min(first_store.get(n.id, at), at)
+    out = {}
+    for name, at in last_load.items():
+        value = template[int(name[2:])]
+        if name not in looped and at < first_store.get(name, (1 << 62, 0)) \
+                and (value is None or type(value) in (int, bytes)):
+            out[name] = value
+    return out
+
+
+def fold_constant_slots(fn: ast.FunctionDef, template) -> dict[int, int]:
     """`fn` with its constant slots folded (see the module's doc); returns the slots
     whose assignment is gone, with their values (the hand-back's template must hold
-    them)."""
+    them). The reads of a slot that come before any assignment of it see the
+    template's value (`template`): those are folded too."""
+    unassigned = _unassigned_reads(fn, template)
     stores: dict[str, int] = {}
     for n in ast.walk(fn):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del):
@@ -194,10 +225,10 @@ def fold_constant_slots(fn: ast.FunctionDef) -> dict[int, int]:
                     break  # what follows in this block may not run
                 snapshot_before = snapshot_before or _snapshots(st)
         snapshot_before = snapshot_before or _snapshots(top)
-    if not candidates:
+    if not candidates and not unassigned:
         return {}
     # Each statement sees the slots whose store comes before it.
-    values: dict[str, int] = {}
+    values: dict[str, object] = dict(unassigned)
     body: list[ast.stmt] = []
     for top in fn.body:
         if not _is_once(top):
@@ -205,7 +236,8 @@ def fold_constant_slots(fn: ast.FunctionDef) -> dict[int, int]:
             continue
         inner: list[ast.stmt] = []
         for st in top.body:
-            target = st.targets[0].id if isinstance(st, ast.Assign) else None
+            target = st.targets[0] if isinstance(st, ast.Assign) else None
+            target = target.id if isinstance(target, ast.Name) else None
             if target in candidates and candidates[target][0] is st:
                 values[target] = candidates[target][1]
                 inner.append(st)
@@ -227,7 +259,12 @@ def _fold(stmt: ast.stmt, values: dict[str, int]) -> list[ast.stmt]:
     if not values:
         return [stmt]
     out = _Substitute(dict(values)).visit(stmt)
-    return out if isinstance(out, list) else [out]
+    out = out if isinstance(out, list) else [out]
+    for st in out:  # a block left with no statement gets a `pass`
+        for n in ast.walk(st):
+            if isinstance(n, ast.If | ast.For | ast.While) and not n.body:
+                n.body = [ast.Pass()]
+    return out
 
 
 def _remove(fn: ast.FunctionDef, stmt: ast.stmt) -> None:
@@ -329,12 +366,12 @@ def decide_dispatch(fn: ast.FunctionDef) -> None:
     fn.body, _ = _Dispatch().block(fn.body, _UNKNOWN, None)
 
 
-def fold(src: str) -> tuple[str, dict[int, int]]:
+def fold(src: str, template) -> tuple[str, dict[int, int]]:
     """The fused function in `src` with its constant slots folded and its join
     dispatch decided where it can be; and the slots whose assignment is gone, with
-    their values (see fold_constant_slots)."""
+    their values (see fold_constant_slots). `template`: the slots' initial values."""
     tree = ast.parse(src)
     fn = tree.body[0]
-    dropped = fold_constant_slots(fn)
+    dropped = fold_constant_slots(fn, template)
     decide_dispatch(fn)
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n", dropped

@@ -161,8 +161,10 @@ class FusedCodegen:
         per-packet state in local variables instead of a list.
 
             fused(pkt, port, now_us, tm_ports) ->
-                None                  dropped at the end of ingress
-                (PortQueue, frame)    the frame to transmit on that port
+                None                  dropped at the end of ingress, or sent (through
+                                      the port queue's `send`, the socket's send)
+                (PortQueue, frame)    the frame to transmit on that port, which has
+                                      no `send` (pcap, a lossy cable, process())
                 (1, S)                ingress done, something special to do (clone,
                                       digest, resubmit, multicast): the caller goes on
                 (2, S)                ingress done, the packet must be queued
@@ -227,9 +229,12 @@ class FusedCodegen:
         lines += [f"    if S_{SPECIAL} or {v('egress_spec')} == {DROP_PORT}:",
                   f"        return 3, {state}", "    out = None"]
         lines += _indent(["for _ in _ONCE:"] + _indent(db or ["pass"]))
-        lines += ["    return pq, out"]
+        # The frame goes out here: no tuple back to the caller and no test there.
+        lines += ["    send = pq.send", "    if send is None:", "        return pq, out",
+                  "    try:", "        send(out)", "    except OSError:",
+                  "        pq.drops.tx_error += 1"]
         src = "\n".join(ln.replace("@STATE@", state) for ln in lines) + "\n"
-        src, dropped = fold(src)
+        src, dropped = fold(src, self.template)
         template = list(self.template)
         for k, value in dropped.items():  # assigned before every hand-back: from here
             template[k] = value

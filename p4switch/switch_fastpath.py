@@ -152,7 +152,6 @@ class FastPaths:
         finish = getattr(rx, "finish", None)
         tm_ports = self.tm.ports
         error = self._pipeline_error
-        int_ = int
         control_pending = self._control_pending
         yield_to_control = self._yield_to_control
 
@@ -181,14 +180,6 @@ class FastPaths:
                 except Exception as e:  # noqa: BLE001 - a packet must never kill the switch
                     error(e)
                     continue
-                if r is None:
-                    continue
-                pq = r[0]
-                if pq.__class__ is not int_ and pq.send is not None:
-                    try:
-                        pq.send(r[1])
-                    except OSError:
-                        pq.drops.tx_error += 1
-                    continue
-                finish(r, now)
+                if r is not None:  # None: sent (or dropped) by the fused function
+                    finish(r, now)
         return batch

@@ -76,3 +76,29 @@ def test_rewriting_a_field_with_its_own_value_keeps_the_frame(fabric_json):
     out = process_fast(sw, 1, frame)
     assert [p for p, _f in out] == [3]
     assert out[0][1] is frame
+
+
+def test_the_fused_function_sends_and_counts_what_the_socket_refuses(fabric_json):
+    """Through the data-plane thread's batch loop: the fused function hands a frame
+    to its port's socket itself; a send that fails is a tx_error of that port."""
+    sw = _switch(fabric_json)
+    for port in (1, 2, 3):
+        sw.tm.port(port)
+    sent = []
+
+    def refuse(_frame):
+        raise OSError("no buffer space")
+    sw.tm.ports[3].send = sent.append
+    sw.tm.ports[2].send = refuse
+    frames = [bytes.fromhex("0000000000b2" "0000000000a1" "88b5") +
+              bytes([0x00, 1, 0, dlid, 0, 7, 0, 24]) + bytes(8 + 24) for dlid in (2, 1, 2)]
+
+    def recv(_bufsize):
+        if not frames:
+            raise BlockingIOError
+        return frames.pop(0)
+    with sw._lock:
+        sw._batch_path(sw.program)(recv, 2048, 1, 0.0, 0, None)
+    assert len(sent) == 2  # DLID 2 -> port 3
+    assert sw.port_drops(2)["tx_error"] == 1  # DLID 1 -> port 2
+    assert sw.pipeline_errors == 0

@@ -282,6 +282,9 @@ def test_the_worker_bakes_a_running_switch_after_the_quiet_time(monkeypatch):
 
 
 # -- the folding itself ----------------------------------------------------------------------
+TEMPLATE = [0] * 16  # every slot's initial value
+
+
 def fused_source(body: str) -> str:
     lines = ["def fused(pkt, port, now_us, tm_ports):"]
     lines += ["    " + ln for ln in body.strip("\n").split("\n")]
@@ -290,6 +293,7 @@ def fused_source(body: str) -> str:
 
 def test_a_constant_slot_is_folded_into_what_reads_it_and_its_store_goes():
     src, dropped = fold(fused_source("""
+S_9 = pkt[0]
 for _ in _ONCE:
     S_5 = 2
     if S_5 == 2 and S_9:
@@ -298,10 +302,11 @@ for _ in _ONCE:
         S_7 = 0
     S_8 = (1 if S_5 != 2 else 0)
 return 1, _handback(locals())
-"""))
+"""), TEMPLATE)
     assert dropped == {5: 2}
     assert "S_5" not in src
     assert ast.unparse(ast.parse(src)) == ast.unparse(ast.parse(fused_source("""
+S_9 = pkt[0]
 for _ in _ONCE:
     if S_9:
         S_7 = 1
@@ -314,6 +319,7 @@ return 1, _handback(locals())
 
 def test_a_slot_after_a_break_or_assigned_twice_is_not_folded():
     body = """
+S_1 = pkt[0]
 for _ in _ONCE:
     S_4 = 3
     S_4 = 5
@@ -322,7 +328,7 @@ for _ in _ONCE:
     S_5 = 2
 n = S_5 + S_4
 """
-    src, dropped = fold(fused_source(body))
+    src, dropped = fold(fused_source(body), TEMPLATE)
     assert dropped == {}
     assert ast.unparse(ast.parse(src)) == ast.unparse(ast.parse(fused_source(body)))
 
@@ -334,14 +340,50 @@ for _ in _ONCE:
     S_5 = 2
 if S_5:
     return 1
-"""))
+"""), TEMPLATE)
     assert dropped == {}
     assert "S_5 = 2" in src and "if S_5" not in src
+
+
+def test_a_read_before_any_assignment_sees_the_initial_value():
+    """S_7 and S_3 are read before any assignment (S_3's initial value is -1); S_5 is
+    read before its assignment too, but in a loop that assigns it: left alone."""
+    template = [0] * 16
+    template[3] = -1
+    src, dropped = fold(fused_source("""
+S_1 = pkt[0]
+for _ in _ONCE:
+    if S_7 and S_1:
+        S_8 = 1
+    if S_1:
+        S_4 = S_3
+    S_7 = 1
+    n = 0
+    while n < 3:
+        S_6 = S_5 + n
+        S_5 = S_6
+        n += 1
+return S_4, S_5
+"""), template)
+    assert dropped == {7: 1}
+    assert ast.unparse(ast.parse(src)) == ast.unparse(ast.parse(fused_source("""
+S_1 = pkt[0]
+for _ in _ONCE:
+    if S_1:
+        S_4 = -1
+    n = 0
+    while n < 3:
+        S_6 = S_5 + n
+        S_5 = S_6
+        n += 1
+return S_4, S_5
+""")))
 
 
 def test_the_join_dispatch_is_decided_where_n_is_known():
     src, _ = fold(fused_source("""
 n = -1
+S_1, S_3 = pkt[0], pkt[1]
 for _ in _ONCE:
     if S_1:
         S_2 = 1
@@ -358,6 +400,6 @@ for _ in _ONCE:
     if n == 12:
         S_4 = 2
 return S_4
-"""))
+"""), TEMPLATE)
     assert "n == " not in src
     assert "S_4 = 1" not in src
