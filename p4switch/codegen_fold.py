@@ -35,7 +35,8 @@ _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
            ast.RShift: operator.rshift}
-_LARGEST_SHIFT = 1 << 12  # a left shift folded here makes an int of at most this many bits
+_LARGEST_SHIFT = 1 << 12
+FOLD_ROUNDS = 4  # S_95 = (1 if S_175 == 1 else 0), S_175 constant: S_95 in the next round  # a left shift folded here makes an int of at most this many bits
 
 
 def _int(node: ast.AST) -> bool:
@@ -200,59 +201,97 @@ def _unassigned_reads(fn: ast.FunctionDef, template) -> dict[str, object]:
     return out
 
 
-def fold_constant_slots(fn: ast.FunctionDef, template) -> dict[int, int]:
+def _constant_store(st: ast.stmt, stores: dict[str, int]) -> list[str] | None:
+    """The slots `st` assigns an int constant to, each its only assignment; or None."""
+    if not (isinstance(st, ast.Assign) and _int(st.value)):
+        return None
+    names = [t.id for t in st.targets if isinstance(t, ast.Name)]
+    if len(names) != len(st.targets) or not all(
+            _LOCAL_RE.fullmatch(x) and stores.get(x) == 1 for x in names):
+        return None
+    return names
+
+
+def fold_constant_slots(fn: ast.FunctionDef, template, seen: set[int] | None = None
+                        ) -> tuple[dict[int, int], bool]:
     """`fn` with its constant slots folded (see the module's doc); returns the slots
     whose assignment is gone, with their values (the hand-back's template must hold
-    them). The reads of a slot that come before any assignment of it see the
-    template's value (`template`): those are folded too."""
+    them), and whether anything new was folded (`seen`: the stores folded before, by
+    id, updated). The reads of a slot that come before any
+    assignment of it see the template's value (`template`): those are folded too.
+
+    A constant store dominates what follows it when it is a statement of the
+    function's body, or of a top-level `for _ in _ONCE:` block before any `break`
+    of that block."""
     unassigned = _unassigned_reads(fn, template)
     stores: dict[str, int] = {}
     for n in ast.walk(fn):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del):
             stores[n.id] = stores.get(n.id, 0) + 1
-    candidates: dict[str, tuple[ast.Assign, int, bool]] = {}  # name -> (store, value, ...)
+    candidates: dict[int, tuple[list[str], object, bool]] = {}  # id(store) -> ...
     snapshot_before = False
     for top in fn.body:
-        if _is_once(top):
-            for st in top.body:
-                if isinstance(st, ast.Assign) and len(st.targets) == 1 \
-                        and isinstance(st.targets[0], ast.Name) and _int(st.value) \
-                        and _LOCAL_RE.fullmatch(st.targets[0].id) \
-                        and stores.get(st.targets[0].id) == 1:
-                    candidates[st.targets[0].id] = (st, int(st.value.value), snapshot_before)
-                    continue
-                if any(isinstance(n, ast.Break) for n in ast.walk(st)):
-                    break  # what follows in this block may not run
-                snapshot_before = snapshot_before or _snapshots(st)
+        for st in top.body if _is_once(top) else [top]:
+            names = _constant_store(st, stores)
+            if names is not None:
+                candidates[id(st)] = (names, st.value.value, snapshot_before)
+                continue
+            if st is not top and any(isinstance(n, ast.Break) for n in ast.walk(st)):
+                break  # what follows in this block may not run
+            snapshot_before = snapshot_before or _snapshots(st)
         snapshot_before = snapshot_before or _snapshots(top)
-    if not candidates and not unassigned:
-        return {}
+    seen = set() if seen is None else seen
+    new = candidates.keys() - seen
+    seen |= new
+    if not new and not unassigned:
+        return {}, False
     # Each statement sees the slots whose store comes before it.
     values: dict[str, object] = dict(unassigned)
-    body: list[ast.stmt] = []
-    for top in fn.body:
-        if not _is_once(top):
-            body += _fold(top, values)
-            continue
-        inner: list[ast.stmt] = []
-        for st in top.body:
-            target = st.targets[0] if isinstance(st, ast.Assign) else None
-            target = target.id if isinstance(target, ast.Name) else None
-            if target in candidates and candidates[target][0] is st:
-                values[target] = candidates[target][1]
-                inner.append(st)
+
+    def fold_block(stmts: list[ast.stmt], top: bool) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for st in stmts:
+            if id(st) in candidates:
+                names, value, _snapshot = candidates[id(st)]
+                values.update(dict.fromkeys(names, value))
+                out.append(st)
+            elif top and _is_once(st):
+                st.body = fold_block(st.body, False) or [ast.Pass()]
+                out.append(st)
             else:
-                inner += _fold(st, values)
-        top.body = inner or [ast.Pass()]
-        body.append(top)
-    fn.body = body
+                out += _fold(st, values)
+        return out
+    fn.body = fold_block(fn.body, True)
     loads = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     dropped: dict[int, int] = {}
-    for name, (st, value, snapshot) in candidates.items():
-        if name not in loads and not snapshot:
-            dropped[int(name[2:])] = value
-            _remove(fn, st)
-    return dropped
+    gone: set[str] = set()
+    for names, value, snapshot in candidates.values():
+        for x in names:
+            k = int(x[2:])
+            # a hand-back before the store has the template's value: the same one?
+            if x not in loads and (not snapshot or (type(template[k]) is type(value)
+                                                    and template[k] == value)):
+                dropped[k] = value
+                gone.add(x)
+    if gone:
+        _remove_stores(fn, gone)
+    return dropped, True
+
+
+def _remove_stores(fn: ast.FunctionDef, names: set[str]) -> None:
+    """The assignments of `names` (constant stores of fn's body or its blocks) gone."""
+    def strip(stmts: list[ast.stmt]) -> list[ast.stmt]:
+        out = []
+        for st in stmts:
+            if _is_once(st):
+                st.body = strip(st.body) or [ast.Pass()]
+            elif isinstance(st, ast.Assign) and all(isinstance(t, ast.Name) for t in st.targets):
+                st.targets = [t for t in st.targets if t.id not in names]
+                if not st.targets:
+                    continue
+            out.append(st)
+        return out
+    fn.body = strip(fn.body)
 
 
 def _fold(stmt: ast.stmt, values: dict[str, int]) -> list[ast.stmt]:
@@ -265,15 +304,6 @@ def _fold(stmt: ast.stmt, values: dict[str, int]) -> list[ast.stmt]:
             if isinstance(n, ast.If | ast.For | ast.While) and not n.body:
                 n.body = [ast.Pass()]
     return out
-
-
-def _remove(fn: ast.FunctionDef, stmt: ast.stmt) -> None:
-    for top in fn.body:
-        if _is_once(top) and stmt in top.body:
-            top.body.remove(stmt)
-            if not top.body:
-                top.body.append(ast.Pass())
-            return
 
 
 # -- join dispatch -------------------------------------------------------------------------
@@ -372,6 +402,12 @@ def fold(src: str, template) -> tuple[str, dict[int, int]]:
     their values (see fold_constant_slots). `template`: the slots' initial values."""
     tree = ast.parse(src)
     fn = tree.body[0]
-    dropped = fold_constant_slots(fn, template)
+    dropped: dict[int, int] = {}
+    seen: set[int] = set()
+    for _ in range(FOLD_ROUNDS):  # a folded store may make the next one constant
+        more, changed = fold_constant_slots(fn, template, seen)
+        dropped.update(more)
+        if not changed:
+            break
     decide_dispatch(fn)
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n", dropped

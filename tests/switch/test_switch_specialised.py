@@ -303,8 +303,7 @@ for _ in _ONCE:
     S_8 = (1 if S_5 != 2 else 0)
 return 1, _handback(locals())
 """), TEMPLATE)
-    assert dropped == {5: 2}
-    assert "S_5" not in src
+    assert dropped == {5: 2, 8: 0}  # S_8 = 0 once S_5 is folded: the hand-back has both
     assert ast.unparse(ast.parse(src)) == ast.unparse(ast.parse(fused_source("""
 S_9 = pkt[0]
 for _ in _ONCE:
@@ -312,8 +311,35 @@ for _ in _ONCE:
         S_7 = 1
     else:
         S_7 = 0
-    S_8 = 0
 return 1, _handback(locals())
+""")))
+
+
+def test_a_store_of_the_function_body_folds_too_and_stays_for_an_earlier_hand_back():
+    """Folding goes on while it finds new constant stores (S_4, then S_5); a store
+    with a hand-back before it stays unless it stores the template's value (S_6)."""
+    src, dropped = fold(fused_source("""
+S_1 = pkt[0]
+if S_1:
+    return 1, _handback(locals())
+S_2 = S_3 = 5
+S_6 = 0
+for _ in _ONCE:
+    S_4 = 1 if S_2 == 5 or S_3 == 2 else 0
+    if S_4 and S_6 == 0:
+        S_5 = 7
+return S_5
+"""), TEMPLATE)
+    assert dropped == {6: 0}
+    assert ast.unparse(ast.parse(src)) == ast.unparse(ast.parse(fused_source("""
+S_1 = pkt[0]
+if S_1:
+    return 1, _handback(locals())
+S_2 = S_3 = 5
+for _ in _ONCE:
+    S_4 = 1
+    S_5 = 7
+return 7
 """)))
 
 
