@@ -686,6 +686,12 @@ def main(argv: list[str] | None = None) -> int:
         print(prog.source)
         print("# -- the fused fast path (Program.fused) --")
         print(prog.fused_source or "# (none: this program uses the separate functions)")
+        tables = prog.configuration_tables()
+        built = prog.specialise(tables) if tables else None
+        if built is not None and built[2]:
+            print("# -- the fused fast path with the configuration tables' default entries "
+                  f"baked in ({', '.join(sorted(built[2]))}; Program.specialise) --")
+            print(built[1])
     return 0
 
 

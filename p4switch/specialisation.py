@@ -103,8 +103,8 @@ class Specialisation:
         want, later = set(prog.baked), []
         for t, at in self._last_write.items():
             due = at + self.quiet_s(t)
-            if t in want:
-                continue
+            if t in want or prog.tables[t].default.action not in prog.actions:
+                continue  # baked already, or no action to bake (no default entry)
             if now >= due:
                 want.add(t)
             else:

@@ -258,6 +258,21 @@ def test_a_table_written_often_stays_a_table_read_and_the_others_stay_baked(monk
     assert set(sw.program.baked) == {"tb"}
 
 
+def test_a_table_with_no_action_to_bake_does_not_keep_the_worker_busy(monkeypatch):
+    clock = FakeClock()
+    monkeypatch.setattr(specialisation_module.time, "monotonic", clock)
+    j = config_program()
+    del j["pipelines"][0]["tables"][0]["default_entry"]  # cfg: no action on a miss
+    sw = Switch({1: "p1"})
+    sw.load_program(j)
+    clock.now += specialisation_module.QUIET_S
+    assert sw.specialisation._plan(clock.now) == (None, None)
+    sw.table_set_default("cfg", set_cfg(3))
+    clock.now += specialisation_module.QUIET_S
+    want, _again = sw.specialisation._plan(clock.now)
+    assert want == {"cfg"}
+
+
 def test_the_worker_bakes_a_running_switch_after_the_quiet_time(monkeypatch):
     monkeypatch.setattr(specialisation_module, "QUIET_S", 0.05)
     monkeypatch.setattr(specialisation_module, "SETTLE_S", 0.01)
