@@ -33,8 +33,7 @@ from p4switch.program_common import _LOCAL_RE
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
             ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-           ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
-           ast.RShift: operator.rshift}
+           ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor}
 _LARGEST_SHIFT = 1 << 12
 FOLD_ROUNDS = 4  # S_95 = (1 if S_175 == 1 else 0), S_175 constant: S_95 in the next round  # a left shift folded here makes an int of at most this many bits
 
@@ -133,6 +132,8 @@ class _Substitute(ast.NodeTransformer):
             a, b = node.left.value, node.right.value
             if op in _BINARY:
                 return ast.copy_location(ast.Constant(_BINARY[op](a, b)), node)
+            if op is ast.RShift and b >= 0:  # a negative shift raises: at run time
+                return ast.copy_location(ast.Constant(a >> b), node)
             if op is ast.LShift and 0 <= b and a.bit_length() + b <= _LARGEST_SHIFT:
                 return ast.copy_location(ast.Constant(a << b), node)
         return node

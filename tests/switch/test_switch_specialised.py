@@ -358,6 +358,16 @@ return 7
 """)))
 
 
+def test_what_would_fail_at_run_time_is_not_folded():
+    template = [0] * 16
+    template[1] = -2
+    src, _ = fold(fused_source("""
+S_2 = 3
+return S_2 >> S_1, S_2 << S_1, S_2 >> 1, S_2 << 2, S_2 // 0
+"""), template)
+    assert src.endswith("return (3 >> -2, 3 << -2, 1, 12, 3 // 0)\n")
+
+
 def test_a_slot_after_a_break_or_assigned_twice_is_not_folded():
     body = """
 S_1 = pkt[0]
