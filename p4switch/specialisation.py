@@ -18,6 +18,11 @@ switch correct while it happens:
   (otherwise it tries again).
 * Debounced: no rebuild until the config writes of a burst are SETTLE_S behind
   (an SM configuring a switch writes several tables at once).
+* Out of the data plane's way: the rebuild's Python shares the GIL with the packet
+  loop, which then waits up to a switch interval, or a C call's length (parsing,
+  compiling: 5-20 ms), between two looks at its sockets and timers. So the worker
+  waits until the data plane has not woken up for IDLE_S (no frame, no timer:
+  nothing held by recirculation either), or at most BUSY_MAX_S under steady traffic.
 * Only tables written rarely are baked: a table is baked once it has not been
   written for QUIET_S, and that quiet time grows QUIET_GROWTH-fold (to at most
   QUIET_MAX_S) every time a write overturns its baked value. A table written
@@ -42,15 +47,18 @@ QUIET_S = 0.5
 QUIET_GROWTH = 4
 QUIET_MAX_S = 128.0
 SETTLE_S = 0.2
+IDLE_S = 0.05
+BUSY_MAX_S = 10.0
 
 
 class Specialisation:
     """The baking of one switch's configuration tables (see the module's doc)."""
 
     def __init__(self, install: Callable[[Program, Callable, str, dict], bool],
-                 log: Callable[[str], None]):
+                 log: Callable[[str], None], idle_for: Callable[[], float] = lambda: 1e9):
         self._install = install  # takes the switch lock; False if the snapshot is stale
         self._log = log
+        self._idle_for = idle_for  # seconds since the data plane last woke up
         self._cond = threading.Condition()
         self._program: Program | None = None
         self._last_write: dict[str, float] = {}
@@ -133,16 +141,26 @@ class Specialisation:
             self._thread = None
 
     def _run(self) -> None:
+        due_since = None  # when the rebuild now waiting for a quiet data plane was due
         while True:
             with self._cond:
                 if not self._running:
                     return
-                want, again = self._plan(time.monotonic())
+                now = time.monotonic()
+                want, again = self._plan(now)
                 prog = self._program
                 if want is None:
-                    self._cond.wait(None if again is None else
-                                    max(0.0, again - time.monotonic()))
+                    due_since = None
+                    self._cond.wait(None if again is None else max(0.0, again - now))
                     continue
+                # A rebuild takes the GIL from the data plane for ~0.3 s (in slices;
+                # 5-20 ms at a time): when the data plane is quiet, unless it never is.
+                due_since = now if due_since is None else due_since
+                busy = IDLE_S - self._idle_for()
+                if busy > 0 and now - due_since < BUSY_MAX_S:
+                    self._cond.wait(busy)
+                    continue
+            due_since = None
             self.bake(prog, want)
 
     def bake(self, prog: Program, tables) -> bool:

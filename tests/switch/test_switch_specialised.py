@@ -296,6 +296,38 @@ def test_the_worker_bakes_a_running_switch_after_the_quiet_time(monkeypatch):
         sw.stop()
 
 
+def test_the_worker_waits_for_a_quiet_data_plane_but_not_for_ever(monkeypatch):
+    """A rebuild shares the GIL with the packet loop: it waits until the data plane
+    has been idle for IDLE_S, or BUSY_MAX_S at most."""
+    for name, value in (("QUIET_S", 0.01), ("SETTLE_S", 0.01), ("IDLE_S", 0.05),
+                        ("BUSY_MAX_S", 0.6)):
+        monkeypatch.setattr(specialisation_module, name, value)
+    sw = config_switch()
+    busy = [True]
+    spec = sw.specialisation
+    spec._idle_for = lambda: 0.0 if busy[0] else 1.0
+    started = switch_module.time.monotonic()
+    spec.start()
+    try:
+        switch_module.time.sleep(0.3)
+        assert sw.program.baked == {}  # busy all along
+        for _ in range(200):
+            if sw.program.baked:
+                break
+            switch_module.time.sleep(0.01)
+        assert switch_module.time.monotonic() - started >= 0.6
+        assert set(sw.program.baked) == {"cfg"}
+        sw.table_set_default("cfg", set_cfg(3))
+        busy[0] = False  # idle now: the next rebuild does not wait
+        for _ in range(100):
+            if sw.program.baked:
+                break
+            switch_module.time.sleep(0.01)
+        assert sw.program.baked["cfg"].args == (3, 0)
+    finally:
+        spec.stop()
+
+
 # -- the folding itself ----------------------------------------------------------------------
 TEMPLATE = [0] * 16  # every slot's initial value
 
