@@ -12,10 +12,9 @@ switch correct while it happens:
   the next frame already sees the new default. Nothing is compiled on the write's
   path, and never per packet.
 * A worker thread rebuilds the specialised function off the lock (at normal
-  scheduling; ~0.1-0.3 s of CPU for fabric.p4, of which the data plane waits for
-  the GIL during the final compile() only, a few ms) and swaps it in under the
-  switch lock, between two frames, if no baked table was written meanwhile
-  (otherwise it tries again).
+  scheduling; ~0.3 s of CPU for fabric.p4) and swaps it in under the switch lock,
+  between two frames, if no baked table was written meanwhile (otherwise it tries
+  again).
 * Debounced: no rebuild until the config writes of a burst are SETTLE_S behind
   (an SM configuring a switch writes several tables at once).
 * Out of the data plane's way: the rebuild's Python shares the GIL with the packet
