@@ -5,7 +5,7 @@
 #include <v1model.p4>
 error { Mine }
 header a_t { bit<8> tag; bit<8> res; }
-header b_t { bit<32> pad; }
+header b_t { bit<128> pad; }  // longer than a padded minimum frame
 struct headers { a_t a; b_t b; }
 struct meta_t { error seen; }
 parser P(packet_in pkt, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
