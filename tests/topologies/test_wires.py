@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -94,6 +95,10 @@ def wire():
         pytest.skip("needs root to create veth pairs")
     try:
         ends = wires.make(PORT_A, PORT_B)
+        for iface in (*ends, PORT_A, PORT_B):  # no IPv6 neighbour discovery in the counts
+            path = Path(f"/proc/sys/net/ipv6/conf/{iface}/disable_ipv6")
+            if path.exists():
+                path.write_text("1\n")
         for port in (PORT_A, PORT_B):
             subprocess.run(["ip", "link", "set", "dev", port, "up"], check=True)
         yield ends
