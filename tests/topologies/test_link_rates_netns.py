@@ -35,6 +35,13 @@ def _credit_frame(op: CreditOp) -> bytes:
     return frame.ljust(60, b"\0")
 
 
+def _veth_pair(a: str, b: str) -> None:
+    subprocess.run(["ip", "link", "add", a, "type", "veth", "peer", "name", b], check=True)
+    for iface in (a, b):  # quiet: no IPv6 neighbour discovery in the counts
+        Path(f"/proc/sys/net/ipv6/conf/{iface}/disable_ipv6").write_text("1\n")
+        subprocess.run(["ip", "link", "set", iface, "up"], check=True)
+
+
 def _sent_per_class(iface: str) -> dict[str, int]:
     out = subprocess.run(["tc", "-s", "class", "show", "dev", iface], capture_output=True,
                          text=True, check=True).stdout
@@ -49,10 +56,7 @@ def test_credit_updates_and_notifications_skip_the_data_class_and_requests_do_no
     a, b = f"{ledger.prefix}s1-eth2", f"{ledger.prefix}s2-eth2"
     ledger.add_interfaces([a, b])
     try:
-        subprocess.run(["ip", "link", "add", a, "type", "veth", "peer", "name", b], check=True)
-        for iface in (a, b):  # quiet: no IPv6 neighbour discovery in the counts
-            Path(f"/proc/sys/net/ipv6/conf/{iface}/disable_ipv6").write_text("1\n")
-            subprocess.run(["ip", "link", "set", iface, "up"], check=True)
+        _veth_pair(a, b)
         for cmd in link_rates.tc_commands(link_rates.PortRate(2, a, 300, 64)):
             subprocess.run(cmd, check=True, capture_output=True)
         with socket.socket(socket.AF_PACKET, socket.SOCK_RAW) as sock:
@@ -83,10 +87,7 @@ def test_frames_the_shaping_qdisc_drops_are_counted(tmp_path):
     a, b = f"{ledger.prefix}s1-eth3", f"{ledger.prefix}s2-eth3"
     ledger.add_interfaces([a, b])
     try:
-        subprocess.run(["ip", "link", "add", a, "type", "veth", "peer", "name", b], check=True)
-        for iface in (a, b):
-            Path(f"/proc/sys/net/ipv6/conf/{iface}/disable_ipv6").write_text("1\n")
-            subprocess.run(["ip", "link", "set", iface, "up"], check=True)
+        _veth_pair(a, b)
         for cmd in link_rates.tc_commands(link_rates.PortRate(3, a, 10, 4)):
             subprocess.run(cmd, check=True, capture_output=True)
         assert link_rates.qdisc_drops(a) == 0
