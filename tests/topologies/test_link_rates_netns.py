@@ -5,12 +5,14 @@ Root: it makes a veth pair."""
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import re
 import socket
 import subprocess
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -35,11 +37,27 @@ def _credit_frame(op: CreditOp) -> bytes:
     return frame.ljust(60, b"\0")
 
 
-def _veth_pair(a: str, b: str) -> None:
-    subprocess.run(["ip", "link", "add", a, "type", "veth", "peer", "name", b], check=True)
-    for iface in (a, b):  # quiet: no IPv6 neighbour discovery in the counts
-        Path(f"/proc/sys/net/ipv6/conf/{iface}/disable_ipv6").write_text("1\n")
-        subprocess.run(["ip", "link", "set", iface, "up"], check=True)
+@contextmanager
+def _shaped_link(tmp_path, name: str, rate: link_rates.PortRate):
+    """A veth pair whose first end (`rate.iface`, a switch port) carries the run's tc
+    shaping; yields that end and removes the pair by the ledger afterwards."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root (veth pair, tc)")
+    ledger = Ledger.create(name, tmp_path)
+    a = f"{ledger.prefix}s1-eth{rate.port}"
+    b = f"{ledger.prefix}s2-eth{rate.port}"
+    ledger.add_interfaces([a, b])
+    try:
+        subprocess.run(["ip", "link", "add", a, "type", "veth", "peer", "name", b], check=True)
+        for iface in (a, b):  # quiet: no IPv6 neighbour discovery in the counts
+            Path(f"/proc/sys/net/ipv6/conf/{iface}/disable_ipv6").write_text("1\n")
+            subprocess.run(["ip", "link", "set", iface, "up"], check=True)
+        for cmd in link_rates.tc_commands(dataclasses.replace(rate, iface=a)):
+            subprocess.run(cmd, check=True, capture_output=True)
+        yield a
+    finally:
+        left = Ledger.load(ledger.path).teardown()
+    assert left == []
 
 
 def _sent_per_class(iface: str) -> dict[str, int]:
@@ -50,15 +68,7 @@ def _sent_per_class(iface: str) -> dict[str, int]:
 
 
 def test_credit_updates_and_notifications_skip_the_data_class_and_requests_do_not(tmp_path):
-    if os.geteuid() != 0:
-        pytest.skip("needs root (veth pair, tc)")
-    ledger = Ledger.create("tc-classes", tmp_path)
-    a, b = f"{ledger.prefix}s1-eth2", f"{ledger.prefix}s2-eth2"
-    ledger.add_interfaces([a, b])
-    try:
-        _veth_pair(a, b)
-        for cmd in link_rates.tc_commands(link_rates.PortRate(2, a, 300, 64)):
-            subprocess.run(cmd, check=True, capture_output=True)
+    with _shaped_link(tmp_path, "tc-classes", link_rates.PortRate(2, "", 300, 64)) as a:
         with socket.socket(socket.AF_PACKET, socket.SOCK_RAW) as sock:
             sock.bind((a, 0))
             for frame in (_credit_frame(CreditOp.NORMAL), _lrh_frame(Kind.NOTIFY),
@@ -73,23 +83,12 @@ def test_credit_updates_and_notifications_skip_the_data_class_and_requests_do_no
             time.sleep(0.05)
         assert sent.get("1:1") == 2, sent  # the update and the notification
         assert sent.get("1:2") == 3, sent  # the request among the two data frames
-    finally:
-        left = Ledger.load(ledger.path).teardown()
-    assert left == []
 
 
 def test_frames_the_shaping_qdisc_drops_are_counted(tmp_path):
     # A run counts them as `link_shaping` drops at the switch port (fabriclab/runner.py):
     # no P4 counter sees a frame dropped after the pipeline.
-    if os.geteuid() != 0:
-        pytest.skip("needs root (veth pair, tc)")
-    ledger = Ledger.create("tc-drops", tmp_path)
-    a, b = f"{ledger.prefix}s1-eth3", f"{ledger.prefix}s2-eth3"
-    ledger.add_interfaces([a, b])
-    try:
-        _veth_pair(a, b)
-        for cmd in link_rates.tc_commands(link_rates.PortRate(3, a, 10, 4)):
-            subprocess.run(cmd, check=True, capture_output=True)
+    with _shaped_link(tmp_path, "tc-drops", link_rates.PortRate(3, "", 10, 4)) as a:
         assert link_rates.qdisc_drops(a) == 0
         refused = 0
         with socket.socket(socket.AF_PACKET, socket.SOCK_RAW) as sock:
@@ -102,6 +101,3 @@ def test_frames_the_shaping_qdisc_drops_are_counted(tmp_path):
                     refused += 1
         assert refused >= 20 - 4 - 2  # at most a frame or two leave at once
         assert link_rates.qdisc_drops(a) == refused
-    finally:
-        left = Ledger.load(ledger.path).teardown()
-    assert left == []
