@@ -76,26 +76,26 @@ class MininetFabrics:
         return leftovers
 
 
-@pytest.fixture
-def mininet_fabric(tmp_path, fabric_program):
-    fabrics = MininetFabrics(tmp_path, fabric_program)
+def _fabrics(path, fabric_program):
+    """MininetFabrics in `path`, every fabric stopped afterwards and nothing left."""
+    fabrics = MininetFabrics(path, fabric_program)
     try:
         yield fabrics
     finally:
         leftovers = fabrics.stop_all()
     assert not leftovers, f"teardown left {leftovers}"
+
+
+@pytest.fixture
+def mininet_fabric(tmp_path, fabric_program):
+    yield from _fabrics(tmp_path, fabric_program)
 
 
 @pytest.fixture(scope="module")
 def module_mininet_fabric(tmp_path_factory, fabric_program):
     """`mininet_fabric` for a module-scoped fixture whose tests only read what one fabric
     showed (stopped after the module's last test)."""
-    fabrics = MininetFabrics(tmp_path_factory.mktemp("fabric"), fabric_program)
-    try:
-        yield fabrics
-    finally:
-        leftovers = fabrics.stop_all()
-    assert not leftovers, f"teardown left {leftovers}"
+    yield from _fabrics(tmp_path_factory.mktemp("fabric"), fabric_program)
 
 
 @pytest.fixture(scope="session")
