@@ -1,7 +1,7 @@
 """Packets/s through the embedded switch, next to a bare Python raw-socket forwarder.
 
     sudo python bench/switch_pps.py [--seconds 2] [--rounds 2] [--mode lossy|pfc]
-                                    [--compare-rev REV]
+                                    [--compare-rev REV] [--compare-switch-rev REV]
 
 Builds two namespaces (dpt-ba, dpt-bb) joined to the root namespace by veths
 dptb0 and dptb1; a Python generator in dpt-ba sends minimum-size frames as fast
@@ -20,6 +20,8 @@ reaches), so every frame also steps the receive-buffer accounting; the default i
 program's own (LOSSY). `--compare-rev REV` measures, in the same run, a third DUT: the
 switch running fabric.p4 as it was at git revision REV (read with `git show` into a
 temporary directory), to see what a change to the program costs.
+`--compare-switch-rev REV` measures another third DUT: today's fabric.p4 on the switch
+code (`p4switch/`) as it was at REV, to see what a change to the switch buys.
 
 All are measured in the same run, alternately, best of `--rounds`, each DUT
 pinned to one CPU and the generator to another. Because the machine is shared,
@@ -27,7 +29,9 @@ the packets per CPU-second each DUT used are reported too (less noisy than the
 wall-clock rate). `main()` returns {"switch_pps", "bare_forwarder_pps",
 "switch_ratio", "switch_pkts_per_cpu_s", "bare_pkts_per_cpu_s", "cpu_ratio",
 "program", "mode"}, plus "compare_pps", "compare_ratio", "compare_pkts_per_cpu_s" and
-"compare_rev" with `--compare-rev`.
+"compare_rev" with `--compare-rev`, and "old_switch_pps", "old_switch_ratio",
+"old_switch_pkts_per_cpu_s", "old_switch_cpu_ratio", "old_switch_rev" with
+`--compare-switch-rev`.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import argparse
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -43,7 +48,8 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO)
+if REPO not in sys.path:  # not ahead of a --switch-tree already put first
+    sys.path.insert(0, REPO)
 
 NS = {"dptb0": "dpt-ba", "dptb1": "dpt-bb"}
 DLID = 0x0042
@@ -132,6 +138,19 @@ def fabric_program_at(rev: str) -> dict:
     return prog
 
 
+def switch_tree_at(rev: str) -> str:
+    """A temporary directory holding `p4switch/` as it was at git revision `rev`: put
+    first on sys.path, it replaces today's switch code (the rest comes from REPO)."""
+    out = tempfile.mkdtemp(prefix="dpt-bench-switch-")
+    archive = subprocess.run(["git", "archive", rev, "p4switch"], capture_output=True,
+                             cwd=REPO)
+    if archive.returncode != 0:
+        raise SystemExit(f"switch_pps: --compare-switch-rev {rev}: "
+                         f"{archive.stderr.decode().strip()}")
+    subprocess.run(["tar", "-x", "-C", out], input=archive.stdout, check=True)
+    return out
+
+
 def forwarding_program() -> dict:
     sys.path.insert(0, os.path.join(REPO, "tests", "switch"))
     from bmv2json import ethernet_program
@@ -205,6 +224,9 @@ def run_switch(program_path: str, fabric: bool, mode: str = "lossy") -> None:
             sw.table_set_default(config, ActionCall(set_mode, PFC_CONFIG))
     else:
         sw.table_add("fwd", [MatchParam(MatchKind.EXACT, 1)], ActionCall("forward", (2,)))
+    settle = getattr(sw, "specialise_now", None)
+    if settle is not None:  # the configuration tables baked in, as the switch has them
+        settle()            # once they have been left alone (not within the window)
     sw.start()
     print("ready", flush=True)
     signal.sigwait({signal.SIGTERM})
@@ -276,7 +298,12 @@ def main(argv: list[str] | None = None) -> dict:
                     help="fabric.p4's flow-control mode (pfc: buffer accounting per frame)")
     ap.add_argument("--compare-rev", metavar="REV",
                     help="also measure fabric.p4 as at this git revision, in the same run")
+    ap.add_argument("--compare-switch-rev", metavar="REV",
+                    help="also measure the switch code (p4switch/) as at this git revision")
+    ap.add_argument("--switch-tree", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.switch_tree:
+        sys.path.insert(0, args.switch_tree)
     if args.dut == "bare":
         run_bare()
         return {}
@@ -296,11 +323,12 @@ def main(argv: list[str] | None = None) -> dict:
     compare = fabric_program_at(args.compare_rev) if args.compare_rev else None
     path = _json_file(prog)
     compare_path = _json_file(compare) if compare else None
+    old_tree = switch_tree_at(args.compare_switch_rev) if args.compare_switch_rev else None
     me = [sys.executable, os.path.abspath(__file__)]
     switch_args = (["--fabric"] if fabric else []) + ["--mode", args.mode]
     setup()
     try:
-        bare = switch = bare_cpu = switch_cpu = other = other_cpu = 0.0
+        bare = switch = bare_cpu = switch_cpu = other = other_cpu = old = old_cpu = 0.0
         for _ in range(args.rounds):
             pps, per_cpu = measure(me + ["--dut", "bare"], frame, args.seconds)
             bare, bare_cpu = max(bare, pps), max(bare_cpu, per_cpu)
@@ -311,11 +339,18 @@ def main(argv: list[str] | None = None) -> dict:
                 cmd = me + ["--dut", "switch", "--program", compare_path] + switch_args
                 pps, per_cpu = measure(cmd, frame, args.seconds)
                 other, other_cpu = max(other, pps), max(other_cpu, per_cpu)
+            if old_tree:
+                cmd = me + ["--dut", "switch", "--program", path, "--switch-tree",
+                            old_tree] + switch_args
+                pps, per_cpu = measure(cmd, frame, args.seconds)
+                old, old_cpu = max(old, pps), max(old_cpu, per_cpu)
     finally:
         teardown()
         for p in (path, compare_path):
             if p:
                 os.unlink(p)
+        if old_tree:
+            shutil.rmtree(old_tree, ignore_errors=True)
     result = {"switch_pps": round(switch), "bare_forwarder_pps": round(bare),
               "switch_ratio": round(switch / bare, 3) if bare else 0.0,
               "switch_pkts_per_cpu_s": round(switch_cpu),
@@ -327,6 +362,11 @@ def main(argv: list[str] | None = None) -> dict:
         result.update(compare_rev=args.compare_rev, compare_pps=round(other),
                       compare_ratio=round(other / bare, 3) if bare else 0.0,
                       compare_pkts_per_cpu_s=round(other_cpu))
+    if old_tree:
+        result.update(old_switch_rev=args.compare_switch_rev, old_switch_pps=round(old),
+                      old_switch_ratio=round(old / bare, 3) if bare else 0.0,
+                      old_switch_pkts_per_cpu_s=round(old_cpu),
+                      old_switch_cpu_ratio=round(old_cpu / bare_cpu, 3) if bare_cpu else 0.0)
     print(f"program            {result['program']}")
     print(f"switch_pps         {result['switch_pps']}")
     print(f"bare_forwarder_pps {result['bare_forwarder_pps']}")
@@ -337,6 +377,10 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"fabric.p4 at {args.compare_rev}: {result['compare_pps']} pps, ratio "
               f"{result['compare_ratio']}, per CPU-second {result['compare_pkts_per_cpu_s']} "
               f"(mode {args.mode})")
+    if old_tree:
+        print(f"switch at {args.compare_switch_rev}: {result['old_switch_pps']} pps, ratio "
+              f"{result['old_switch_ratio']}, per CPU-second "
+              f"{result['old_switch_pkts_per_cpu_s']} ratio {result['old_switch_cpu_ratio']}")
     return result
 
 

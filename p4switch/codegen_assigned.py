@@ -150,6 +150,15 @@ class _Analysis:
         if isinstance(s, ast.Expr | ast.Pass):
             self.read(s, p)
             return p
+        if isinstance(s, ast.Try) and not (s.orelse or s.finalbody):
+            # A handler may run after any part of the body: it starts from what held
+            # before the body.
+            out = self.block(s.body, p.copy(), breaks)
+            for h in s.handlers:
+                if h.type is not None:
+                    self.read(h.type, p)
+                out = _meet(out, self.block(h.body, p.copy(), breaks))
+            return out
         raise _GiveUp
 
     def loop(self, s: ast.For | ast.While, p: _Path) -> _Path | None:

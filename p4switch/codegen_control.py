@@ -165,16 +165,21 @@ class ControlCodegen:
         name = t["name"]
         table = self.tables[name]
         de = t.get("default_entry") or {}
-        if not t.get("key") and de.get("action_const") and table.profile is None \
-                and table.default.action in self.actions:
-            # A keyless table whose default action the control plane cannot change
-            # (p4c's way of calling an action from a control): the action, inline.
-            aid = table.default.action
+        # A keyless table always runs its default action. The action inline, its data
+        # as constants, where the control plane cannot change it (p4c's way of calling
+        # an action from a control), or where it can and the fused function being
+        # generated bakes in the current one (a configuration table, _specialised_fused).
+        default = self._baked.get(name)
+        if default is None and de.get("action_const"):
+            default = table.default
+        if not t.get("key") and default is not None and table.profile is None \
+                and default.action in self.actions:
+            aid = default.action
             lines = []
             if self.trace:
                 lines.append(f"_trace(\"Applying table '{name}'\")")
                 lines.append(f"_trace(\"Table '{name}': miss\")")
-            self._const_args = tuple(table.default.args)
+            self._const_args = tuple(default.args)
             try:
                 lines += self._action_body(aid, f"{where} action {self.actions[aid]['name']}")
             finally:

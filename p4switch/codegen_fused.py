@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from p4switch.codegen_assigned import slots_to_load
+from p4switch.codegen_fold import fold
 from p4switch.program_common import (
     _MAT_RE,
     _S_RE,
@@ -13,6 +14,7 @@ from p4switch.program_common import (
     DROP_PORT,
     PKT,
     SPECIAL,
+    ProgramError,
     _indent,
 )
 
@@ -20,10 +22,61 @@ from p4switch.program_common import (
 class FusedCodegen:
     """Mixin of Program (p4switch/program.py)."""
 
+    # -- configuration tables baked in ----------------------------------------------------
+    def configuration_tables(self) -> list[str]:
+        """Keyless tables whose default action the control plane sets (not const, no
+        action profile): the tables specialise() can bake into the fused function."""
+        return [name for name, t in self.tables.items()
+                if not t.keys and not t.default_const and t.profile is None]
+
+    def specialise(self, names) -> tuple[Callable, str, dict] | None:
+        """A fused function with the current default entries of the configuration
+        tables `names` as constants (their action inline, its data folded into what
+        reads it), its source, and the entries it baked in (name -> Entry); not
+        installed. A table with no action to run is left as a read. None if the
+        program has no fused function. Safe to call on any thread: the generated
+        code is new, the program's own is not touched."""
+        if self.fused_generic is None:
+            return None
+        config = set(self.configuration_tables())
+        with self._codegen_lock:
+            baked = {n: self.tables[n].default for n in names
+                     if n in config and self.tables[n].default.action in self.actions}
+            if not baked:
+                return self.fused_generic, self.fused_source, {}
+            self._baked = baked
+            helpers_at = len(self._extra_source)
+            try:
+                lines: list[str] = []
+                for pname in ("ingress", "egress"):
+                    pi, p = self.pipelines[pname]
+                    lines += self._gen_pipeline(pname, p, f"pipelines[{pi}]")
+                fused = self._gen_fused("\n".join(lines))
+            finally:
+                self._baked = {}
+                helpers = self._extra_source[helpers_at:]
+                del self._extra_source[helpers_at:]
+            if fused is None:
+                return None
+            src, extra = fused
+            namespace = dict(self.ns)  # the generic function's globals stay as they are
+            if helpers:
+                exec(compile("\n".join(helpers), "<p4switch helpers>", "exec"), namespace)
+            namespace.update(extra)
+            return self._compile_fused(src, namespace), src, baked
+
+    def _compile_fused(self, src: str, namespace: dict) -> Callable:
+        try:
+            exec(compile(src, "<p4switch fused>", "exec"), namespace)
+        except SyntaxError as e:  # a bug in the generator, not in the JSON
+            raise ProgramError(f"internal code generation error (fused): {e}") from e
+        return namespace["fused"]
+
     # -- the fused per-packet function --------------------------------------------------
-    def _function_body(self, name: str) -> list[str] | None:
-        """The body lines (one indentation level removed) of a generated function."""
-        lines = self.source.split("\n")
+    def _function_body(self, name: str, source: str | None = None) -> list[str] | None:
+        """The body lines (one indentation level removed) of a generated function
+        (in `source`, default the program's)."""
+        lines = (source or self.source).split("\n")
         head = f"def {name}("
         for i, ln in enumerate(lines):
             if ln.startswith(head):
@@ -102,14 +155,16 @@ class FusedCodegen:
                 self._fused_reloads = True
         return out
 
-    def _gen_fused(self) -> str | None:
+    def _gen_fused(self, pipelines: str | None = None) -> tuple[str, dict] | None:
         """One function for the switch's fast path: a new packet through parser,
         ingress, an idle unlimited egress port, egress and deparser, with the
         per-packet state in local variables instead of a list.
 
             fused(pkt, port, now_us, tm_ports) ->
-                None                  dropped at the end of ingress
-                (PortQueue, frame)    the frame to transmit on that port
+                None                  dropped at the end of ingress, or sent (through
+                                      the port queue's `send`, the socket's send)
+                (PortQueue, frame)    the frame to transmit on that port, which has
+                                      no `send` (pcap, a lossy cable, process())
                 (1, S)                ingress done, something special to do (clone,
                                       digest, resubmit, multicast): the caller goes on
                 (2, S)                ingress done, the packet must be queued
@@ -117,7 +172,10 @@ class FusedCodegen:
 
         Same semantics as the separate functions (its pieces are their bodies,
         rewritten by _localize); None when the program uses what that cannot
-        rewrite (parser loops, `exit` inside a loop, ...)."""
+        rewrite (parser loops, `exit` inside a loop, ...). Returns the source and
+        the globals it needs beside the program's namespace. `pipelines`: the
+        source to take `ingress` and `egress` from instead of the program's (one
+        with configuration tables baked in, see _specialised_fused)."""
         n = self.nslots
         std = self.std
         self._fused_reloads = False
@@ -138,8 +196,8 @@ class FusedCodegen:
                 self._fused_reloads = True
             else:
                 parse = ["for _ in _ONCE:"] + _indent(pb or ["pass"])
-        ib = self._localize(self._function_body("ingress") or [], None, n)
-        eb = self._localize(self._function_body("egress") or [], None, n)
+        ib = self._localize(self._function_body("ingress", pipelines) or [], None, n)
+        eb = self._localize(self._function_body("egress", pipelines) or [], None, n)
         db = self._localize(self._function_body("deparse") or [], "out", n)
         if ib is None or eb is None or db is None:
             return None
@@ -149,13 +207,9 @@ class FusedCodegen:
         # otherwise the hand-backs read the locals through locals(), and the
         # prologue loads only the slots the function reads (see _slots_read).
         used = set(range(n))
-        if self._fused_reloads:
-            state = f"[{', '.join(f'S_{k}' for k in range(n))}]"
-        else:
-            state = "_handback(locals())"
-            self.ns["_handback"] = _handback_from(tuple(self.template))
-        self.ns["_ONCE"] = (None,)
-        lines = ["def fused(pkt, port, now_us, tm_ports):", "    pass  # @PROLOGUE@",
+        state = f"[{', '.join(f'S_{k}' for k in range(n))}]" if self._fused_reloads \
+            else "_handback(locals())"
+        lines = ["def fused(pkt, port, now_us, tm_ports):",
                  f"    S_{PKT} = pkt", f"    {v('ingress_port')} = port",
                  f"    {v('packet_length')} = len(pkt)",
                  f"    {v('ingress_global_timestamp')} = now_us"]
@@ -175,15 +229,24 @@ class FusedCodegen:
         lines += [f"    if S_{SPECIAL} or {v('egress_spec')} == {DROP_PORT}:",
                   f"        return 3, {state}", "    out = None"]
         lines += _indent(["for _ in _ONCE:"] + _indent(db or ["pass"]))
-        lines += ["    return pq, out"]
+        # The frame goes out here: no tuple back to the caller and no test there.
+        lines += ["    send = pq.send", "    if send is None:", "        return pq, out",
+                  "    try:", "        send(out)", "    except OSError:",
+                  "        pq.drops.tx_error += 1"]
         src = "\n".join(ln.replace("@STATE@", state) for ln in lines) + "\n"
+        src, dropped = fold(src, self.template)
+        template = list(self.template)
+        for k, value in dropped.items():  # assigned before every hand-back: from here
+            template[k] = value
         if not self._fused_reloads:
             used = slots_to_load(src, {k for k in range(n) if not self.template[k]})
         order = sorted(used)
-        self.ns["_TPL"] = tuple(self.template[k] for k in order)
         prologue = (f"{', '.join(f'S_{k}' for k in order)}{',' if len(order) == 1 else ''}"
                     " = _TPL") if order else "pass"
-        return src.replace("pass  # @PROLOGUE@", prologue, 1)
+        head, body = src.split("\n", 1)
+        return f"{head}\n    {prologue}\n{body}", {
+            "_ONCE": (None,), "_TPL": tuple(self.template[k] for k in order),
+            "_handback": _handback_from(tuple(template))}
 
 
 def _handback_from(template: tuple) -> Callable[[dict], list]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+import threading
 import time
 from collections.abc import Callable
 
@@ -73,6 +74,8 @@ class Program(ExpressionCodegen, ParserCodegen, ControlCodegen, ActionCodegen,
         self._wid: dict[str, int] = {}  # generated expression -> known bit width
         self._extra_source: list[str] = []  # helper functions the generated code calls
         self._stack_keys: dict[str, str] = {}  # header stack -> its descriptors' name
+        self._baked: dict[str, Entry] = {}  # tables generated with these default entries
+        self._codegen_lock = threading.Lock()  # specialise() may run on any thread
         self._layout()
         self._objects()
         self._scan_uses()
@@ -88,14 +91,19 @@ class Program(ExpressionCodegen, ParserCodegen, ControlCodegen, ActionCodegen,
         self.deparse = self.ns["deparse"]
         # parse + ingress + egress + deparse as one function on local variables
         # (see _gen_fused); None if this program cannot be fused.
-        self.fused_source = None if trace else self._gen_fused()
+        fused = None if trace else self._gen_fused()
+        self.fused_source = None
         self.fused = None
-        if self.fused_source is not None:
-            try:
-                exec(compile(self.fused_source, "<p4switch fused>", "exec"), self.ns)
-            except SyntaxError as e:
-                raise ProgramError(f"internal code generation error (fused): {e}") from e
-            self.fused = self.ns["fused"]
+        if fused is not None:
+            self.fused_source, extra = fused
+            self.ns.update(extra)
+            self.fused = self._compile_fused(self.fused_source, self.ns)
+        # The fused function that reads every configuration table (keyless tables
+        # whose default action the controller sets), and the tables baked into
+        # `fused` (see specialise()): name -> the default entry it has as constants.
+        self.fused_generic = self.fused
+        self.baked: dict[str, Entry] = {}
+        self.specialised_source: str | None = None  # the running `fused`'s, when baked
 
     # ------------------------------------------------------------------ layout
     def _list(self, key: str) -> list:
@@ -678,6 +686,12 @@ def main(argv: list[str] | None = None) -> int:
         print(prog.source)
         print("# -- the fused fast path (Program.fused) --")
         print(prog.fused_source or "# (none: this program uses the separate functions)")
+        tables = prog.configuration_tables()
+        built = prog.specialise(tables) if tables else None
+        if built is not None and built[2]:
+            print("# -- the fused fast path with the configuration tables' default entries "
+                  f"baked in ({', '.join(sorted(built[2]))}; Program.specialise) --")
+            print(built[1])
     return 0
 
 

@@ -173,10 +173,12 @@ class EmbeddedControl:
 
 # ----------------------------------------------------------------- running
 def run_embedded(j: dict, script: stf.StfScript, filename: str = "<stf>",
-                 log: bool = False, fast: bool = False) -> Outcome:
+                 log: bool = False, fast: bool = False, specialised: bool = False) -> Outcome:
     """Run `script` on an in-process embedded switch loaded with bmv2 JSON `j`
     (`log`: the switch's bmv2-style per-packet log on stderr; `fast`: packets through
-    the data-plane thread's per-packet function instead of the general path)."""
+    the data-plane thread's per-packet function instead of the general path;
+    `specialised`: that function with the configuration tables' default entries
+    baked in as they stand at each packet, p4switch/specialisation.py)."""
     from p4switch.switch import ProgramError, Switch
 
     ports = script.ports()
@@ -191,6 +193,8 @@ def run_embedded(j: dict, script: stf.StfScript, filename: str = "<stf>",
     for c in script.commands:
         if isinstance(c, stf.Packet):
             errors = sw.pipeline_errors
+            if specialised and sw.program.fused is sw.program.fused_generic:
+                sw.specialise_now()
             for port, frame in sw.process(c.port, c.data, fast=fast):
                 if port in ports:
                     outcome.outputs[port].append(frame)

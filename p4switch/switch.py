@@ -33,6 +33,7 @@ from p4switch.ports import (
 )
 from p4switch.program import Program, ProgramError
 from p4switch.runtime_api import DataplaneError, Replica
+from p4switch.specialisation import Specialisation
 from p4switch.switch_api import DataplaneApi
 from p4switch.switch_fastpath import FastPaths
 from p4switch.traffic_manager import TrafficManager
@@ -84,6 +85,9 @@ class Switch(FastPaths, DataplaneApi):
         self._control_idle.set()
         self.tm.control_pending = self._control_pending
         self.tm.yield_to_control = self._yield_to_control
+        self._woke_at = 0.0  # when the data-plane thread last woke up (monotonic)
+        self.specialisation = Specialisation(self._install_fused, self._note,
+                                             lambda: time.monotonic() - self._woke_at)
         self._log_out = None
         if log_file:
             self._log_out = open(log_file, "a", buffering=1)
@@ -146,7 +150,36 @@ class Switch(FastPaths, DataplaneApi):
         finally:
             self._lock.acquire()
 
+    def _note(self, msg: str) -> None:
+        """One line about the switch itself (not a packet): the log, else stderr."""
+        if self._log_out is not None:
+            self._log(msg)
+        else:
+            print(f"p4switch: {msg}", file=sys.stderr)
+
     # ---------------------------------------------------------------- program
+    def _install_fused(self, prog: Program, fused: Callable, source: str, baked: dict) -> bool:
+        """Make `fused` (configuration tables `baked` as constants) the running fast
+        path, between two frames; False if the program or a baked default entry
+        changed since it was generated."""
+        with self._control():
+            if self.program is not prog or any(prog.tables[t].default is not e
+                                               for t, e in baked.items()):
+                return False
+            prog.fused, prog.baked = fused, baked
+            prog.specialised_source = source
+            return True
+
+    def specialise_now(self, tables: list[str] | None = None) -> bool:
+        """Bake the default entries of `tables` (default: every configuration table)
+        into the fast path now, synchronously (p4switch/specialisation.py); False if
+        nothing was installed (no program, nothing to bake, or a write came first)."""
+        prog = self.program
+        if prog is None:
+            return False
+        return self.specialisation.bake(
+            prog, prog.configuration_tables() if tables is None else tables)
+
     def load_program(self, bmv2_json: dict) -> None:
         with normal_scheduling():  # a real-time gRPC thread must not hold a core for this
             prog = Program(bmv2_json, trace=self._trace, clock_us=self._now_us)
@@ -154,6 +187,7 @@ class Switch(FastPaths, DataplaneApi):
             self.tm.flush()
             self._resubmits.clear()
             self.program = prog
+            self.specialisation.program_loaded(prog)
             self.tm.set_layout(prog.std)
             self.mc_groups.clear()
             self.clone_sessions.clear()
@@ -533,10 +567,12 @@ class Switch(FastPaths, DataplaneApi):
         self._thread = threading.Thread(target=self._run, name=f"p4switch-dp{self.device_id}",
                                         daemon=True)
         self._thread.start()
+        self.specialisation.start()
 
     def stop(self) -> None:
         if not self._running:
             return
+        self.specialisation.stop()
         self._running = False
         if self._wake_fd is not None:  # _wake() only writes while running
             try:
@@ -629,6 +665,7 @@ class Switch(FastPaths, DataplaneApi):
                     events = ep.poll()
                 else:
                     events = ep.poll(max(0.0, deadline - monotonic()))
+                self._woke_at = monotonic()  # busy (see Specialisation: rebuilds wait)
                 if control_pending[0]:  # a write is waiting: it goes first
                     control_idle.wait(CONTROL_YIELD_MAX_S)
                 with lock:

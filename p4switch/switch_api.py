@@ -36,6 +36,8 @@ class DataplaneApi:
     def table_set_default(self, table: str, target: ActionCall | None) -> None:
         with self._control():
             self._table(table).set_default(target)
+            # a configuration table baked into the fast path: the generic one from now
+            self.specialisation.written(self.program, table)
 
     def table_clear(self, table: str) -> None:
         with self._control():

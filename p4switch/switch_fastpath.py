@@ -148,18 +148,23 @@ class FastPaths:
         with the switch lock held once; a waiting control-plane write
         (Switch._control) takes it between two frames."""
         rx = self._fast_path(prog) if prog is not None else None
-        fused = getattr(rx, "fused", None)
+        fast = getattr(rx, "fused", None) is not None
         finish = getattr(rx, "finish", None)
         tm_ports = self.tm.ports
         error = self._pipeline_error
-        int_ = int
         control_pending = self._control_pending
         yield_to_control = self._yield_to_control
 
         def batch(recv, bufsize: int, port: int, now: float, now_us: int, pc) -> None:
+            # The program's fused function of the moment: a control-plane write may
+            # swap it (configuration tables baked in or not, p4switch/specialisation.py),
+            # always with the switch lock, so between two frames.
+            fused = prog.fused if fast else None
             for _ in range(RX_BATCH):
                 if control_pending[0]:  # a control-plane write goes at this frame boundary
                     yield_to_control()
+                    if fast:
+                        fused = prog.fused
                 try:
                     frame = recv(bufsize)
                 except OSError:  # EAGAIN; or the interface went down
@@ -175,14 +180,6 @@ class FastPaths:
                 except Exception as e:  # noqa: BLE001 - a packet must never kill the switch
                     error(e)
                     continue
-                if r is None:
-                    continue
-                pq = r[0]
-                if pq.__class__ is not int_ and pq.send is not None:
-                    try:
-                        pq.send(r[1])
-                    except OSError:
-                        pq.drops.tx_error += 1
-                    continue
-                finish(r, now)
+                if r is not None:  # None: sent (or dropped) by the fused function
+                    finish(r, now)
         return batch

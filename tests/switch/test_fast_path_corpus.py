@@ -21,8 +21,12 @@ CORPORA = [TESTS / "differential" / "programs", TESTS / "compiler" / "programs"]
 PROGRAMS = [p for d in CORPORA for p in sorted(d.glob("*.p4")) if p.with_suffix(".stf").exists()]
 
 
+@pytest.mark.parametrize("specialised", [False, True], ids=["generic", "specialised"])
 @pytest.mark.parametrize("p4", PROGRAMS, ids=[p.stem for p in PROGRAMS])
-def test_fast_path_puts_out_what_the_general_path_does(p4: Path, monkeypatch):
+def test_fast_path_puts_out_what_the_general_path_does(p4: Path, specialised: bool,
+                                                        monkeypatch):
+    """`specialised`: with the configuration tables' default entries baked into the
+    fused function as they stand before each packet (Switch.specialise_now)."""
     # one still clock for both runs: timestamps (link_monitor's) agree
     monkeypatch.setattr(switch_module.time, "monotonic", lambda: 1000.0)
     try:
@@ -31,7 +35,7 @@ def test_fast_path_puts_out_what_the_general_path_does(p4: Path, monkeypatch):
         pytest.fail(f"{p4.name}: {e}")
     script = stf.parse_file(str(p4.with_suffix(".stf")))
     general = run_embedded(j, script, p4.name)
-    fast = run_embedded(j, script, p4.name, fast=True)
+    fast = run_embedded(j, script, p4.name, fast=True, specialised=specialised)
     for port in sorted(set(general.outputs) | set(fast.outputs)):
         g, f = general.outputs.get(port, []), fast.outputs.get(port, [])
         assert [x.hex() for x in f] == [x.hex() for x in g], f"port {port}"

@@ -38,9 +38,18 @@ def test_a_loop_body_may_not_run():
 
 
 def test_code_beyond_the_analysis_loads_every_slot_it_reads():
+    src = ("def fused(pkt):\n    S_9 = 1\n    with E:\n        S_10 = 2\n"
+           "    return S_9 + S_10\n")
+    assert slots_to_load(src) == {9, 10}
+
+
+def test_an_exception_handler_may_run_before_the_try_body_assigned_anything():
     src = ("def fused(pkt):\n    S_9 = 1\n    try:\n        S_10 = 2\n    except E:\n"
            "        pass\n    return S_9 + S_10\n")
-    assert slots_to_load(src) == {9, 10}
+    assert slots_to_load(src) == {10}
+    src = ("def fused(pkt):\n    S_9 = 1\n    try:\n        S_10 = 2\n    except E:\n"
+           "        S_10 = 3\n    return S_9 + S_10\n")
+    assert slots_to_load(src) == set()
 
 
 def test_a_header_field_read_under_its_valid_bit_is_not_loaded():

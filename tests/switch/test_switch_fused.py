@@ -13,7 +13,7 @@ import os
 import random
 
 import pytest
-from fastpath import CPU_PORT, process_fast
+from fastpath import CPU_PORT, fabric_frames, process_fast
 
 from p4switch import switch as switch_module
 from p4switch.program import Program
@@ -31,33 +31,6 @@ def fabric_json() -> dict:
         return compile_file(os.path.join(REPO, "p4src", "fabric.p4")).json
     except Exception as e:  # noqa: BLE001 - the compiler is developed in parallel
         pytest.skip(f"embedded compiler cannot compile fabric.p4 yet: {e}")
-
-
-def _frames(rng: random.Random, n: int) -> list[tuple[int, bytes]]:
-    eth = bytes.fromhex("0000000000b2" "0000000000a1")
-    out = []
-    for _ in range(n):
-        kind = rng.randrange(6)
-        port = rng.choice([1, 2, 3])
-        if kind == 0:  # fabric frame, random LRH/BTH/payload
-            body = bytes([rng.randrange(256), rng.choice([1, 2, 3, 4, 9])]) + \
-                rng.randrange(1, 12).to_bytes(2, "big") + rng.randbytes(4 + rng.randrange(40))
-            out.append((port, eth + b"\x88\xb5" + body))
-        elif kind == 1:  # PFC-like pause frame
-            out.append((port, eth + b"\x88\x08" + b"\x01\x01" + rng.randbytes(18)))
-        elif kind == 2:  # truncated fabric frame
-            out.append((port, eth + b"\x88\xb5" + rng.randbytes(rng.randrange(8))))
-        elif kind == 3:  # something else
-            out.append((port, rng.randbytes(14 + rng.randrange(50))))
-        elif kind == 4:  # packet-out from the CPU port
-            out.append((CPU_PORT, rng.randrange(1, 4).to_bytes(2, "big") + b"\x00\x00" + eth +
-                        b"\x88\xb5" + bytes([0, 1]) + rng.randrange(1, 12).to_bytes(2, "big") +
-                        rng.randbytes(40)))
-        else:  # a DATA frame to a routed DLID
-            lrh = bytes([rng.randrange(16), 1]) + rng.randrange(1, 9).to_bytes(2, "big") + \
-                (7).to_bytes(2, "big") + (32).to_bytes(2, "big")
-            out.append((port, eth + b"\x88\xb5" + lrh + rng.randbytes(32)))
-    return out
 
 
 def _switch(j: dict) -> Switch:
@@ -80,7 +53,7 @@ def test_fused_path_matches_the_separate_functions(fabric_json, monkeypatch):
     monkeypatch.setattr(switch_module.time, "monotonic", lambda: clock[0])
     a, b = _switch(fabric_json), _switch(fabric_json)
     assert b.program.fused is not None
-    for i, (port, frame) in enumerate(_frames(random.Random(4), 600)):
+    for i, (port, frame) in enumerate(fabric_frames(random.Random(4), 600)):
         clock[0] += 0.000037
         got_a = a.process(port, frame)
         got_b = process_fast(b, port, frame)
@@ -103,3 +76,29 @@ def test_rewriting_a_field_with_its_own_value_keeps_the_frame(fabric_json):
     out = process_fast(sw, 1, frame)
     assert [p for p, _f in out] == [3]
     assert out[0][1] is frame
+
+
+def test_the_fused_function_sends_and_counts_what_the_socket_refuses(fabric_json):
+    """Through the data-plane thread's batch loop: the fused function hands a frame
+    to its port's socket itself; a send that fails is a tx_error of that port."""
+    sw = _switch(fabric_json)
+    for port in (1, 2, 3):
+        sw.tm.port(port)
+    sent = []
+
+    def refuse(_frame):
+        raise OSError("no buffer space")
+    sw.tm.ports[3].send = sent.append
+    sw.tm.ports[2].send = refuse
+    frames = [bytes.fromhex("0000000000b2" "0000000000a1" "88b5") +
+              bytes([0x00, 1, 0, dlid, 0, 7, 0, 24]) + bytes(8 + 24) for dlid in (2, 1, 2)]
+
+    def recv(_bufsize):
+        if not frames:
+            raise BlockingIOError
+        return frames.pop(0)
+    with sw._lock:
+        sw._batch_path(sw.program)(recv, 2048, 1, 0.0, 0, None)
+    assert len(sent) == 2  # DLID 2 -> port 3
+    assert sw.port_drops(2)["tx_error"] == 1  # DLID 1 -> port 2
+    assert sw.pipeline_errors == 0
