@@ -3,7 +3,9 @@ egress and deparse inlined into one function on local variables where possible."
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from p4switch.codegen_assigned import slots_to_load
 from p4switch.codegen_fold import fold
@@ -19,6 +21,18 @@ from p4switch.program_common import (
 )
 
 
+@dataclass(frozen=True)
+class SpecialisedBuild:
+    """A fused function with configuration tables baked in, as build_specialised()
+    makes it: source, marshalled code objects and the constants its globals need."""
+    source: str
+    code: bytes
+    helpers_code: bytes | None
+    tpl: tuple
+    handback_template: tuple
+    tables: tuple[str, ...]
+
+
 class FusedCodegen:
     """Mixin of Program (p4switch/program.py)."""
 
@@ -29,41 +43,75 @@ class FusedCodegen:
         return [name for name, t in self.tables.items()
                 if not t.keys and not t.default_const and t.profile is None]
 
+    def bakeable(self, names) -> dict:
+        """The current default entries of the configuration tables among `names` that
+        have an action to bake (name -> Entry)."""
+        config = set(self.configuration_tables())
+        return {n: self.tables[n].default for n in names
+                if n in config and self.tables[n].default.action in self.actions}
+
+    def build_specialised(self, baked: dict) -> SpecialisedBuild | None:
+        """Generate and compile a fused function with the default entries `baked`
+        (name -> Entry, from bakeable()) as constants: their action inline, its data
+        folded into what reads it. The result holds only bytes and plain data, so a
+        child process can build it (p4switch/specialisation.py) and the switch load it
+        with load_specialised(). None if the program has no fused function or there
+        is nothing to bake. Leaves the program as it was."""
+        if self.fused_generic is None or not baked:
+            return None
+        self._baked = baked
+        helpers_at = len(self._extra_source)
+        try:
+            lines: list[str] = []
+            for pname in ("ingress", "egress"):
+                pi, p = self.pipelines[pname]
+                lines += self._gen_pipeline(pname, p, f"pipelines[{pi}]")
+            fused = self._gen_fused("\n".join(lines))
+        finally:
+            self._baked = {}
+            helpers = self._extra_source[helpers_at:]
+            del self._extra_source[helpers_at:]
+        if fused is None:
+            return None
+        src, extra = fused
+        try:
+            code = compile(src, "<p4switch fused>", "exec")
+        except SyntaxError as e:  # a bug in the generator, not in the JSON
+            raise ProgramError(f"internal code generation error (fused): {e}") from e
+        helpers_code = compile("\n".join(helpers), "<p4switch helpers>", "exec") \
+            if helpers else None
+        return SpecialisedBuild(
+            src, marshal.dumps(code),
+            None if helpers_code is None else marshal.dumps(helpers_code),
+            extra["_TPL"], extra["_handback_template"], tuple(sorted(baked)))
+
+    def load_specialised(self, built: SpecialisedBuild) -> Callable:
+        """The function of a build_specialised() result, with its own globals (the
+        generic function's stay as they are). Quick: nothing is compiled here."""
+        namespace = dict(self.ns)
+        if built.helpers_code is not None:
+            exec(marshal.loads(built.helpers_code), namespace)
+        namespace.update(_ONCE=(None,), _TPL=built.tpl,
+                         _handback=_handback_from(built.handback_template))
+        exec(marshal.loads(built.code), namespace)
+        return namespace["fused"]
+
     def specialise(self, names) -> tuple[Callable, str, dict] | None:
-        """A fused function with the current default entries of the configuration
-        tables `names` as constants (their action inline, its data folded into what
-        reads it), its source, and the entries it baked in (name -> Entry); not
+        """In this process and thread: a fused function with the current default
+        entries of the configuration tables `names` baked in (see
+        build_specialised), its source, and the entries it baked (name -> Entry); not
         installed. A table with no action to run is left as a read. None if the
-        program has no fused function. Safe to call on any thread: the generated
-        code is new, the program's own is not touched."""
+        program has no fused function."""
         if self.fused_generic is None:
             return None
-        config = set(self.configuration_tables())
         with self._codegen_lock:
-            baked = {n: self.tables[n].default for n in names
-                     if n in config and self.tables[n].default.action in self.actions}
+            baked = self.bakeable(names)
             if not baked:
                 return self.fused_generic, self.fused_source, {}
-            self._baked = baked
-            helpers_at = len(self._extra_source)
-            try:
-                lines: list[str] = []
-                for pname in ("ingress", "egress"):
-                    pi, p = self.pipelines[pname]
-                    lines += self._gen_pipeline(pname, p, f"pipelines[{pi}]")
-                fused = self._gen_fused("\n".join(lines))
-            finally:
-                self._baked = {}
-                helpers = self._extra_source[helpers_at:]
-                del self._extra_source[helpers_at:]
-            if fused is None:
-                return None
-            src, extra = fused
-            namespace = dict(self.ns)  # the generic function's globals stay as they are
-            if helpers:
-                exec(compile("\n".join(helpers), "<p4switch helpers>", "exec"), namespace)
-            namespace.update(extra)
-            return self._compile_fused(src, namespace), src, baked
+            built = self.build_specialised(baked)
+        if built is None:
+            return None
+        return self.load_specialised(built), built.source, baked
 
     def _compile_fused(self, src: str, namespace: dict) -> Callable:
         try:
@@ -246,7 +294,8 @@ class FusedCodegen:
         head, body = src.split("\n", 1)
         return f"{head}\n    {prologue}\n{body}", {
             "_ONCE": (None,), "_TPL": tuple(self.template[k] for k in order),
-            "_handback": _handback_from(tuple(template))}
+            "_handback": _handback_from(tuple(template)),
+            "_handback_template": tuple(template)}
 
 
 def _handback_from(template: tuple) -> Callable[[dict], list]:

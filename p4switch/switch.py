@@ -85,9 +85,7 @@ class Switch(FastPaths, DataplaneApi):
         self._control_idle.set()
         self.tm.control_pending = self._control_pending
         self.tm.yield_to_control = self._yield_to_control
-        self._woke_at = 0.0  # when the data-plane thread last woke up (monotonic)
-        self.specialisation = Specialisation(self._install_fused, self._note,
-                                             lambda: time.monotonic() - self._woke_at)
+        self.specialisation = Specialisation(self._install_fused, self._note)
         self._log_out = None
         if log_file:
             self._log_out = open(log_file, "a", buffering=1)
@@ -665,7 +663,6 @@ class Switch(FastPaths, DataplaneApi):
                     events = ep.poll()
                 else:
                     events = ep.poll(max(0.0, deadline - monotonic()))
-                self._woke_at = monotonic()  # busy (see Specialisation: rebuilds wait)
                 if control_pending[0]:  # a write is waiting: it goes first
                     control_idle.wait(CONTROL_YIELD_MAX_S)
                 with lock:

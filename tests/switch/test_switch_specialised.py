@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import os
 import random
+import time
 
 import pytest
 from bmv2json import assign, ethernet_program, expr, field, frame, hexstr, rt
@@ -22,6 +23,7 @@ from p4switch import specialisation as specialisation_module
 from p4switch import switch as switch_module
 from p4switch.codegen_fold import fold
 from p4switch.runtime_api import ActionCall, MatchKind, MatchParam
+from p4switch.specialisation import BuildError, ChildBuild
 from p4switch.switch import Switch
 
 REPO = __file__.rsplit("/tests/", 1)[0]
@@ -296,36 +298,42 @@ def test_the_worker_bakes_a_running_switch_after_the_quiet_time(monkeypatch):
         sw.stop()
 
 
-def test_the_worker_waits_for_a_quiet_data_plane_but_not_for_ever(monkeypatch):
-    """A rebuild shares the GIL with the packet loop: it waits until the data plane
-    has been idle for IDLE_S, or BUSY_MAX_S at most."""
-    for name, value in (("QUIET_S", 0.01), ("SETTLE_S", 0.01), ("IDLE_S", 0.05),
-                        ("BUSY_MAX_S", 0.6)):
-        monkeypatch.setattr(specialisation_module, name, value)
+def test_the_worker_builds_in_a_child_process_at_the_lowest_priority():
+    """The ~0.3 s of code generation never shares the switch's GIL or competes with
+    its data plane for a core: a fork at SCHED_IDLE builds, the switch loads."""
+    me = os.getpid()
+    pid, policy = ChildBuild(lambda: (os.getpid(), os.sched_getscheduler(0))).result()
+    assert pid != me
+    assert policy == os.SCHED_IDLE
     sw = config_switch()
-    busy = [True]
-    spec = sw.specialisation
-    spec._idle_for = lambda: 0.0 if busy[0] else 1.0
-    started = switch_module.time.monotonic()
-    spec.start()
-    try:
-        switch_module.time.sleep(0.3)
-        assert sw.program.baked == {}  # busy all along
-        for _ in range(200):
-            if sw.program.baked:
-                break
-            switch_module.time.sleep(0.01)
-        assert switch_module.time.monotonic() - started >= 0.6
-        assert set(sw.program.baked) == {"cfg"}
-        sw.table_set_default("cfg", set_cfg(3))
-        busy[0] = False  # idle now: the next rebuild does not wait
-        for _ in range(100):
-            if sw.program.baked:
-                break
-            switch_module.time.sleep(0.01)
-        assert sw.program.baked["cfg"].args == (3, 0)
-    finally:
-        spec.stop()
+    prog = sw.program
+    built = sw.specialisation._build_in_child(prog, prog.bakeable(["cfg"]))
+    assert built.tables == ("cfg",)
+    fn = prog.load_specialised(built)
+    assert fn is not prog.fused_generic and "default" not in built.source
+
+
+def test_a_failed_child_build_is_reported_and_the_generic_function_stays(monkeypatch):
+    with pytest.raises(BuildError, match="ValueError: no luck"):
+        ChildBuild(lambda: (_ for _ in ()).throw(ValueError("no luck"))).result()
+    sw = config_switch()
+    said: list[str] = []
+    sw.specialisation._log = said.append
+    monkeypatch.setattr(sw.program, "build_specialised",
+                        lambda baked: (_ for _ in ()).throw(KeyError("cfg")))
+    assert not sw.specialisation.bake(sw.program, ["cfg"], in_child=True)
+    assert said and "fast path not specialised (cfg)" in said[0] and "KeyError" in said[0]
+    assert sw.program.fused is sw.program.fused_generic
+    assert process_fast(sw, 1, frame()) == [(2, frame())]
+
+
+def test_stopping_the_switch_kills_a_build_in_progress():
+    child = ChildBuild(lambda: time.sleep(60))
+    started = time.monotonic()
+    child.kill()
+    with pytest.raises(BuildError, match="without a result"):
+        child.result()
+    assert time.monotonic() - started < 5
 
 
 # -- the folding itself ----------------------------------------------------------------------
