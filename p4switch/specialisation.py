@@ -11,14 +11,20 @@ switch correct while it happens:
   function (the one that reads every table) back at once, under the switch lock:
   the next frame already sees the new default. Nothing is compiled on the write's
   path, and never per packet.
-* A worker thread has the specialised function built in a child process (a fork
-  of the switch, at SCHED_IDLE: ~0.3 s of CPU for fabric.p4 that the data plane
-  does not wait for, neither for the GIL nor for a core), loads the compiled code
-  the child sends back (marshalled: nothing is parsed or compiled in the switch)
-  and swaps it in under the switch lock, between two frames, if no baked table
-  was written meanwhile (otherwise it tries again). Building in the switch's own
-  process took the GIL from the packet loop in 5-20 ms slices for those 0.3 s:
-  enough to make its sockets and timers late and fail timing tests.
+* A worker thread has the specialised function built by the program's builder: a
+  fork of the switch made when the program is loaded (or the switch started),
+  which waits for requests at SCHED_IDLE, in a session (an autogroup) of its
+  own at the lowest weight. It gets the default entries to bake,
+  generates and compiles (~0.3-1 s of CPU for fabric.p4, from what the data plane
+  leaves), and sends back the marshalled code, which the switch loads in under a
+  ms and swaps in under the switch lock, between two frames, if no baked table
+  was written meanwhile (otherwise it tries again). Built in the switch's own
+  thread, a rebuild took the GIL from the packet loop in 5-20 ms slices for those
+  0.3 s; a fork per rebuild stopped the switch 2-20 ms at the fork; a builder in
+  the switch's autogroup spent the switch's share of the cores. Each made the
+  data plane late enough to overrun PFC headroom in a running 3-to-1 incast
+  (1 run in 2 to 1 in 5 lost 7-148 frames; 0 of 6 with this design, 0 of 6
+  without specialisation).
 * Debounced: no rebuild until the config writes of a burst are SETTLE_S behind
   (an SM configuring a switch writes several tables at once).
 * Only tables written rarely are baked: a table is baked once it has not been
@@ -66,7 +72,7 @@ class Specialisation:
         self._last_any = 0.0
         self._failed: set[frozenset] = set()  # table sets the generator could not bake
         self._thread: threading.Thread | None = None
-        self._child: ChildBuild | None = None  # the build running now, if any
+        self._builder: Builder | None = None  # the running program's builder process
         self._running = False
         self.rebuilds = 0  # specialised functions installed
 
@@ -80,6 +86,7 @@ class Specialisation:
             self._last_any = now
             self._failed.clear()
             self._cond.notify()
+        self._new_builder(prog)
 
     def written(self, prog: Program, table: str) -> None:
         """`table`'s default entry was just written: if it is baked into the running
@@ -129,6 +136,7 @@ class Specialisation:
         if self._thread is not None:
             return
         self._running = True
+        self._new_builder(self._program)
         self._thread = threading.Thread(target=self._run, name="p4switch-specialise",
                                         daemon=True)
         self._thread.start()
@@ -137,12 +145,24 @@ class Specialisation:
         with self._cond:
             self._running = False
             self._cond.notify()
-        child = self._child
-        if child is not None:
-            child.kill()
+        self._new_builder(None)
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
+
+    def _new_builder(self, prog: Program | None) -> None:
+        """The builder process for `prog` (None: none), the old one closed. Forked
+        here, at program load or switch start, and never while traffic flows: the
+        fork itself stops this process for 2-20 ms."""
+        old, self._builder = self._builder, None
+        if old is not None:
+            old.close()
+        if prog is not None and self._running and prog.fused_generic is not None \
+                and prog.configuration_tables():
+            try:
+                self._builder = Builder(prog)
+            except OSError as e:  # no fork here: the generic function keeps running
+                self._log(f"fast path not specialised: no builder process ({e})")
 
     def _run(self) -> None:
         while True:
@@ -155,18 +175,18 @@ class Specialisation:
                 if want is None:
                     self._cond.wait(None if again is None else max(0.0, again - now))
                     continue
-            self.bake(prog, want, in_child=True)
+            self.bake(prog, want, builder=self._builder)
 
-    def bake(self, prog: Program, tables, in_child: bool = False) -> bool:
+    def bake(self, prog: Program, tables, builder: Builder | None = None) -> bool:
         """Build a fused function with `tables` baked and install it (the switch lock
-        is taken to install only); False if it was not installed. `in_child`: build
-        it in a child process (the worker's way), else in this thread."""
+        is taken to install only); False if it was not installed. With `builder`
+        (the worker's way) the builder process generates and compiles it, else this
+        thread does."""
         tables = frozenset(tables)
         try:
-            if in_child:
-                with prog._codegen_lock:
-                    baked = prog.bakeable(tables)
-                built = self._build_in_child(prog, baked) if baked else None
+            if builder is not None:
+                baked = prog.bakeable(tables)
+                built = builder.build(prog, baked) if baked else None
                 fn = None if built is None else prog.load_specialised(built)
                 result = None if fn is None else (fn, built.source, baked)
             else:
@@ -174,6 +194,8 @@ class Specialisation:
                     result = prog.specialise(tables)
         except Exception as e:  # noqa: BLE001 - the generic function keeps running
             with self._cond:
+                if prog is not self._program:
+                    return False  # replaced meanwhile: nothing to say about the new one
                 self._failed.add(tables)
             self._log(f"fast path not specialised ({', '.join(sorted(tables))}): "
                       f"{type(e).__name__}: {e}")
@@ -188,77 +210,124 @@ class Specialisation:
         self.rebuilds += 1
         return True
 
-    def _build_in_child(self, prog: Program, baked: dict) -> SpecialisedBuild | None:
-        """prog.build_specialised(baked), run in a fork of this process at SCHED_IDLE;
-        the child's exception is raised here as BuildError. Stop() kills the child."""
-        with prog._codegen_lock:  # held in the parent across the fork: no half state
-            with normal_scheduling():  # the fork inherits this thread's policy
-                self._child = child = ChildBuild(lambda: prog.build_specialised(baked))
-        try:
-            return child.result()
-        finally:
-            self._child = None
-
 
 class BuildError(RuntimeError):
     pass
 
 
-class ChildBuild:
-    """`fn()` run in a forked child process at the lowest priority the kernel has; its
-    result (picklable) or exception comes back through a pipe. The child inherits
-    only the calling thread: it must not touch locks other threads may hold (it
-    runs code generation only, and never prints)."""
+class Builder:
+    """A fork of the switch made when a program is loaded, which builds specialised
+    fused functions of that program on request: it gets the default entries to bake
+    and sends back a SpecialisedBuild (marshalled code: the switch compiles
+    nothing). It runs at SCHED_IDLE, so its ~0.3-1 s of CPU per build comes from
+    what the data plane leaves, and the data plane never waits for the GIL. The
+    child runs only this loop: it never touches a lock another thread of the switch
+    may have held at the fork, and never prints."""
 
-    def __init__(self, fn: Callable[[], object]):
-        r, w = os.pipe()
+    def __init__(self, prog: Program):
+        self.program = prog
+        req_r, req_w = os.pipe()
+        res_r, res_w = os.pipe()
         parent = os.getpid()
-        self.pid = os.fork()
+        with normal_scheduling():  # the fork inherits this thread's policy
+            self.pid = os.fork()
         if self.pid == 0:  # the child: never returns
-            status = 1
             try:
-                os.close(r)
+                os.close(req_w)
+                os.close(res_r)
                 _lowest_priority(parent)
-                try:
-                    payload = ("ok", fn())
-                except BaseException as e:  # noqa: BLE001 - reported to the parent
-                    payload = ("error", f"{type(e).__name__}: {e}")
-                data = pickle.dumps(payload)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(w, view):]
-                status = 0
+                _serve(prog, req_r, res_w)
             finally:
-                os._exit(status)
-        os.close(w)
-        self._r = r
+                os._exit(0)
+        os.close(req_r)
+        os.close(res_w)
+        self._req, self._res = req_w, res_r
+        self._lock = threading.Lock()
 
-    def result(self) -> object:
-        """Wait for the child (the GIL is free meanwhile) and return fn()'s result."""
-        chunks = []
-        try:
-            while chunk := os.read(self._r, 1 << 20):
-                chunks.append(chunk)
-        finally:
-            os.close(self._r)
-            _, status = os.waitpid(self.pid, 0)
-        if not chunks:
-            raise BuildError(f"the build process ended without a result (wait status "
-                             f"{status})")
-        kind, value = pickle.loads(b"".join(chunks))
+    def build(self, prog: Program, baked: dict) -> SpecialisedBuild | None:
+        """prog.build_specialised(baked), in the builder (the GIL is free meanwhile);
+        its exception comes back as BuildError."""
+        if prog is not self.program:
+            raise BuildError("the builder was made for another program")
+        with self._lock:
+            try:
+                _send(self._req, baked)
+                reply = _recv(self._res)
+            except OSError as e:
+                raise BuildError(f"the builder process is gone ({e})") from None
+        if reply is None:
+            raise BuildError("the builder process ended without a result")
+        kind, value = reply
         if kind != "ok":
             raise BuildError(value)
         return value
 
-    def kill(self) -> None:
+    def close(self) -> None:
+        """Stop the builder (by its PID) and reap it."""
+        for fd in (self._req, self._res):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
         try:
             os.kill(self.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+
+
+def _serve(prog: Program, req: int, res: int) -> None:
+    """The builder's loop: a request (default entries by table), a reply, until EOF."""
+    while (baked := _recv(req)) is not None:
+        try:
+            reply = ("ok", prog.build_specialised(baked))
+        except BaseException as e:  # noqa: BLE001 - reported to the switch
+            reply = ("error", f"{type(e).__name__}: {e}")
+        _send(res, reply)
+
+
+def _send(fd: int, obj: object) -> None:
+    data = pickle.dumps(obj)
+    view = memoryview(len(data).to_bytes(8, "big") + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _recv(fd: int) -> object | None:
+    """One message, or None at end of file."""
+    head = _read_exactly(fd, 8)
+    if head is None:
+        return None
+    body = _read_exactly(fd, int.from_bytes(head, "big"))
+    return None if body is None else pickle.loads(body)
+
+
+def _read_exactly(fd: int, n: int) -> bytes | None:
+    chunks, left = [], n
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 def _lowest_priority(parent: int) -> None:
-    """In the child: SCHED_IDLE (nice 19 where refused), and killed with its parent."""
+    """In the child: its own session at the lowest weight, SCHED_IDLE (nice 19 where
+    refused), and killed with its parent. Its own session because with autogroup
+    scheduling (sched_autogroup_enabled) a session's threads share one weight: in
+    the switch's session the build would spend the switch's share of the cores,
+    and the data plane would wait for it behind every other busy process."""
+    try:
+        os.setsid()
+        with open("/proc/self/autogroup", "w") as f:
+            f.write("19")
+    except OSError:
+        pass
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     except (OSError, AttributeError):

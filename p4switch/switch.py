@@ -10,6 +10,7 @@ epoll over the ports' raw sockets and the traffic manager's timers.
 
 from __future__ import annotations
 
+import gc
 import os
 import queue
 import select
@@ -166,6 +167,8 @@ class Switch(FastPaths, DataplaneApi):
                 return False
             prog.fused, prog.baked = fused, baked
             prog.specialised_source = source
+            if self._running:
+                gc.freeze()  # the new function is long-lived (see _long_lived)
             return True
 
     def specialise_now(self, tables: list[str] | None = None) -> bool:
@@ -199,6 +202,16 @@ class Switch(FastPaths, DataplaneApi):
             self._s_mcast = s["mcast_grp"]
             self._s_rid = s["egress_rid"]
             self._s_prio = s["priority"]
+        if self._running:
+            self._long_lived()
+
+    def _long_lived(self) -> None:
+        """What the switch holds now (the program, its generated code) lives as long
+        as it runs: out of the collector's full collections, which walked it all for
+        20-40 ms with no frame moving (enough to overrun PFC headroom). Collected once
+        first; at a program load or start, never in the middle of traffic."""
+        gc.collect()
+        gc.freeze()
 
     def _prog(self) -> Program:
         if self.program is None:
@@ -561,6 +574,7 @@ class Switch(FastPaths, DataplaneApi):
             if port not in self._pcap_out and port not in self._wire_loss:
                 pq.send = socks[port].send
         self._wake_fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
+        self._long_lived()
         self._running = True
         self._thread = threading.Thread(target=self._run, name=f"p4switch-dp{self.device_id}",
                                         daemon=True)

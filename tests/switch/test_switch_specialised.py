@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import os
 import random
-import time
 
 import pytest
 from bmv2json import assign, ethernet_program, expr, field, frame, hexstr, rt
@@ -23,7 +22,7 @@ from p4switch import specialisation as specialisation_module
 from p4switch import switch as switch_module
 from p4switch.codegen_fold import fold
 from p4switch.runtime_api import ActionCall, MatchKind, MatchParam
-from p4switch.specialisation import BuildError, ChildBuild
+from p4switch.specialisation import Builder, BuildError
 from p4switch.switch import Switch
 
 REPO = __file__.rsplit("/tests/", 1)[0]
@@ -298,42 +297,67 @@ def test_the_worker_bakes_a_running_switch_after_the_quiet_time(monkeypatch):
         sw.stop()
 
 
-def test_the_worker_builds_in_a_child_process_at_the_lowest_priority():
+def test_the_builder_is_a_child_process_at_the_lowest_priority():
     """The ~0.3 s of code generation never shares the switch's GIL or competes with
-    its data plane for a core: a fork at SCHED_IDLE builds, the switch loads."""
-    me = os.getpid()
-    pid, policy = ChildBuild(lambda: (os.getpid(), os.sched_getscheduler(0))).result()
-    assert pid != me
-    assert policy == os.SCHED_IDLE
+    its data plane for a core: a fork made at program load builds at SCHED_IDLE,
+    the switch only loads the marshalled code."""
     sw = config_switch()
     prog = sw.program
-    built = sw.specialisation._build_in_child(prog, prog.bakeable(["cfg"]))
-    assert built.tables == ("cfg",)
-    fn = prog.load_specialised(built)
-    assert fn is not prog.fused_generic and "default" not in built.source
+    builder = Builder(prog)
+    try:
+        for args in ((3, 0), (4, 0)):  # one builder, many builds
+            sw.table_set_default("cfg", set_cfg(args[0]))
+            built = builder.build(prog, prog.bakeable(["cfg"]))
+            assert built.tables == ("cfg",) and "default" not in built.source
+            assert sw.specialisation.bake(prog, ["cfg"], builder=builder)
+            assert prog.baked["cfg"].args == args
+            assert process_fast(sw, 1, frame()) == [(args[0], frame())]
+        # (it has answered: it set itself up before its loop)
+        assert builder.pid != os.getpid()
+        assert os.sched_getscheduler(builder.pid) == os.SCHED_IDLE
+        assert os.getsid(builder.pid) == builder.pid  # its own autogroup, not the switch's
+        with pytest.raises(BuildError, match="another program"):
+            builder.build(config_switch().program, prog.bakeable(["cfg"]))
+    finally:
+        builder.close()
+    with pytest.raises(BuildError, match="gone|ended"):
+        builder.build(prog, prog.bakeable(["cfg"]))
 
 
-def test_a_failed_child_build_is_reported_and_the_generic_function_stays(monkeypatch):
-    with pytest.raises(BuildError, match="ValueError: no luck"):
-        ChildBuild(lambda: (_ for _ in ()).throw(ValueError("no luck"))).result()
+def test_a_failed_build_is_reported_and_the_generic_function_stays(monkeypatch):
     sw = config_switch()
     said: list[str] = []
     sw.specialisation._log = said.append
     monkeypatch.setattr(sw.program, "build_specialised",
                         lambda baked: (_ for _ in ()).throw(KeyError("cfg")))
-    assert not sw.specialisation.bake(sw.program, ["cfg"], in_child=True)
+    builder = Builder(sw.program)  # forked after the patch: the child fails
+    try:
+        assert not sw.specialisation.bake(sw.program, ["cfg"], builder=builder)
+    finally:
+        builder.close()
     assert said and "fast path not specialised (cfg)" in said[0] and "KeyError" in said[0]
     assert sw.program.fused is sw.program.fused_generic
     assert process_fast(sw, 1, frame()) == [(2, frame())]
 
 
-def test_stopping_the_switch_kills_a_build_in_progress():
-    child = ChildBuild(lambda: time.sleep(60))
-    started = time.monotonic()
-    child.kill()
-    with pytest.raises(BuildError, match="without a result"):
-        child.result()
-    assert time.monotonic() - started < 5
+def test_a_started_switch_has_one_builder_per_program_and_none_after_stop():
+    sw = Switch({})
+    sw.load_program(config_program())
+    assert sw.specialisation._builder is None  # not started: nothing forked
+    sw.start()
+    try:
+        first = sw.specialisation._builder
+        assert first is not None and first.program is sw.program
+        sw.load_program(config_program())
+        second = sw.specialisation._builder
+        assert second is not first and second.program is sw.program
+        with pytest.raises(ChildProcessError):
+            os.waitpid(first.pid, os.WNOHANG)  # killed and reaped
+    finally:
+        sw.stop()
+    assert sw.specialisation._builder is None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(second.pid, os.WNOHANG)
 
 
 # -- the folding itself ----------------------------------------------------------------------
