@@ -4,6 +4,7 @@ egress and deparse inlined into one function on local variables where possible."
 from __future__ import annotations
 
 import marshal
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -31,6 +32,7 @@ class SpecialisedBuild:
     tpl: tuple
     handback_template: tuple
     tables: tuple[str, ...]
+    names: dict  # the new globals the code refers to (constants)
 
 
 class FusedCodegen:
@@ -56,9 +58,11 @@ class FusedCodegen:
         folded into what reads it. The result holds only bytes and plain data, so a
         child process can build it (p4switch/specialisation.py) and the switch load it
         with load_specialised(). None if the program has no fused function or there
-        is nothing to bake. Leaves the program as it was."""
+        is nothing to bake. The running code is not touched (the globals
+        it names are added to the program's namespace, and travel in the result)."""
         if self.fused_generic is None or not baked:
             return None
+        names_before = set(self.ns)
         self._baked = baked
         helpers_at = len(self._extra_source)
         try:
@@ -80,15 +84,23 @@ class FusedCodegen:
             raise ProgramError(f"internal code generation error (fused): {e}") from e
         helpers_code = compile("\n".join(helpers), "<p4switch helpers>", "exec") \
             if helpers else None
+        # Globals the generation named (the switch's own objects already have names:
+        # Program._name): constants, which travel by value.
+        new = {k: self.ns[k] for k in self.ns.keys() - names_before}
+        for k, v in new.items():
+            if not _plain(v):
+                raise ProgramError(f"internal code generation error (specialised): {k} "
+                                   f"is a {type(v).__name__} the switch does not have")
         return SpecialisedBuild(
             src, marshal.dumps(code),
             None if helpers_code is None else marshal.dumps(helpers_code),
-            extra["_TPL"], extra["_handback_template"], tuple(sorted(baked)))
+            extra["_TPL"], extra["_handback_template"], tuple(sorted(baked)), new)
 
     def load_specialised(self, built: SpecialisedBuild) -> Callable:
         """The function of a build_specialised() result, with its own globals (the
         generic function's stay as they are). Quick: nothing is compiled here."""
         namespace = dict(self.ns)
+        namespace.update(built.names)
         if built.helpers_code is not None:
             exec(marshal.loads(built.helpers_code), namespace)
         namespace.update(_ONCE=(None,), _TPL=built.tpl,
@@ -296,6 +308,17 @@ class FusedCodegen:
             "_ONCE": (None,), "_TPL": tuple(self.template[k] for k in order),
             "_handback": _handback_from(tuple(template)),
             "_handback_template": tuple(template)}
+
+
+def _plain(v) -> bool:
+    """A constant that means the same by value in another process: no object whose
+    identity the generated code relies on (a table, a register's cells)."""
+    if v is None or isinstance(v, bool | int | float | str | bytes):
+        return True
+    if isinstance(v, tuple | frozenset):
+        return all(_plain(x) for x in v)
+    return isinstance(v, types.FunctionType | types.BuiltinFunctionType) and \
+        "<" not in v.__qualname__  # a module-level function: pickled by reference
 
 
 def _handback_from(template: tuple) -> Callable[[dict], list]:

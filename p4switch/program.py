@@ -69,6 +69,7 @@ class Program(ExpressionCodegen, ParserCodegen, ControlCodegen, ActionCodegen,
         self.clock_us = clock_us or (lambda: time.monotonic() * 1e6)
         self.ns: dict = {"__builtins__": __builtins__}
         self._uid = 0
+        self._named: dict[int, str] = {}  # id(object) -> its name in ns (see _name)
         self._const_args: tuple[int, ...] | None = None  # action data known at load time
         self._ad_widths: tuple = ()  # widths of the current action's parameters
         self._wid: dict[str, int] = {}  # generated expression -> known bit width
@@ -535,9 +536,17 @@ class Program(ExpressionCodegen, ParserCodegen, ControlCodegen, ActionCodegen,
 
     # ------------------------------------------------------------ generation
     def _name(self, prefix: str, obj) -> str:
+        """The generated code's global name for `obj`: the one it has if it has one (a
+        table, a register's cells: one object, one name, so that code generated later,
+        in a fork of the switch, refers to the switch's own objects by name; see
+        FusedCodegen.build_specialised), else a new one."""
+        known = self._named.get(id(obj))
+        if known is not None:
+            return known
         self._uid += 1
         n = f"_{prefix}{self._uid}"
         self.ns[n] = obj
+        self._named[id(obj)] = n  # the object lives as long as ns holds it
         return n
 
     def _tmp(self) -> str:

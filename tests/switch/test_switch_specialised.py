@@ -169,19 +169,30 @@ FABRIC_CONFIGS = {
 }
 
 
+@pytest.mark.parametrize("via", ["thread", "builder"])
 @pytest.mark.parametrize("config", sorted(FABRIC_CONFIGS))
-def test_specialised_and_generic_paths_agree_on_fabric_frames(fabric_json, config,
+def test_specialised_and_generic_paths_agree_on_fabric_frames(fabric_json, config, via,
                                                               monkeypatch):
     """Three switches, one configuration: the general path, the generic fused
-    function and the specialised one get the same frames and must put out the same
-    frames and end with the same registers and counters."""
+    function and the specialised one (built in this thread, or by a builder process
+    as a running switch has it: its code must name this switch's tables, registers
+    and counters) get the same frames and must put out the same frames and end with
+    the same registers and counters."""
     clock = [1000.0]
     monkeypatch.setattr(switch_module.time, "monotonic", lambda: clock[0])
     general, generic, baked = (fabric_switch(fabric_json) for _ in range(3))
     for sw in (general, generic, baked):
         for table, (action, args) in FABRIC_CONFIGS[config].items():
             sw.table_set_default(table, ActionCall(action, args))
-    assert baked.specialise_now()
+    if via == "builder":
+        builder = Builder(baked.program)
+        try:
+            assert baked.specialisation.bake(
+                baked.program, baked.program.configuration_tables(), builder=builder)
+        finally:
+            builder.close()
+    else:
+        assert baked.specialise_now()
     assert set(baked.program.baked) == set(baked.program.configuration_tables())
     assert generic.program.fused is generic.program.fused_generic
     for i, (port, f) in enumerate(fabric_frames(random.Random(7), 600)):
