@@ -3,9 +3,10 @@
 Runs while the parse tree becomes IR, so the type checker and the backend never
 see these forms:
 
-* `x op= e` becomes `x = x op e` (the target expression is written twice: P4
-  lvalues have no side effects apart from calls in an index, which p4c also
-  evaluates once per occurrence after its side-effect ordering);
+* `x op= e` becomes `x = x op e`, the target evaluated once (P4_16 8.13.1, as
+  p4c does): an index with a call in it (`a[f(i)].x |= e`) is computed first
+  into a temporary (bit<32>: the value of any index that can be in range), and
+  both occurrences read it;
 * `x[h1:l1][h2:l2]` with constant bounds becomes `x[l1+h2:l1+l2]`, so nested
   slices work as values and as assignment targets;
 * `for (init; cond; updates) body` and `for (T v in lo .. hi) body` (P4_16
@@ -21,6 +22,7 @@ see these forms:
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from . import ir
@@ -42,9 +44,33 @@ class _RunTimeLoop(Exception):
 # -- compound assignment and slices ----------------------------------------------------
 
 
-def compound_assign(lhs: ir.Expr, op: str, rhs: ir.Expr, loc: Location) -> ir.Assign:
-    """`lhs op= rhs` as `lhs = lhs op rhs`."""
-    return ir.Assign(lhs, ir.Binary(op[:-1], lhs, rhs, loc), loc)
+_compound_temps = itertools.count()
+
+
+def compound_assign(lhs: ir.Expr, op: str, rhs: ir.Expr, loc: Location) -> ir.Stmt:
+    """`lhs op= rhs` as `lhs = lhs op rhs`, with any index of `lhs` that calls
+    something evaluated once, before `rhs`: a block declaring it first."""
+    hoisted: list[ir.Stmt] = []
+
+    def once(e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Index):
+            base, index = once(e.expr), e.index
+            if any(isinstance(n, ir.Call) for n in _walk(index)):
+                name = f"__index{next(_compound_temps)}"
+                bit32 = ir.TypeRef("bit", width=ir.Lit(32, index.loc), loc=index.loc)
+                hoisted.append(ir.VarDecl(bit32, name, ir.Cast(bit32, index, index.loc),
+                                          loc=index.loc))
+                index = ir.Name(name, index.loc)
+            return ir.Index(base, index, e.loc)
+        if isinstance(e, ir.Member):
+            return ir.Member(once(e.expr), e.member, e.loc)
+        if isinstance(e, ir.Slice):
+            return ir.Slice(once(e.expr), e.hi, e.lo, e.loc)
+        return e
+
+    target = once(lhs)
+    assign = ir.Assign(target, ir.Binary(op[:-1], target, rhs, loc), loc)
+    return ir.Block((*hoisted, assign), loc) if hoisted else assign
 
 
 def flatten_slice(s: ir.Slice) -> ir.Slice:
