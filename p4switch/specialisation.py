@@ -73,6 +73,8 @@ class Specialisation:
         self._failed: set[frozenset] = set()  # table sets the generator could not bake
         self._thread: threading.Thread | None = None
         self._builder: Builder | None = None  # the running program's builder process
+        self._builder_for: Program | None = None  # the program it was made for (or not)
+        self._builder_lock = threading.Lock()
         self._running = False
         self.rebuilds = 0  # specialised functions installed
 
@@ -85,8 +87,7 @@ class Specialisation:
             self._overturns = dict.fromkeys(self._last_write, 0)
             self._last_any = now
             self._failed.clear()
-            self._cond.notify()
-        self._new_builder(prog)
+            self._cond.notify()  # the worker makes the program's builder
 
     def written(self, prog: Program, table: str) -> None:
         """`table`'s default entry was just written: if it is baked into the running
@@ -136,7 +137,6 @@ class Specialisation:
         if self._thread is not None:
             return
         self._running = True
-        self._new_builder(self._program)
         self._thread = threading.Thread(target=self._run, name="p4switch-specialise",
                                         daemon=True)
         self._thread.start()
@@ -145,19 +145,22 @@ class Specialisation:
         with self._cond:
             self._running = False
             self._cond.notify()
-        self._new_builder(None)
+        builder = self._builder
+        if builder is not None:
+            builder.kill()  # a build in progress ends now: the worker is not kept
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
+        self._set_builder(None)  # (the worker closes it too; a join that timed out)
 
-    def _new_builder(self, prog: Program | None) -> None:
-        """The builder process for `prog` (None: none), the old one closed. Forked
-        here, at program load or switch start, and never while traffic flows: the
-        fork itself stops this process for 2-20 ms."""
-        old, self._builder = self._builder, None
+    def _set_builder(self, prog: Program | None) -> None:
+        """The builder process for `prog` (None: none), the old one closed."""
+        with self._builder_lock:
+            old, self._builder = self._builder, None
+            self._builder_for = prog
         if old is not None:
             old.close()
-        if prog is not None and self._running and prog.fused_generic is not None \
+        if prog is not None and prog.fused_generic is not None \
                 and prog.configuration_tables():
             try:
                 self._builder = Builder(prog)
@@ -165,17 +168,30 @@ class Specialisation:
                 self._log(f"fast path not specialised: no builder process ({e})")
 
     def _run(self) -> None:
-        while True:
-            with self._cond:
-                if not self._running:
-                    return
-                now = time.monotonic()
-                want, again = self._plan(now)
-                prog = self._program
-                if want is None:
-                    self._cond.wait(None if again is None else max(0.0, again - now))
+        """The worker. It forks the builder itself, as soon as a program is loaded
+        (before traffic: the fork stops the switch for 2-20 ms), so that the builder's
+        PR_SET_PDEATHSIG, which fires when the thread that forked it ends, lasts as
+        long as the worker."""
+        try:
+            while True:
+                with self._cond:
+                    if not self._running:
+                        return
+                    prog = self._program
+                if prog is not self._builder_for:
+                    self._set_builder(prog)
                     continue
-            self.bake(prog, want, builder=self._builder)
+                with self._cond:
+                    if not self._running or self._program is not prog:
+                        continue
+                    now = time.monotonic()
+                    want, again = self._plan(now)
+                    if want is None:
+                        self._cond.wait(None if again is None else max(0.0, again - now))
+                        continue
+                self.bake(prog, want, builder=self._builder)
+        finally:
+            self._set_builder(None)
 
     def bake(self, prog: Program, tables, builder: Builder | None = None) -> bool:
         """Build a fused function with `tables` baked and install it (the switch lock
@@ -262,17 +278,22 @@ class Builder:
             raise BuildError(value)
         return value
 
-    def close(self) -> None:
-        """Stop the builder (by its PID) and reap it."""
-        for fd in (self._req, self._res):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+    def kill(self) -> None:
+        """End the builder now (by its PID): a build() waiting for it returns."""
         try:
             os.kill(self.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+    def close(self) -> None:
+        """Stop the builder and reap it."""
+        self.kill()
+        with self._lock:  # after a build() in progress has seen the end
+            for fd in (self._req, self._res):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
         try:
             os.waitpid(self.pid, 0)
         except ChildProcessError:

@@ -351,17 +351,25 @@ def test_a_failed_build_is_reported_and_the_generic_function_stays(monkeypatch):
     assert process_fast(sw, 1, frame()) == [(2, frame())]
 
 
+def _builder_of(sw: Switch, prog) -> Builder:
+    for _ in range(500):
+        b = sw.specialisation._builder
+        if b is not None and b.program is prog:
+            return b
+        switch_module.time.sleep(0.01)
+    raise AssertionError("no builder for the program")
+
+
 def test_a_started_switch_has_one_builder_per_program_and_none_after_stop():
     sw = Switch({})
     sw.load_program(config_program())
     assert sw.specialisation._builder is None  # not started: nothing forked
     sw.start()
     try:
-        first = sw.specialisation._builder
-        assert first is not None and first.program is sw.program
+        first = _builder_of(sw, sw.program)
         sw.load_program(config_program())
-        second = sw.specialisation._builder
-        assert second is not first and second.program is sw.program
+        second = _builder_of(sw, sw.program)
+        assert second is not first
         with pytest.raises(ChildProcessError):
             os.waitpid(first.pid, os.WNOHANG)  # killed and reaped
     finally:
@@ -369,6 +377,22 @@ def test_a_started_switch_has_one_builder_per_program_and_none_after_stop():
     assert sw.specialisation._builder is None
     with pytest.raises(ChildProcessError):
         os.waitpid(second.pid, os.WNOHANG)
+
+
+def test_stopping_the_switch_ends_a_build_in_progress(monkeypatch):
+    monkeypatch.setattr(specialisation_module, "QUIET_S", 0.01)
+    monkeypatch.setattr(specialisation_module, "SETTLE_S", 0.01)
+    sw = Switch({})
+    sw.load_program(config_program())
+    monkeypatch.setattr(sw.program, "build_specialised",
+                        lambda baked: switch_module.time.sleep(60))  # the fork inherits it
+    sw.start()
+    _builder_of(sw, sw.program)
+    switch_module.time.sleep(0.3)  # the worker is waiting for the build
+    started = switch_module.time.monotonic()
+    sw.stop()
+    assert switch_module.time.monotonic() - started < 2
+    assert sw.program.fused is sw.program.fused_generic
 
 
 # -- the folding itself ----------------------------------------------------------------------
