@@ -12,7 +12,7 @@ switch correct while it happens:
   the next frame already sees the new default. Nothing is compiled on the write's
   path, and never per packet.
 * A worker thread has the specialised function built by the program's builder: a
-  fork of the switch made when the program is loaded (or the switch started),
+  fork of the switch that the worker makes right after a program is loaded,
   which waits for requests at SCHED_IDLE, in a session (an autogroup) of its
   own at the lowest weight. It gets the default entries to bake,
   generates and compiles (~0.3-1 s of CPU for fabric.p4, from what the data plane
@@ -23,8 +23,8 @@ switch correct while it happens:
   0.3 s; a fork per rebuild stopped the switch 2-20 ms at the fork; a builder in
   the switch's autogroup spent the switch's share of the cores. Each made the
   data plane late enough to overrun PFC headroom in a running 3-to-1 incast
-  (1 run in 2 to 1 in 5 lost 7-148 frames; 0 of 6 with this design, 0 of 6
-  without specialisation).
+  (3 of 9 and 7 of 20 runs lost 7-148 frames; 0 of 6 with this design, 0 of 6
+  without specialisation; docs/switch.md).
 * Debounced: no rebuild until the config writes of a burst are SETTLE_S behind
   (an SM configuring a switch writes several tables at once).
 * Only tables written rarely are baked: a table is baked once it has not been
@@ -134,8 +134,8 @@ class Specialisation:
 
     # -- the worker ----------------------------------------------------------------------------
     def start(self) -> None:
-        if self._thread is not None:
-            return
+        if self._thread is not None or os.environ.get("P4SWITCH_SPECIALISE") == "0":
+            return  # (P4SWITCH_SPECIALISE=0: the generic function only, no builder)
         self._running = True
         self._thread = threading.Thread(target=self._run, name="p4switch-specialise",
                                         daemon=True)
@@ -232,7 +232,7 @@ class BuildError(RuntimeError):
 
 
 class Builder:
-    """A fork of the switch made when a program is loaded, which builds specialised
+    """A fork of the switch made right after a program is loaded, which builds specialised
     fused functions of that program on request: it gets the default entries to bake
     and sends back a SpecialisedBuild (marshalled code: the switch compiles
     nothing). It runs at SCHED_IDLE, so its ~0.3-1 s of CPU per build comes from
