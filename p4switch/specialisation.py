@@ -11,22 +11,18 @@ switch correct while it happens:
   function (the one that reads every table) back at once, under the switch lock:
   the next frame already sees the new default. Nothing is compiled on the write's
   path, and never per packet.
-* A worker thread has the specialised function built by the program's builder: a
-  fork of the switch that the worker makes right after a program is loaded,
-  which waits for requests at SCHED_IDLE, in a session (an autogroup) of its
-  own at the lowest weight. It gets the default entries to bake,
-  generates and compiles (~0.3-1 s of CPU for fabric.p4, from what the data plane
-  leaves), and sends back the marshalled code, which the switch loads in under a
-  ms and swaps in under the switch lock, between two frames, if no baked table
-  was written meanwhile (otherwise it tries again). Built in the switch's own
-  thread, a rebuild took the GIL from the packet loop in 5-20 ms slices for those
-  0.3 s; a fork per rebuild stopped the switch 2-20 ms at the fork; a builder in
-  the switch's autogroup spent the switch's share of the cores. Each made the
-  data plane late enough to overrun PFC headroom in a running 3-to-1 incast
-  (3 of 9 and 7 of 20 runs lost 7-148 frames; 0 of 6 with this design, 0 of 6
-  without specialisation; docs/switch.md).
+* A worker thread has the specialised function built by a builder process
+  (p4switch/builder.py: a new Python process, at SCHED_IDLE in an autogroup of its
+  own at the lowest weight, that rebuilds the Program from the same JSON and
+  generates with the given default entries). The switch loads the marshalled
+  code it sends back in under a ms and swaps it in under the switch lock, between
+  two frames, if no baked table was written meanwhile (otherwise it tries again).
 * Debounced: no rebuild until the config writes of a burst are SETTLE_S behind
   (an SM configuring a switch writes several tables at once).
+* Never while frames move: a build is asked for only when the data plane has had
+  no frame for IDLE_S and holds none. A switch under unbroken traffic keeps the
+  generic function until its first pause. How each alternative disturbed the
+  data plane, measured, is in p4switch/builder.py and docs/switch.md.
 * Only tables written rarely are baked: a table is baked once it has not been
   written for QUIET_S, and that quiet time grows QUIET_GROWTH-fold (to at most
   QUIET_MAX_S) every time a write overturns its baked value. A table written
@@ -40,15 +36,12 @@ for tests and benchmarks, and for a switch configured before it starts.
 
 from __future__ import annotations
 
-import ctypes
 import os
-import pickle
-import signal
 import threading
 import time
 from collections.abc import Callable
 
-from p4switch.codegen_fused import SpecialisedBuild
+from p4switch.builder import Builder
 from p4switch.control_priority import normal_scheduling
 from p4switch.program import Program
 
@@ -56,15 +49,17 @@ QUIET_S = 0.5
 QUIET_GROWTH = 4
 QUIET_MAX_S = 128.0
 SETTLE_S = 0.2
+IDLE_S = 0.05
 
 
 class Specialisation:
     """The baking of one switch's configuration tables (see the module's doc)."""
 
     def __init__(self, install: Callable[[Program, Callable, str, dict], bool],
-                 log: Callable[[str], None]):
+                 log: Callable[[str], None], idle_for: Callable[[], float] = lambda: 1e9):
         self._install = install  # takes the switch lock; False if the snapshot is stale
         self._log = log
+        self._idle_for = idle_for  # seconds since the data plane last had a frame
         self._cond = threading.Condition()
         self._program: Program | None = None
         self._last_write: dict[str, float] = {}
@@ -162,16 +157,12 @@ class Specialisation:
             old.close()
         if prog is not None and prog.fused_generic is not None \
                 and prog.configuration_tables():
-            try:
-                self._builder = Builder(prog)
-            except OSError as e:  # no fork here: the generic function keeps running
-                self._log(f"fast path not specialised: no builder process ({e})")
+            self._builder = Builder(prog, prog.json)
 
     def _run(self) -> None:
-        """The worker. It forks the builder itself, as soon as a program is loaded
-        (before traffic: the fork stops the switch for 2-20 ms), so that the builder's
-        PR_SET_PDEATHSIG, which fires when the thread that forked it ends, lasts as
-        long as the worker."""
+        """The worker. It starts the builder processes itself, so that their
+        PR_SET_PDEATHSIG, which fires when the thread that started them ends, lasts
+        as long as the worker."""
         try:
             while True:
                 with self._cond:
@@ -188,6 +179,10 @@ class Specialisation:
                     want, again = self._plan(now)
                     if want is None:
                         self._cond.wait(None if again is None else max(0.0, again - now))
+                        continue
+                    busy = IDLE_S - self._idle_for()
+                    if busy > 0:  # frames are moving: not now
+                        self._cond.wait(max(busy, 0.01))
                         continue
                 self.bake(prog, want, builder=self._builder)
         finally:
@@ -225,140 +220,3 @@ class Specialisation:
             return False
         self.rebuilds += 1
         return True
-
-
-class BuildError(RuntimeError):
-    pass
-
-
-class Builder:
-    """A fork of the switch made right after a program is loaded, which builds specialised
-    fused functions of that program on request: it gets the default entries to bake
-    and sends back a SpecialisedBuild (marshalled code: the switch compiles
-    nothing). It runs at SCHED_IDLE, so its ~0.3-1 s of CPU per build comes from
-    what the data plane leaves, and the data plane never waits for the GIL. The
-    child runs only this loop: it never touches a lock another thread of the switch
-    may have held at the fork, and never prints."""
-
-    def __init__(self, prog: Program):
-        self.program = prog
-        req_r, req_w = os.pipe()
-        res_r, res_w = os.pipe()
-        parent = os.getpid()
-        with normal_scheduling():  # the fork inherits this thread's policy
-            self.pid = os.fork()
-        if self.pid == 0:  # the child: never returns
-            try:
-                os.close(req_w)
-                os.close(res_r)
-                _lowest_priority(parent)
-                _serve(prog, req_r, res_w)
-            finally:
-                os._exit(0)
-        os.close(req_r)
-        os.close(res_w)
-        self._req, self._res = req_w, res_r
-        self._lock = threading.Lock()
-
-    def build(self, prog: Program, baked: dict) -> SpecialisedBuild | None:
-        """prog.build_specialised(baked), in the builder (the GIL is free meanwhile);
-        its exception comes back as BuildError."""
-        if prog is not self.program:
-            raise BuildError("the builder was made for another program")
-        with self._lock:
-            try:
-                _send(self._req, baked)
-                reply = _recv(self._res)
-            except OSError as e:
-                raise BuildError(f"the builder process is gone ({e})") from None
-        if reply is None:
-            raise BuildError("the builder process ended without a result")
-        kind, value = reply
-        if kind != "ok":
-            raise BuildError(value)
-        return value
-
-    def kill(self) -> None:
-        """End the builder now (by its PID): a build() waiting for it returns."""
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-    def close(self) -> None:
-        """Stop the builder and reap it."""
-        self.kill()
-        with self._lock:  # after a build() in progress has seen the end
-            for fd in (self._req, self._res):
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-        try:
-            os.waitpid(self.pid, 0)
-        except ChildProcessError:
-            pass
-
-
-def _serve(prog: Program, req: int, res: int) -> None:
-    """The builder's loop: a request (default entries by table), a reply, until EOF."""
-    while (baked := _recv(req)) is not None:
-        try:
-            reply = ("ok", prog.build_specialised(baked))
-        except BaseException as e:  # noqa: BLE001 - reported to the switch
-            reply = ("error", f"{type(e).__name__}: {e}")
-        _send(res, reply)
-
-
-def _send(fd: int, obj: object) -> None:
-    data = pickle.dumps(obj)
-    view = memoryview(len(data).to_bytes(8, "big") + data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def _recv(fd: int) -> object | None:
-    """One message, or None at end of file."""
-    head = _read_exactly(fd, 8)
-    if head is None:
-        return None
-    body = _read_exactly(fd, int.from_bytes(head, "big"))
-    return None if body is None else pickle.loads(body)
-
-
-def _read_exactly(fd: int, n: int) -> bytes | None:
-    chunks, left = [], n
-    while left:
-        chunk = os.read(fd, min(left, 1 << 20))
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
-
-
-def _lowest_priority(parent: int) -> None:
-    """In the child: its own session at the lowest weight, SCHED_IDLE (nice 19 where
-    refused), and killed with its parent. Its own session because with autogroup
-    scheduling (sched_autogroup_enabled) a session's threads share one weight: in
-    the switch's session the build would spend the switch's share of the cores,
-    and the data plane would wait for it behind every other busy process."""
-    try:
-        os.setsid()
-        with open("/proc/self/autogroup", "w") as f:
-            f.write("19")
-    except OSError:
-        pass
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (OSError, AttributeError):
-        try:
-            os.nice(19)
-        except OSError:
-            pass
-    try:  # PR_SET_PDEATHSIG: a killed switch leaves no builder behind
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:  # the parent died before prctl
-        os._exit(1)

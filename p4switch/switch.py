@@ -86,7 +86,8 @@ class Switch(FastPaths, DataplaneApi):
         self._control_idle.set()
         self.tm.control_pending = self._control_pending
         self.tm.yield_to_control = self._yield_to_control
-        self.specialisation = Specialisation(self._install_fused, self._note)
+        self._frames_at = 0.0  # when the data plane last had a frame (monotonic)
+        self.specialisation = Specialisation(self._install_fused, self._note, self._idle_for)
         self._log_out = None
         if log_file:
             self._log_out = open(log_file, "a", buffering=1)
@@ -148,6 +149,12 @@ class Switch(FastPaths, DataplaneApi):
             self._control_idle.wait(CONTROL_YIELD_MAX_S)
         finally:
             self._lock.acquire()
+
+    def _idle_for(self) -> float:
+        """Seconds since the data plane last had a frame; 0 while it holds any."""
+        if self.tm.next_deadline() is not None:
+            return 0.0
+        return time.monotonic() - self._frames_at
 
     def _note(self, msg: str) -> None:
         """One line about the switch itself (not a packet): the log, else stderr."""
@@ -692,6 +699,7 @@ class Switch(FastPaths, DataplaneApi):
                         if entry is not None:
                             port, recv, bufsize = entry
                             tm.note_activity(now)
+                            self._frames_at = now
                             pc = pcap_in.get(port)
                             batch(recv, bufsize, port, now, int((now - self.t0) * 1e6), pc)
                             if self._resubmits and prog is not None:
