@@ -57,6 +57,10 @@ class Builder:
         self._killed = False
 
     @property
+    def killed(self) -> bool:
+        return self._killed
+
+    @property
     def pid(self) -> int | None:
         proc = self._proc
         return None if proc is None else proc.pid
@@ -103,6 +107,9 @@ class Builder:
         finally:
             with self._lock:
                 self._proc = None
+                killed = self._killed
+        if killed:
+            raise BuildError("the builder was stopped")
         if proc.returncode != 0 or not out:
             last = err.decode(errors="replace").strip().splitlines()[-1:] or [""]
             raise BuildError(f"the builder process ended with status {proc.returncode}"

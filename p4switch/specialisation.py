@@ -205,8 +205,8 @@ class Specialisation:
                     result = prog.specialise(tables)
         except Exception as e:  # noqa: BLE001 - the generic function keeps running
             with self._cond:
-                if prog is not self._program:
-                    return False  # replaced meanwhile: nothing to say about the new one
+                if prog is not self._program or (builder is not None and builder.killed):
+                    return False  # replaced or stopped meanwhile: nothing to report
                 self._failed.add(tables)
             self._log(f"fast path not specialised ({', '.join(sorted(tables))}): "
                       f"{type(e).__name__}: {e}")
