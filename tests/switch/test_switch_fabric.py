@@ -4,8 +4,6 @@ Skipped while the compiler cannot compile fabric.p4."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from fastpath import both_paths  # noqa: F401 - fixture
 
@@ -14,20 +12,10 @@ from p4switch.switch import Switch
 
 pytestmark = pytest.mark.usefixtures("both_paths")
 
-REPO = __file__.rsplit("/tests/", 1)[0]
 CPU_PORT = 510
 KIND_DATA, KIND_PROBE = 1, 3
 DROP_REASONS, DROP_NO_ROUTE, DROP_NOT_FABRIC = 8, 0, 1
 
-
-@pytest.fixture(scope="module")
-def fabric_json() -> dict:
-    try:
-        from p4compiler.compiler import compile_file
-
-        return compile_file(os.path.join(REPO, "p4src", "fabric.p4")).json
-    except Exception as e:  # noqa: BLE001 - the compiler is developed in parallel
-        pytest.skip(f"embedded compiler cannot compile fabric.p4 yet: {e}")
 
 
 @pytest.fixture

@@ -27,8 +27,6 @@ from p4switch.codegen_fold import fold
 from p4switch.runtime_api import ActionCall, MatchKind, MatchParam
 from p4switch.switch import Switch
 
-REPO = __file__.rsplit("/tests/", 1)[0]
-
 
 def config_program():
     """Ingress: the keyless table `cfg` (default set_cfg(2, 0)) sets the out port and a
@@ -132,15 +130,6 @@ def test_a_write_in_the_middle_of_a_receive_batch_changes_the_next_frame():
         batch(recv, 2048, 1, 0.0, 0, None)
     assert [p for p, _f in sent] == [2, 2, 2, 3, 3, 3]
 
-
-@pytest.fixture(scope="module")
-def fabric_json() -> dict:
-    try:
-        from p4compiler.compiler import compile_file
-
-        return compile_file(os.path.join(REPO, "p4src", "fabric.p4")).json
-    except Exception as e:  # noqa: BLE001 - the compiler is developed in parallel
-        pytest.skip(f"embedded compiler cannot compile fabric.p4 yet: {e}")
 
 
 def fabric_switch(j: dict) -> Switch:
