@@ -51,7 +51,8 @@ class Builder:
 
     def __init__(self, program, bmv2_json: dict):
         self.program = program
-        self._request_json = bmv2_json
+        self._json = bmv2_json
+        self._json_pickled: bytes | None = None  # made at the first build, kept
         self._proc: subprocess.Popen | None = None
         self._lock = threading.Lock()
         self._killed = False
@@ -70,7 +71,9 @@ class Builder:
         the GIL free); BuildError for what went wrong there."""
         if prog is not self.program:
             raise BuildError("the builder was made for another program")
-        kind, value = self._ask(("build", self._request_json, baked))
+        if self._json_pickled is None:
+            self._json_pickled = pickle.dumps(self._json)
+        kind, value = self._ask(("build", self._json_pickled, baked))
         if kind != "ok":
             raise BuildError(value)
         built, kinds = value
@@ -162,16 +165,10 @@ def _demote(pid: int) -> None:
 
 
 def _lowest_priority() -> None:
-    """Own autogroup at nice 19 (start_new_session made the session), SCHED_IDLE (nice
-    19 where refused), and killed when the switch's thread that started us ends."""
-    try:
-        with open("/proc/self/autogroup", "w") as f:
-            f.write("19")
-    except OSError:
-        pass
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (OSError, AttributeError):
+    """In the builder: demoted as the switch does it (again, should the switch have
+    been refused), and killed when the switch's thread that started us ends."""
+    _demote(os.getpid())
+    if os.sched_getscheduler(0) != os.SCHED_IDLE:
         try:
             os.nice(19)
         except OSError:
@@ -188,7 +185,7 @@ def _answer(request: tuple) -> tuple[str, object]:
     _op, bmv2_json, baked = request
     from p4switch.program import Program
 
-    prog = Program(bmv2_json)
+    prog = Program(pickle.loads(bmv2_json))
     names_before = set(prog.ns)
     built = prog.build_specialised(baked)
     if built is None:
