@@ -20,7 +20,8 @@ switch correct while it happens:
 * Debounced: no rebuild until the config writes of a burst are SETTLE_S behind
   (an SM configuring a switch writes several tables at once).
 * Never while frames move: a build is asked for only when the data plane has had
-  no frame for IDLE_S and holds none. A switch under unbroken traffic keeps the
+  no frame for IDLE_S and holds none, and builders take turns on the machine
+  (p4switch/builder.py). A switch under unbroken traffic keeps the
   generic function until its first pause. How each alternative disturbed the
   data plane, measured, is in p4switch/builder.py and docs/switch.md.
 * Only tables written rarely are baked: a table is baked once it has not been
@@ -49,7 +50,7 @@ QUIET_S = 0.5
 QUIET_GROWTH = 4
 QUIET_MAX_S = 128.0
 SETTLE_S = 0.2
-IDLE_S = 0.05
+IDLE_S = 0.5
 
 
 class Specialisation:

@@ -322,6 +322,20 @@ def test_the_builder_is_another_process_at_the_lowest_priority():
         builder.build(prog, prog.bakeable(["cfg"]))
 
 
+def test_builders_take_turns_on_the_machine(tmp_path, monkeypatch):
+    import fcntl
+
+    monkeypatch.setattr(builder_module, "LOCK", tmp_path / "builder.lock")
+    held = builder_module._one_at_a_time()
+    assert held is not None
+    other = os.open(tmp_path / "builder.lock", os.O_RDWR)
+    with pytest.raises(BlockingIOError):  # a second builder would wait here
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.close(held)
+    fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # its turn
+    os.close(other)
+
+
 def test_a_failed_build_is_reported_and_the_generic_function_stays():
     sw = config_switch()
     said: list[str] = []
