@@ -130,8 +130,8 @@ class Specialisation:
 
     # -- the worker ----------------------------------------------------------------------------
     def start(self) -> None:
-        if self._thread is not None or os.environ.get("P4SWITCH_SPECIALISE") == "0":
-            return  # (P4SWITCH_SPECIALISE=0: the generic function only, no builder)
+        if self._thread is not None or os.environ.get("P4SWITCH_SPECIALISE") != "1":
+            return  # off unless P4SWITCH_SPECIALISE=1 (see docs/switch.md: runs stay generic)
         self._running = True
         self._thread = threading.Thread(target=self._run, name="p4switch-specialise",
                                         daemon=True)

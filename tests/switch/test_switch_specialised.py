@@ -277,6 +277,7 @@ def test_a_table_with_no_action_to_bake_does_not_keep_the_worker_busy(monkeypatc
 
 
 def test_the_worker_bakes_a_running_switch_after_the_quiet_time(monkeypatch):
+    monkeypatch.setenv("P4SWITCH_SPECIALISE", "1")
     monkeypatch.setattr(specialisation_module, "QUIET_S", 0.05)
     monkeypatch.setattr(specialisation_module, "SETTLE_S", 0.01)
     sw = Switch({})
@@ -373,7 +374,8 @@ def _builder_of(sw: Switch, prog) -> Builder:
     raise AssertionError("no builder for the program")
 
 
-def test_a_started_switch_has_one_builder_per_program_and_none_after_stop():
+def test_a_started_switch_has_one_builder_per_program_and_none_after_stop(monkeypatch):
+    monkeypatch.setenv("P4SWITCH_SPECIALISE", "1")
     sw = Switch({})
     sw.load_program(config_program())
     assert sw.specialisation._builder is None  # not started: no builder
@@ -389,6 +391,7 @@ def test_a_started_switch_has_one_builder_per_program_and_none_after_stop():
 
 
 def test_the_worker_builds_only_while_no_frame_moves(monkeypatch):
+    monkeypatch.setenv("P4SWITCH_SPECIALISE", "1")
     """Even at the lowest priority, builders busy in a CPU-bound run lengthen its
     recovery: a build is asked for only when the data plane has been idle IDLE_S."""
     monkeypatch.setattr(specialisation_module, "QUIET_S", 0.01)
@@ -424,6 +427,7 @@ def test_a_switch_is_idle_only_with_no_frame_for_a_while_and_nothing_queued():
 
 
 def test_stopping_the_switch_ends_a_build_in_progress(monkeypatch):
+    monkeypatch.setenv("P4SWITCH_SPECIALISE", "1")
     monkeypatch.setattr(specialisation_module, "QUIET_S", 0.01)
     monkeypatch.setattr(specialisation_module, "SETTLE_S", 0.01)
     monkeypatch.setattr(builder_module, "command",
