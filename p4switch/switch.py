@@ -209,14 +209,13 @@ class Switch(FastPaths, DataplaneApi):
             self._s_mcast = s["mcast_grp"]
             self._s_rid = s["egress_rid"]
             self._s_prio = s["priority"]
-        if self._running:
-            self._long_lived()
 
     def _long_lived(self) -> None:
         """What the switch holds now (the program, its generated code) lives as long
         as it runs: out of the collector's full collections, which walked it all for
         20-40 ms with no frame moving (enough to overrun PFC headroom). Collected once
-        first; at a program load or start, never in the middle of traffic."""
+        first, at start (not at a program load: a collection there delayed
+        SetForwardingPipelineConfig past its deadline on a fattree:4 bring-up)."""
         gc.collect()
         gc.freeze()
 
