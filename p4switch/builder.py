@@ -133,7 +133,6 @@ class Builder:
             except ProcessLookupError:
                 pass
 
-    close = kill
 
 
 class _Missing:

@@ -155,7 +155,7 @@ class Specialisation:
             old, self._builder = self._builder, None
             self._builder_for = prog
         if old is not None:
-            old.close()
+            old.kill()
         if prog is not None and prog.fused_generic is not None \
                 and prog.configuration_tables():
             self._builder = Builder(prog, prog.json)

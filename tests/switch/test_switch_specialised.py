@@ -181,7 +181,7 @@ def test_specialised_and_generic_paths_agree_on_fabric_frames(fabric_json, confi
             assert baked.specialisation.bake(
                 baked.program, baked.program.configuration_tables(), builder=builder)
         finally:
-            builder.close()
+            builder.kill()
     else:
         assert baked.specialise_now()
     assert set(baked.program.baked) == set(baked.program.configuration_tables())
