@@ -66,21 +66,33 @@ def _uint128(pair: tuple[int, int]) -> p4runtime_pb2.Uint128:
     return p4runtime_pb2.Uint128(high=pair[0], low=pair[1])
 
 
+# A pipeline push makes the switch build the program (the embedded switch generates
+# and compiles its code, ~0.4 s of CPU for fabric.p4; bmv2 parses the JSON and builds
+# its objects). A bring-up pushes to every switch at once, so on a 2-core machine 20
+# of them share the CPU: a clean clone's fattree:4 bring-up overran the 10 s of an
+# ordinary call. A push is rare and worth waiting for; a dead switch still fails it.
+PIPELINE_TIMEOUT_S = 60.0
+
+
 class SwitchConnection:
     """A primary P4Runtime connection to one switch; see the module doc."""
 
     def __init__(self, name: str, address: str, device_id: int,
                  election_id: tuple[int, int] = (0, 1), timeout: float = 10.0,
-                 role: str = "", observe_only: bool = False) -> None:
+                 role: str = "", observe_only: bool = False,
+                 pipeline_timeout: float | None = None) -> None:
         """`observe_only`: no StreamChannel, so no arbitration: the connection can
         Read and fetch the pipeline (P4Runtime needs no mastership for those) and
-        can never take a switch away from a running SM."""
+        can never take a switch away from a running SM. `pipeline_timeout`: the
+        deadline of a pipeline push (PIPELINE_TIMEOUT_S, or `timeout` if longer)."""
         self.name = name
         self.role = role  # P4Runtime role: a primary per role (the agent's is not the SM's)
         self.address = address
         self.device_id = device_id
         self.election_id = election_id
         self.timeout = timeout
+        self.pipeline_timeout = max(timeout, PIPELINE_TIMEOUT_S) if pipeline_timeout is None \
+            else pipeline_timeout
         self.p4info: P4Info | None = None
         self.packet_ins: queue.Queue[PacketIn] = queue.Queue()
         self._channel = grpc.insecure_channel(address)
@@ -173,7 +185,7 @@ class SwitchConnection:
         request.config.p4_device_config = Path(bmv2_json_path).read_bytes()
         if cookie is not None:
             request.config.cookie.cookie = cookie
-        self._call("SetForwardingPipelineConfig", request)
+        self._call("SetForwardingPipelineConfig", request, timeout=self.pipeline_timeout)
         self.p4info = info
 
     def fetch_pipeline(self) -> P4Info | None:
@@ -215,9 +227,9 @@ class SwitchConnection:
         """Adopt the P4Info of a pipeline that is already on the switch."""
         self.p4info = P4Info.from_file(p4info_path)
 
-    def _call(self, method: str, request):
+    def _call(self, method: str, request, timeout: float | None = None):
         try:
-            return getattr(self._stub, method)(request, timeout=self.timeout)
+            return getattr(self._stub, method)(request, timeout=timeout or self.timeout)
         except grpc.RpcError as exc:
             raise SwitchRpcError(f"switch {self.name}: {method} failed: {exc.code().name}: "
                                  f"{exc.details()}") from None

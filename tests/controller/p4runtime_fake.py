@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from concurrent import futures
 
 import grpc
@@ -36,6 +37,7 @@ class FakeP4RuntimeServer(p4runtime_pb2_grpc.P4RuntimeServicer):
         self.write_requests = 0
         self.updates_seen = 0
         self.reject_dlids: set[bytes] = set()  # exact values a Write refuses (a broken switch)
+        self.pipeline_delay_s = 0.0  # how long a pipeline push takes (a busy switch)
         self.packet_out_handler = None  # called with each PacketOut (wiring between fakes)
         self._primary: tuple[int, int] | None = None
         self._primary_out: queue.Queue | None = None
@@ -109,6 +111,7 @@ class FakeP4RuntimeServer(p4runtime_pb2_grpc.P4RuntimeServicer):
     def SetForwardingPipelineConfig(self, request, context):  # noqa: N802
         if _eid(request.election_id) != self._primary:
             context.abort(grpc.StatusCode.PERMISSION_DENIED, "not primary")
+        time.sleep(self.pipeline_delay_s)
         self.config = request.config
         self.entries.clear()
         return p4runtime_pb2.SetForwardingPipelineConfigResponse()

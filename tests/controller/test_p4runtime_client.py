@@ -9,6 +9,7 @@ from controller.p4runtime_client import (
     NotPrimaryError,
     SwitchConnection,
     SwitchConnectionError,
+    SwitchRpcError,
     SwitchWriteError,
 )
 
@@ -31,6 +32,29 @@ def test_pipeline_push_sends_p4info_and_json(conn, fake_switch, bmv2_json):
     server, _ = fake_switch
     assert server.config.p4_device_config == bmv2_json.read_bytes()
     assert server.config.p4info.tables[0].preamble.name == "FabricIngress.dlid_route"
+
+
+def test_a_pipeline_push_may_take_longer_than_an_ordinary_call(fake_switch, p4info_path,
+                                                                bmv2_json):
+    """A bring-up pushes to every switch at once and each builds its program: the push
+    has its own, longer deadline. A call that is not a push keeps the short one."""
+    server, address = fake_switch
+    server.pipeline_delay_s = 1.0
+    c = SwitchConnection("s1", address, device_id=1, election_id=(0, 5), timeout=0.3)
+    try:
+        assert c.pipeline_timeout >= 60
+        c.set_pipeline(p4info_path, bmv2_json)
+        assert server.config.p4_device_config == bmv2_json.read_bytes()
+        short = SwitchConnection("s1", address, device_id=1, election_id=(0, 6), timeout=0.3,
+                                 pipeline_timeout=0.3)
+        try:
+            with pytest.raises(SwitchRpcError, match="s1: SetForwardingPipelineConfig "
+                                                            "failed: DEADLINE_EXCEEDED"):
+                short.set_pipeline(p4info_path, bmv2_json)
+        finally:
+            short.close()
+    finally:
+        c.close()
 
 
 def test_lower_election_id_is_refused_with_a_clear_error(conn, fake_switch):
