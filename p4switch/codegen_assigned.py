@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from p4switch.ast_nodes import subtree
 from p4switch.program_common import _LOCAL_RE as _SLOT_NAME_RE
 
 
@@ -88,7 +89,7 @@ def _tested_true(test: ast.expr) -> set[str]:
 
 
 def _stored(nodes) -> set[str]:
-    return {n.id for t in nodes for n in ast.walk(t)
+    return {n.id for t in nodes for n in subtree(t)
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
@@ -98,7 +99,7 @@ class _Analysis:
 
     def read(self, node: ast.AST, p: _Path) -> None:
         """Every slot `node` reads, checked against the names assigned on all paths."""
-        for n in ast.walk(node):
+        for n in subtree(node):
             if isinstance(n, ast.NamedExpr | ast.Lambda | ast.comprehension):
                 raise _GiveUp
             if isinstance(n, ast.Name) and _SLOT_NAME_RE.fullmatch(n.id) \
@@ -192,6 +193,6 @@ def slots_to_load(src: str, false_initially: set[int] = frozenset()) -> set[int]
             f"S_{k}" for k in false_initially)), None)
         names = analysis.needs
     except _GiveUp:
-        names = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
+        names = {n.id for n in subtree(fn) if isinstance(n, ast.Name)
                  and isinstance(n.ctx, ast.Load) and _SLOT_NAME_RE.fullmatch(n.id)}
     return {int(n[2:]) for n in names}

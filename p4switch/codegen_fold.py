@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import operator
 
+from p4switch.ast_nodes import subtree
 from p4switch.program_common import _LOCAL_RE
 
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
@@ -47,20 +48,31 @@ def _is_once(stmt: ast.stmt) -> bool:
         and stmt.iter.id == "_ONCE"
 
 
-def _snapshots(node: ast.AST) -> bool:
-    """Does `node` build the state list from the locals (a hand-back, a rebuild) or
-    return something that may be one?"""
-    for n in ast.walk(node):
-        if isinstance(n, ast.Return) and not (n.value is None or (
-                isinstance(n.value, ast.Constant) and n.value.value is None)):
-            return True
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \
-                and n.func.id in ("_handback", "locals"):
-            return True
-        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_S"
-                                             for t in n.targets):
-            return True
+def _snapshot_node(n: ast.AST) -> bool:
+    """Does `n` itself build the state list from the locals (a hand-back, a rebuild)
+    or return something that may be one?"""
+    if isinstance(n, ast.Return):
+        return not (n.value is None or (isinstance(n.value, ast.Constant)
+                                        and n.value.value is None))
+    if isinstance(n, ast.Call):
+        return isinstance(n.func, ast.Name) and n.func.id in ("_handback", "locals")
+    if isinstance(n, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == "_S" for t in n.targets)
     return False
+
+
+def _snapshots(node: ast.AST) -> bool:
+    """Does anything in `node` build the state list or return one (_snapshot_node)?"""
+    return any(map(_snapshot_node, subtree(node)))
+
+
+def _breaks_and_snapshots(node: ast.AST) -> tuple[bool, bool]:
+    """Whether `node` holds a `break`, and whether it snapshots: one scan for both."""
+    breaks = snapshots = False
+    for n in subtree(node):
+        breaks = breaks or isinstance(n, ast.Break)
+        snapshots = snapshots or _snapshot_node(n)
+    return breaks, snapshots
 
 
 _PURE_BINARY = (ast.Add, ast.Sub, ast.Mult, ast.BitAnd, ast.BitOr, ast.BitXor)
@@ -174,20 +186,34 @@ class _Substitute(ast.NodeTransformer):
         return node
 
 
-def _unassigned_reads(fn: ast.FunctionDef, template) -> dict[str, object]:
+def _slot_names(fn: ast.FunctionDef) -> tuple[list[ast.Name], set[str]]:
+    """The slot names in `fn`, and those assigned in a loop (not `for _ in _ONCE:`).
+    subtree lists a node before those under it, so an outer loop comes before the
+    loops in it, which its own scan has covered."""
+    names: list[ast.Name] = []
+    looped: set[str] = set()
+    in_loops: set[int] = set()
+    for node in subtree(fn):
+        if isinstance(node, ast.Name):
+            if _LOCAL_RE.fullmatch(node.id):
+                names.append(node)
+        elif isinstance(node, ast.While | ast.For) and id(node) not in in_loops \
+                and not (isinstance(node, ast.For) and _is_once_loop(node)):
+            inside = subtree(node)
+            in_loops.update(map(id, inside))
+            looped.update(x.id for x in inside if isinstance(x, ast.Name)
+                          and not isinstance(x.ctx, ast.Load))
+    return names, looped
+
+
+def _unassigned_reads(names: list[ast.Name], looped: set[str], template) -> dict[str, object]:
     """The slots every read of which comes before any assignment, with their values
     from the template: what those reads see. Code only runs forward here except in
-    loops (not `for _ in _ONCE:`), so a slot assigned in one is left out."""
+    loops (not `for _ in _ONCE:`), so a slot assigned in one is left out. `names`,
+    `looped`: from _slot_names."""
     first_store: dict[str, tuple[int, int]] = {}
     last_load: dict[str, tuple[int, int]] = {}
-    looped: set[str] = set()
-    for n in ast.walk(fn):
-        if isinstance(n, ast.While | ast.For) and not (isinstance(n, ast.For)
-                                                      and _is_once_loop(n)):
-            looped |= {x.id for x in ast.walk(n)
-                       if isinstance(x, ast.Name) and not isinstance(x.ctx, ast.Load)}
-        if not isinstance(n, ast.Name) or not _LOCAL_RE.fullmatch(n.id):
-            continue
+    for n in names:
         at = (n.lineno, n.col_offset)
         if isinstance(n.ctx, ast.Load):
             last_load[n.id] = max(last_load.get(n.id, at), at)
@@ -224,23 +250,26 @@ def fold_constant_slots(fn: ast.FunctionDef, template, seen: set[int] | None = N
     A constant store dominates what follows it when it is a statement of the
     function's body, or of a top-level `for _ in _ONCE:` block before any `break`
     of that block."""
-    unassigned = _unassigned_reads(fn, template)
-    stores: dict[str, int] = {}
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del):
+    names, looped = _slot_names(fn)
+    unassigned = _unassigned_reads(names, looped, template)
+    stores: dict[str, int] = {}  # only slots: a constant store is of a slot
+    for n in names:
+        if isinstance(n.ctx, ast.Store | ast.Del):
             stores[n.id] = stores.get(n.id, 0) + 1
     candidates: dict[int, tuple[list[str], object, bool]] = {}  # id(store) -> ...
     snapshot_before = False
     for top in fn.body:
-        for st in top.body if _is_once(top) else [top]:
-            names = _constant_store(st, stores)
-            if names is not None:
-                candidates[id(st)] = (names, st.value.value, snapshot_before)
+        block = top.body if _is_once(top) else [top]
+        for i, st in enumerate(block):
+            stored = _constant_store(st, stores)
+            if stored is not None:
+                candidates[id(st)] = (stored, st.value.value, snapshot_before)
                 continue
-            if st is not top and any(isinstance(n, ast.Break) for n in ast.walk(st)):
-                break  # what follows in this block may not run
-            snapshot_before = snapshot_before or _snapshots(st)
-        snapshot_before = snapshot_before or _snapshots(top)
+            breaks, snapshots = _breaks_and_snapshots(st)
+            snapshot_before = snapshot_before or snapshots
+            if st is not top and breaks:  # what follows in this block may not run
+                snapshot_before = snapshot_before or any(map(_snapshots, block[i + 1:]))
+                break
     seen = set() if seen is None else seen
     new = candidates.keys() - seen
     seen |= new
@@ -263,7 +292,7 @@ def fold_constant_slots(fn: ast.FunctionDef, template, seen: set[int] | None = N
                 out += _fold(st, values)
         return out
     fn.body = fold_block(fn.body, True)
-    loads = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    loads = {n.id for n in subtree(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     dropped: dict[int, int] = {}
     gone: set[str] = set()
     for names, value, snapshot in candidates.values():
@@ -301,7 +330,7 @@ def _fold(stmt: ast.stmt, values: dict[str, int]) -> list[ast.stmt]:
     out = _Substitute(dict(values)).visit(stmt)
     out = out if isinstance(out, list) else [out]
     for st in out:  # a block left with no statement gets a `pass`
-        for n in ast.walk(st):
+        for n in subtree(st):
             if isinstance(n, ast.If | ast.For | ast.While) and not n.body:
                 n.body = [ast.Pass()]
     return out
@@ -322,7 +351,7 @@ def _dispatch_test(test: ast.expr) -> int | None:
 
 def _stores_n(node: ast.AST) -> bool:
     return any(isinstance(x, ast.Name) and x.id == "n" and not isinstance(x.ctx, ast.Load)
-               for x in ast.walk(node))
+               for x in subtree(node))
 
 
 class _Dispatch:
@@ -376,7 +405,7 @@ class _Dispatch:
             return [st], (_UNKNOWN if _stores_n(st) else vals)
         if isinstance(st, ast.Continue):
             return [st], _UNKNOWN
-        if breaks is not None and any(isinstance(x, ast.Break) for x in ast.walk(st)):
+        if breaks is not None and any(isinstance(x, ast.Break) for x in subtree(st)):
             breaks.append(_UNKNOWN)  # a break inside a statement not modelled here
         return [st], (_UNKNOWN if _stores_n(st) else vals)
 
