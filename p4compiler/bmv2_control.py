@@ -33,6 +33,14 @@ from .typecheck import (
 )
 
 
+def _as_action_data(call: ir.Call) -> bool:
+    """Can a direct call of an action pass its arguments as action data (a hidden
+    table with that default entry)? Only directionless parameters given constants."""
+    a: ActionEntity = call.target[1]
+    return all(not p.direction and _is_constant(arg.value)
+               for p, arg in zip(a.params, call.args, strict=True))
+
+
 class ControlConverter:
     """Mixin of Bmv2Backend: controls and tables."""
 
@@ -67,14 +75,17 @@ class ControlConverter:
     def used_actions(self, b: TypedBlock) -> list[ActionEntity]:
         """Actions p4c keeps after its mid end: global ones used here (e.g. NoAction) first,
         then the control's own, in declaration order; only those referenced by a table or
-        called from the apply block."""
+        called from the apply block with its arguments as action data. An action called
+        only with other arguments is not kept: its body runs inline at each call (p4c
+        makes a direct call's parameters locals), and its own body, which reads its
+        parameters, is code bmv2 may not load (a parameter as a hash input)."""
         refs: list[ActionEntity] = []
         for t in b.tables:
             refs.extend(r.action for r in t.actions)
         assert b.body is not None
         for call in _calls(b.body):
-            if call.target and call.target[0] == "action":
-                refs.append(call.target[1])
+            if call.target and call.target[0] == "action" and _as_action_data(call):
+                refs.append(call.target[1])  # else its body runs inline (action_call_table)
         ids = {id(a) for a in refs}
         globals_ = []
         for a in refs:
@@ -388,12 +399,10 @@ class ControlConverter:
 
     def action_call_table(self, call: ir.Call, nxt: str | None) -> str:
         a: ActionEntity = call.target[1]
-        data = []
-        for p, arg in zip(a.params, call.args, strict=True):
-            if p.direction or not _is_constant(arg.value):
-                # Not expressible as action data: run the action's body inline.
-                return self.synth_table([ir.CallStmt(call, call.loc)], nxt)  # type: ignore
-            data.append(hexstr(_const(arg.value, call.loc)))  # type: ignore[arg-type]
+        if not _as_action_data(call):  # not expressible as action data: the body inline
+            return self.synth_table([ir.CallStmt(call, call.loc)], nxt)  # type: ignore
+        data = [hexstr(_const(arg.value, call.loc))  # type: ignore[arg-type]
+                for arg in call.args]
         name = self.unique_name(f"tbl_{a.name}")
         aid = self.action_ids[self.action_key(a)]
         return self.hidden_table(name, a.qualified, aid, data, call.loc, nxt)

@@ -85,8 +85,13 @@ class ExternConverter:
         self.calculations.append(calc)
         return name
 
-    def field_list_elements(self, data: ir.Expr, env: _Env, with_constants: bool
+    def field_list_elements(self, data: ir.Expr, env: _Env, with_constants: bool,
+                            prims: list[dict[str, Any]] | None = None
                             ) -> list[dict[str, Any]]:
+        """The elements of a field list (a calculation's input, a learn list). With
+        `prims` (an action's primitives so far), an element that is neither a field nor a
+        constant is first assigned to a temporary, whose field is the element: bmv2 takes
+        no expression there, and p4c's RemoveComplexExpressions does the same."""
         items: list[ir.Expr]
         if isinstance(data, ir.ListExpr):
             items = list(data.items)
@@ -100,7 +105,8 @@ class ExternConverter:
             if isinstance(t, ir.StructLike):
                 for f in t.fields:
                     out.extend(self.field_list_elements(
-                        ir.Member(x, f.name, x.loc, f.type), env, with_constants))  # type: ignore
+                        ir.Member(x, f.name, x.loc, f.type), env, with_constants,  # type: ignore
+                        prims))
                 continue
             leaf = self.leaf(x, env, True)
             if leaf is not None and leaf["type"] == "field":
@@ -108,6 +114,11 @@ class ExternConverter:
             elif isinstance(x, ir.Lit) and with_constants:
                 out.append({"type": "hexstr", "value": hexstr(x.value, _width(x.type)),
                             "bitwidth": _width(x.type)})
+            elif prims is not None:
+                tmp = self.temp(ir.Bits(_width(x.type)), "hash_in")
+                prims.append(self.prim("assign", [{"type": "field", "value": tmp},
+                                                  self.operand(x, env)], x.loc))
+                out.append({"type": "field", "value": tmp})
             else:
                 out.append({"type": "expression", "value": self.data_expr(x, env)})
         return out
@@ -171,7 +182,7 @@ class ExternConverter:
             result, algo, base, data, mx = args
             assert result and algo and base and data and mx
             calc = self.add_calculation(self.algo_name(algo),
-                                        self.field_list_elements(data, env, True), loc)
+                                        self.field_list_elements(data, env, True, prims), loc)
             prims.append(self.prim("modify_field_with_hash_based_offset", [
                 self.lvalue_param(result, env), op(base, env),
                 {"type": "calculation", "value": calc}, op(mx, env)], loc))

@@ -349,8 +349,8 @@ def run_bmv2(j: dict, script: stf.StfScript, filename: str = "<stf>", timeout: f
         for c in checks:  # read at the end: bmv2 has processed the packets by then
             name = names.counter(c.counter, f"{filename}:{c.line}")
             text = sw.cli_run([f"counter_read {name} {c.index}"])
-            m = re.search(r"packets=(\d+),\s*bytes=(\d+)", text)
-            msg = (check_counter(c, int(m.group(2)), int(m.group(1)), filename, name) if m else
+            counts = _counter_answer(text)
+            msg = (check_counter(c, counts[1], counts[0], filename, name) if counts else
                    f"counter {name}[{c.index}]: simple_switch_CLI did not answer ({text[:80]})")
             if msg:
                 outcome.mismatches.append(msg)
@@ -365,3 +365,14 @@ def run_bmv2(j: dict, script: stf.StfScript, filename: str = "<stf>", timeout: f
     outcome.outputs = defaultdict(list, outputs)
     outcome.mismatches.extend(compare(script, outcome.outputs, filename))
     return outcome
+
+
+def _counter_answer(text: str) -> tuple[int, int] | None:
+    """(packets, bytes) from simple_switch_CLI's `counter_read` answer, in either of
+    its forms: `BmCounterValue(packets=1, bytes=59)` (older bmv2) or
+    `name[4]= (59 bytes, 1 packets)` (bmv2 1.15)."""
+    if m := re.search(r"packets=(\d+),\s*bytes=(\d+)", text):
+        return int(m.group(1)), int(m.group(2))
+    if m := re.search(r"\((\d+) bytes, (\d+) packets\)", text):
+        return int(m.group(2)), int(m.group(1))
+    return None

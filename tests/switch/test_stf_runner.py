@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from p4switch.stf_bmv2 import find_tool
+from p4switch.stf_bmv2 import _counter_answer, find_tool
 from p4switch.stf_runner import main
 
 BASIC_P4 = """\
@@ -230,6 +230,21 @@ def test_bmv2_mismatch_is_reported(tmp_path, capsys):
     script = BASIC_STF.replace("expect 4 01 1122 $", "expect 4 01 1123 $")
     assert _run(tmp_path, BASIC_P4, script, "--switch", "bmv2", "--timeout", "30") == 1
     assert "port 4: expected 1 packet(s), got 1" in capsys.readouterr().out
+
+
+@needs_bmv2
+def test_bmv2_runs_multicast_mirroring_registers_and_counter_checks(tmp_path, capsys):
+    assert _run(tmp_path, EXTRAS_P4, EXTRAS_STF, "--switch", "bmv2", "--timeout", "30") == 0, \
+        capsys.readouterr().out
+    script = EXTRAS_STF.replace("hits(1) packets == 1", "hits(1) packets == 2")
+    assert _run(tmp_path, EXTRAS_P4, script, "--switch", "bmv2", "--timeout", "30") == 1
+    assert "counter I.hits[1]" in capsys.readouterr().out
+
+
+def test_both_forms_of_a_bmv2_counter_answer_are_read():
+    assert _counter_answer("RuntimeCmd: I.hits[4]= (59 bytes, 1 packets)\n") == (1, 59)
+    assert _counter_answer("BmCounterValue(packets=3, bytes=180)") == (3, 180)
+    assert _counter_answer("RuntimeCmd: Invalid counter operation (INVALID_INDEX)") is None
 
 
 @needs_bmv2
