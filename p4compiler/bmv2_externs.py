@@ -254,12 +254,23 @@ class ExternConverter:
         n = _const(idx, loc)
         if ("index", n) in self.field_list_ids:
             return self.field_list_ids[("index", n)]
-        elements = []
+        elements: list[dict[str, Any]] = []
+
+        def collect(fields, path: str, listed: bool) -> None:
+            """The annotated fields at any depth of the user metadata; a struct field
+            annotated (or inside one) gives each of its leaves, as the scalars hold
+            them (`userMetadata.outer.inner`)."""
+            for f in fields:
+                ann = ir.annotation(f.annotations, "field_list")
+                here = listed or bool(ann and n in [self.annotation_int(a) for a in ann.args])
+                t = ir.unwrap(f.type)
+                if isinstance(t, ir.StructLike) and t.kind == "struct":
+                    collect(t.fields, f"{path}.{f.name}", here)
+                elif here:
+                    elements.append({"type": "field", "value": ["scalars", f"{path}.{f.name}"]})
+
         mt = self.p.metadata_type
-        for f in mt.fields if mt else ():
-            ann = ir.annotation(f.annotations, "field_list")
-            if ann and n in [self.annotation_int(a) for a in ann.args]:
-                elements.append({"type": "field", "value": ["scalars", f"userMetadata.{f.name}"]})
+        collect(mt.fields if mt else (), "userMetadata", False)
         return self.new_field_list(("index", n), f"field_list{n}", elements)
 
     def new_field_list(self, key: Any, name: str, elements: list[dict[str, Any]]) -> int:

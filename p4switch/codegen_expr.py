@@ -368,7 +368,9 @@ class ExpressionCodegen:
                 slot, w, _s, hd, f = self._field(inp["value"], iw)
                 if hd.var_field == f:  # a varbit field: its current width
                     w = f"S[{hd.var_width}]"
-                lines.append(f"    parts.append((S[{slot}], {w}))")
+                # bmv2 leaves out a field of an invalid header (a header input too)
+                guard = "" if hd.metadata or hd.valid < 0 else f"if S[{hd.valid}]: "
+                lines.append(f"    {guard}parts.append((S[{slot}], {w}))")
             elif t == "hexstr":
                 lines.append(f"    parts.append(({_hex(inp['value'])}, {int(inp['bitwidth'])}))")
             elif t == "header":

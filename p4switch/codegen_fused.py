@@ -279,8 +279,8 @@ class FusedCodegen:
                   f"    spec = {v('egress_spec')}", f"    if spec == {DROP_PORT}:",
                   "        return None", f"    {v('instance_type')} = 0",
                   "    pq = tm_ports.get(spec)",
-                  "    if pq is None or not pq.fast or pq.scheduled:",
-                  f"        return 2, {state}",
+                  f"    if pq is None or not pq.fast or pq.scheduled or {v('priority')}:",
+                  f"        return 2, {state}",  # (a priority: the TM checks it)
                   f"    {v('enq_timestamp')} = {v('egress_global_timestamp')} = now_us",
                   f"    {v('enq_qdepth')} = {v('deq_qdepth')} = {v('deq_timedelta')} = 0",
                   f"    {v('egress_port')} = spec",

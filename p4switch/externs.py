@@ -153,6 +153,10 @@ def rand(_data: bytes) -> int:
 HASH_ALGORITHMS = {
     "crc16": crc16,
     "crc32": crc32,
+    # v1model's crc16_custom/crc32_custom: bmv2 starts them with the standard
+    # parameters, which only its runtime CLI (set_crc16_parameters) changes
+    "crc16_custom": crc16,
+    "crc32_custom": crc32,
     "csum16": csum16,
     "identity": identity,
     "random": rand,

@@ -31,6 +31,7 @@ class FastPaths:
             std["ingress_global_timestamp"]
         s_espec, s_eport, s_itype, s_mcast = std["egress_spec"], std["egress_port"], \
             std["instance_type"], std["mcast_grp"]
+        s_prio = std["priority"]
         s_enq_ts, s_enq_qd, s_deq_td, s_deq_qd, s_eg_ts = (
             std["enq_timestamp"], std["enq_qdepth"], std["deq_timedelta"], std["deq_qdepth"],
             std["egress_global_timestamp"])
@@ -118,8 +119,8 @@ class FastPaths:
                 return
             S[s_itype] = 0
             pq = tm_ports.get(spec)
-            if pq is None or not pq.fast or pq.scheduled:
-                enqueue(spec, S, now)
+            if pq is None or not pq.fast or pq.scheduled or S[s_prio]:
+                enqueue(spec, S, now)  # (a priority: the TM checks it against its queues)
                 return
             # An idle port at unlimited rate: through its empty queue at once.
             S[s_enq_ts] = S[s_eg_ts] = now_us

@@ -224,14 +224,11 @@ class TrafficManager:
         # A port whose link is down still runs egress for what is queued to it: the
         # program may account for the frame (fabric.p4 frees its receive buffer and
         # counts it); it is dropped at the wire (drops.port_down), as bmv2 would.
-        if self.nprio > 1:
-            prio = S[self.s_prio]
-            if prio >= self.nprio:
-                pq.drops.bad_priority += 1
-                return
-            q = pq.queues[prio]
-        else:
-            q = pq.queues[0]
+        prio = S[self.s_prio]
+        if prio >= self.nprio:  # bmv2: "Priority out of range, dropping packet"
+            pq.drops.bad_priority += 1  # (one queue per port, its default, included)
+            return
+        q = pq.queues[prio]
         n = len(q)
         if n >= pq.depth:
             pq.drops.tail += 1
