@@ -228,10 +228,14 @@ def apply_setup(conn, c) -> None:
         mg.multicast_group_id = c.group
         for i, p in enumerate(c.ports):
             mg.replicas.add(egress_port=p, instance=i)
-    elif kind == "MirrorSession":
+    elif kind == "MirrorSession" or (kind == "Control" and c.op == "mirroring_add"):
+        session, port = (c.session, c.port) if kind == "MirrorSession" else c.args
         cs = update.entity.packet_replication_engine_entry.clone_session_entry
-        cs.session_id = c.session
-        cs.replicas.add(egress_port=c.port, instance=0)
+        cs.session_id = session
+        cs.replicas.add(egress_port=port, instance=0)
+    elif kind == "Control":  # a runtime CLI command with no P4Runtime stand-in here
+        raise ValueError(f"line {c.line}: {c.op} is not supported over P4Runtime by this "
+                         "harness (only mirroring_add)")
     else:
         raise ValueError(f"not a setup command: {c!r}")
     conn.write([update])
@@ -248,6 +252,8 @@ def stf_ports(script) -> list[int]:
             ports.update(c.ports)
         elif kind == "MirrorSession":
             ports.add(c.port)
+        elif kind == "Control" and c.op == "mirroring_add":
+            ports.add(c.args[1])
     return sorted(ports)
 
 
@@ -292,7 +298,7 @@ def run_stf(target: Target, conn, socks: dict[int, socket.socket], script,
     for i, c in enumerate(cmds):
         kind = type(c).__name__
         where = f"{name}:{c.line}"
-        if kind in ("AddEntry", "SetDefault", "McastGroup", "MirrorSession"):
+        if kind in ("AddEntry", "SetDefault", "McastGroup", "MirrorSession", "Control"):
             apply_setup(conn, c)
         elif kind == "Packet":
             want: dict[int, int] = defaultdict(int)
