@@ -141,8 +141,11 @@ class Lab:
         self.conn.set_pipeline(info_path, json_path)
         target = sh.Target(self.switch, [], [], wait_s, quiet_s)
         res = Result()
-        res.errors = sh.run_stf(target, self.conn, self.socks, script, name,
-                                trace=res.frames)
+        try:
+            res.errors = sh.run_stf(target, self.conn, self.socks, script, name,
+                                    trace=res.frames)
+        finally:
+            sh.remove_replication(self.conn, script)
         return res
 
 

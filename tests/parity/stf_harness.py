@@ -241,6 +241,33 @@ def apply_setup(conn, c) -> None:
     conn.write([update])
 
 
+def remove_replication(conn, script) -> None:
+    """DELETE the clone sessions and multicast groups the script made. Seen here: real
+    simple_switch_grpc kept a clone session across the next pipeline push (the embedded
+    switch clears them), so a switch shared by several scripts cloned the next script's
+    packets to this one's port."""
+    from p4.v1 import p4runtime_pb2
+
+    updates = []
+    for c in script.commands:
+        kind = type(c).__name__
+        u = p4runtime_pb2.Update(type=p4runtime_pb2.Update.DELETE)
+        pre = u.entity.packet_replication_engine_entry
+        if kind == "MirrorSession" or (kind == "Control" and c.op == "mirroring_add"):
+            pre.clone_session_entry.session_id = c.session if kind == "MirrorSession" \
+                else c.args[0]
+        elif kind == "McastGroup":
+            pre.multicast_group_entry.multicast_group_id = c.group
+        else:
+            continue
+        updates.append(u)
+    for u in updates:
+        try:
+            conn.write([u])
+        except Exception:  # noqa: BLE001 - already gone (the script's own failure)
+            pass
+
+
 # -- packets ---------------------------------------------------------------------------------
 def stf_ports(script) -> list[int]:
     ports = set()
