@@ -67,7 +67,7 @@ def _uint128(pair: tuple[int, int]) -> p4runtime_pb2.Uint128:
 
 
 # A pipeline push makes the switch build the program (the embedded switch generates
-# and compiles its code, ~0.4 s of CPU for fabric.p4; bmv2 parses the JSON and builds
+# and compiles its code, ~0.3 s of CPU for fabric.p4; bmv2 parses the JSON and builds
 # its objects). A bring-up pushes to every switch at once, so on a 2-core machine 20
 # of them share the CPU: a clean clone's fattree:4 bring-up overran the 5 s its calls
 # had (`fabriclab bringup`'s connect timeout). A push is rare and worth waiting for;
