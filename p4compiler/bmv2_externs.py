@@ -173,11 +173,22 @@ class ExternConverter:
         loc = call.loc
         op = self.operand
         if name == "mark_to_drop":
-            if args:
+            if not args:
+                prims.append(self.prim("drop", [], loc))
+                return
+            sm = args[0]
+            assert sm is not None
+            spec = self.lvalue_param(ir.Member(sm, "egress_spec", loc, ir.Bits(9)), env)
+            if spec.get("value") == ["standard_metadata", "egress_spec"]:
                 prims.append(self.prim("mark_to_drop", [
                     {"type": "header", "value": "standard_metadata"}], loc))
-            else:
-                prims.append(self.prim("drop", [], loc))
+                return
+            # A copy of the standard metadata (a function's or a sub-control's inout
+            # parameter, copied back after the call): what mark_to_drop does, on the
+            # copy (v1model: egress_spec = the drop port, mcast_grp = 0).
+            grp = self.lvalue_param(ir.Member(sm, "mcast_grp", loc, ir.Bits(16)), env)
+            prims.append(self.prim("assign", [spec, {"type": "hexstr", "value": "0x01ff"}], loc))
+            prims.append(self.prim("assign", [grp, {"type": "hexstr", "value": "0x0000"}], loc))
         elif name == "hash":
             result, algo, base, data, mx = args
             assert result and algo and base and data and mx
@@ -289,6 +300,13 @@ class ExternConverter:
             return a.value
         if isinstance(a, ir.Name):
             return self.p.constants.get(a.name)
+        if isinstance(a, ir.Member) and isinstance(a.expr, ir.Name | ir.TypeName):
+            # a serializable enum's member (p4c's P4_14 translator writes
+            # `@field_list(FieldLists.name)` with `enum bit<8> FieldLists {...}`)
+            enum = a.expr.name if isinstance(a.expr, ir.Name) else a.expr.tref.name
+            for e in self.p.enums:
+                if e.name == enum and e.values and a.member in e.members:
+                    return e.values[e.members.index(a.member)]
         return None
 
     def add_field_list_from(self, data: ir.Expr, env: _Env) -> int:
