@@ -230,8 +230,14 @@ class Bmv2Switch:
         (bmv2stf sleeps a fixed 2 s instead)."""
         files = [self.dir / "switch.txt"] + [self.dir / f"p{p}_out.pcap" for p in self.ports]
 
+        def size(f: Path) -> int:
+            try:
+                return f.stat().st_size
+            except FileNotFoundError:  # not yet there, or bmv2 just rotated its log
+                return 0
+
         def sizes():
-            return [f.stat().st_size if f.exists() else 0 for f in files]
+            return [size(f) for f in files]
         last, since = sizes(), time.monotonic()
         while time.monotonic() - since < _QUIET_S and time.monotonic() < self.deadline:
             if self.proc.poll() is not None:
