@@ -208,6 +208,17 @@ def _entry(conn, c):
     return entry
 
 
+def _mirror(c) -> tuple[int, int] | None:
+    """(session, port) of a clone session command: STF's `mirror` or the runtime
+    command `mirroring_add`; None for any other command."""
+    kind = type(c).__name__
+    if kind == "MirrorSession":
+        return c.session, c.port
+    if kind == "Control" and c.op == "mirroring_add":
+        return c.args[0], c.args[1]
+    return None
+
+
 def apply_setup(conn, c) -> None:
     from p4.v1 import p4runtime_pb2
 
@@ -228,8 +239,8 @@ def apply_setup(conn, c) -> None:
         mg.multicast_group_id = c.group
         for i, p in enumerate(c.ports):
             mg.replicas.add(egress_port=p, instance=i)
-    elif kind == "MirrorSession" or (kind == "Control" and c.op == "mirroring_add"):
-        session, port = (c.session, c.port) if kind == "MirrorSession" else c.args
+    elif (mirror := _mirror(c)) is not None:
+        session, port = mirror
         cs = update.entity.packet_replication_engine_entry.clone_session_entry
         cs.session_id = session
         cs.replicas.add(egress_port=port, instance=0)
@@ -253,9 +264,8 @@ def remove_replication(conn, script) -> None:
         kind = type(c).__name__
         u = p4runtime_pb2.Update(type=p4runtime_pb2.Update.DELETE)
         pre = u.entity.packet_replication_engine_entry
-        if kind == "MirrorSession" or (kind == "Control" and c.op == "mirroring_add"):
-            pre.clone_session_entry.session_id = c.session if kind == "MirrorSession" \
-                else c.args[0]
+        if (mirror := _mirror(c)) is not None:
+            pre.clone_session_entry.session_id = mirror[0]
         elif kind == "McastGroup":
             pre.multicast_group_entry.multicast_group_id = c.group
         else:
@@ -277,10 +287,8 @@ def stf_ports(script) -> list[int]:
             ports.add(c.port)
         elif kind == "McastGroup":
             ports.update(c.ports)
-        elif kind == "MirrorSession":
-            ports.add(c.port)
-        elif kind == "Control" and c.op == "mirroring_add":
-            ports.add(c.args[1])
+        elif (mirror := _mirror(c)) is not None:
+            ports.add(mirror[1])
     return sorted(ports)
 
 
