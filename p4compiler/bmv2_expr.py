@@ -387,7 +387,9 @@ class ExpressionConverter:
                 return ex("b2d", None, self.bool_tree(e.expr, env))
             if isinstance(dst, ir.Bits):
                 inner = X(e.expr, env)
-                if dst.signed or (isinstance(src, ir.Bits) and src.signed):
+                # by the destination's signedness, as p4c's ArithmeticFixup: an int<W>
+                # read as bit<W> is masked (bmv2 holds it negative), not kept signed
+                if dst.signed:
                     return ex("two_comp_mod", inner, {"type": "hexstr", "value": hexstr(dst.bits)})
                 return ex("&", inner, {"type": "hexstr", "value": hexstr(mask(dst.bits),
                                                                          dst.bits)})
