@@ -36,6 +36,7 @@ from .typecheck import (
     TypedProgram,
     VarEntity,
 )
+from .typecheck_tree import _children, _lvalue_root, _overlaps
 
 JSON_VERSION = [2, 23]
 COMPILER = "fabriclab-p4c (embedded P4 compiler, p4c bmv2 back end conventions)"
@@ -545,12 +546,12 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                                        s.loc))
                 return
             if isinstance(rhs, (ir.StructExpr, ir.ListExpr)):
+                # a struct expression's fields by name, in any order (8.13)
+                values = [dict(rhs.fields)[f.name] for f in lt.fields] \
+                    if isinstance(rhs, ir.StructExpr) else list(rhs.items)
+                staged = self.stage_reads_of(lhs, lt, values, env, prims)
                 prims.append(self.prim("add_header", [{"type": "header", "value": dst}], s.loc))
-                values = [x for _, x in rhs.fields] if isinstance(rhs, ir.StructExpr) \
-                    else list(rhs.items)
-                for f, x in zip(lt.fields, values, strict=True):
-                    self.assign(ir.Assign(ir.Member(lhs, f.name, s.loc, f.type), x, s.loc),
-                                env, prims)
+                self.assign_fields(lhs, lt, staged, env, prims, s.loc)
                 return
             kind, src = self.path(rhs, env)
             if kind in ("stack_last", "stack_next") and self.block is not None \
@@ -579,10 +580,9 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
             return
         if isinstance(lt, ir.StructLike):
             if isinstance(rhs, ir.StructExpr):
-                values = dict(rhs.fields)
-                for f in lt.fields:
-                    self.assign(ir.Assign(ir.Member(lhs, f.name, s.loc, f.type),
-                                          values[f.name], s.loc), env, prims)
+                values = [dict(rhs.fields)[f.name] for f in lt.fields]
+                staged = self.stage_reads_of(lhs, lt, values, env, prims)
+                self.assign_fields(lhs, lt, staged, env, prims, s.loc)
                 return
             for f in lt.fields:
                 self.assign(ir.Assign(ir.Member(lhs, f.name, s.loc, f.type),
@@ -596,6 +596,35 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
         op = "assign_VL" if isinstance(lt, ir.Varbit) else "assign"  # the width moves too
         prims.append(self.prim(op, [self.lvalue_param(lhs, env),
                                     self.operand(rhs, env)], s.loc))
+
+    def stage_reads_of(self, lhs: ir.Expr, lt: ir.StructLike, values: list[ir.Expr],
+                       env: _Env, prims: list[dict[str, Any]]) -> list[ir.Expr | list[str]]:
+        """`x = {a = x.b, b = x.a}` assigns field by field, so a component that reads
+        what an earlier field assignment writes is first copied into a temporary: the
+        whole value is evaluated before the assignment (P4_16 11.1). A staged
+        component is returned as its temporary's field reference."""
+        out: list[ir.Expr | list[str]] = []
+        for f, x in zip(lt.fields, values, strict=True):
+            ft = ir.unwrap(f.type)
+            if isinstance(ft, ir.Bits) and _reads_overlapping(x, lhs):
+                tmp = self.temp(ft, "tmp")
+                prims.append(self.prim("assign", [{"type": "field", "value": tmp},
+                                                  self.operand(x, env)], x.loc))
+                out.append(tmp)
+            else:
+                out.append(x)
+        return out
+
+    def assign_fields(self, lhs: ir.Expr, lt: ir.StructLike,
+                      values: list[ir.Expr | list[str]], env: _Env,
+                      prims: list[dict[str, Any]], loc: Location | None) -> None:
+        for f, x in zip(lt.fields, values, strict=True):
+            member = ir.Member(lhs, f.name, loc, f.type)
+            if isinstance(x, list):  # a staged temporary
+                prims.append(self.prim("assign", [self.lvalue_param(member, env),
+                                                  {"type": "field", "value": x}], loc))
+            else:
+                self.assign(ir.Assign(member, x, loc), env, prims)
 
     def assign_slice(self, lhs: ir.Slice, rhs: ir.Expr, env: _Env,
                      prims: list[dict[str, Any]], loc: Location) -> None:
@@ -709,3 +738,15 @@ def to_json(program: TypedProgram, program_name: str, diags: Diagnostics | None 
             st["id"] = len(states)
             states.append(st)
     return result
+
+
+
+def _reads_overlapping(e: Any, target: ir.Expr) -> bool:
+    """Whether `e` reads storage that overlaps `target` (a path that contains it or
+    lies inside it); an index expression is a read of its own."""
+    if isinstance(e, ir.Index):
+        if _reads_overlapping(e.index, target):
+            return True
+    if isinstance(e, (ir.Name, ir.Member, ir.Index)) and isinstance(_lvalue_root(e), ir.Name):
+        return _overlaps(e, target)
+    return any(_reads_overlapping(c, target) for c in _children(e))

@@ -11,11 +11,13 @@ from .errors import CompileError, Location
 
 
 def fill_defaults(e: ir.StructExpr, expected: ir.Type | None) -> ir.StructExpr:
-    """The struct expression without its `...` marker and with every missing field."""
+    """The struct expression without its `...` marker and with every missing field.
+
+    A header's too (P4_16 8.26): assigned, it makes the header valid with those fields."""
     target = ir.unwrap(expected) if expected is not None else None
-    if not isinstance(target, ir.StructLike) or target.kind != "struct":
-        raise CompileError(e.loc, "`...` initializes the remaining fields of a struct; here "
-                           f"the expected type is {expected or 'unknown'}")
+    if not isinstance(target, ir.StructLike) or target.kind not in ("struct", "header"):
+        raise CompileError(e.loc, "`...` initializes the remaining fields of a struct or "
+                           f"header; here the expected type is {expected or 'unknown'}")
     given = [(n, x) for n, x in e.fields if n != "..."]
     named = {n for n, _ in given}
     rest = tuple((f.name, default_value(f.type, f.name, e.loc))

@@ -4,9 +4,10 @@ A mixin of typecheck.Checker."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from . import ir
+from . import entry_priorities, ir
 from .errors import CompileError, Location
 from .typecheck_entities import (
     ActionEntity,
@@ -386,6 +387,7 @@ class BlockChecks:
         entries = None
         if d.entries is not None:
             entries = []
+            given: list[int | None] = []
             for en in d.entries:
                 if len(en.keys) != len(keys):
                     raise CompileError(en.loc, f"entry has {len(en.keys)} keys, table "
@@ -399,11 +401,13 @@ class BlockChecks:
                 prio = None
                 prio_ann = ir.annotation(en.annotations, "priority")
                 if en.priority is not None:
-                    prio = self.const_int(self.expr(en.priority, scope), scope)
-                elif prio_ann is not None and prio_ann.args:
-                    prio = self.const_int(self.expr(prio_ann.args[0], scope), scope)
+                    given.append(self.const_int(self.expr(en.priority, scope), scope))
+                else:
+                    given.append(None)
+                    if prio_ann is not None and prio_ann.args:
+                        prio = self.const_int(self.expr(prio_ann.args[0], scope), scope)
                 entries.append(TypedEntry(ks, act, prio, en.loc))
-            entries = tuple(entries)
+            entries = tuple(self.entry_priorities(d, entries, given, scope))
         size = None
         impl = counters = meters = None
         timeout = False
@@ -428,6 +432,26 @@ class BlockChecks:
                            actions, default, d.default_const, entries, d.entries_const, size,
                            impl, counters,
                            meters, timeout, d.annotations, d.loc, props)
+
+    def entry_priorities(self, d: ir.TableDecl, entries: list[TypedEntry],
+                         given: list[int | None], scope: Scope) -> list[TypedEntry]:
+        """The entries with bmv2 priorities from `priority = N:` (entry_priorities.py)."""
+        props = {p.name: p for p in d.properties}
+        largest_wins, delta = True, 1
+        if "largest_priority_wins" in props:
+            v = self.expr(props["largest_priority_wins"].value, scope)
+            if not isinstance(v, ir.BoolLit):
+                raise CompileError(props["largest_priority_wins"].loc,
+                                   "largest_priority_wins must be true or false")
+            largest_wins = v.value
+        if "priority_delta" in props:
+            delta = self.const_int(self.expr(props["priority_delta"].value, scope), scope)
+        p4 = entry_priorities.p4_priorities(given, largest_wins, delta, d.entries_const,
+                                            [e.loc for e in entries], d.name)
+        if p4 is None:
+            return entries
+        bmv2 = entry_priorities.bmv2_priorities(p4, largest_wins)
+        return [dataclasses.replace(e, priority=b) for e, b in zip(entries, bmv2, strict=True)]
 
     def table_instance(self, p: ir.TableProperty, scope: Scope, blk: TypedBlock, table: str,
                        prefix: str) -> InstanceEntity:

@@ -214,6 +214,9 @@ class ExpressionChecks:
         base = self.expr(e.expr, scope)
         idx = self.expr(e.index, scope)
         bt = ir.unwrap(base.type) if base.type else None
+        it = ir.unwrap(idx.type) if idx.type else None
+        if isinstance(bt, ir.Stack) and isinstance(it, ir.Enum) and it.underlying is not None:
+            idx = self.coerce(idx, it.underlying, e.loc)  # a serializable enum's value (p4c)
         if isinstance(bt, ir.Stack):
             if isinstance(idx, ir.Lit) and not 0 <= idx.value < bt.size:
                 raise CompileError(e.loc, f"index {idx.value} out of bounds for {bt}")
@@ -434,7 +437,14 @@ class ExpressionChecks:
                 f = expected.field(name)
                 if f is None:
                     raise CompileError(e.loc, f"{name}: no such field in {expected.name}")
+                if any(n == name for n, _ in fields):
+                    raise CompileError(e.loc, f"{name}: given twice in a {expected.name} "
+                                       "expression")
                 fields.append((name, self.coerce(self.expr(x, scope, f.type), f.type, e.loc)))
+            missing = [f.name for f in expected.fields if f.name not in dict(fields)]
+            if missing and expected.kind in ("struct", "header"):
+                raise CompileError(e.loc, f"a {expected.name} expression must give every field; "
+                                   f"missing: {', '.join(missing)} (or end it with `...`)")
             return ir.StructExpr(tuple(fields), e.loc, expected)
         fields = [(n, self.expr(x, scope)) for n, x in e.fields]
         t = ir.StructLike("struct", "", tuple(ir.StructField(n, x.type) for n, x in fields))

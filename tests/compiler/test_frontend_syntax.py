@@ -195,9 +195,14 @@ def test_pragma_annotation_body_runs_to_the_end_of_the_line() -> None:
     assert [a.name for a in action.annotations] == ["my_tool"]
 
 
-def test_struct_defaults_need_a_struct_type() -> None:
-    e = compile_error("hdr.h = { a = 1, ... };")
-    assert "remaining fields of a struct" in e.message
+def test_struct_defaults_need_a_struct_or_header_type() -> None:
+    e = compile_error("hdr.h.a = { a = 1, ... };")
+    assert "remaining fields of a struct or header" in e.message
+
+
+def test_a_struct_expression_names_every_field_once() -> None:
+    assert "missing: b" in compile_error("hdr.h = { a = 1 };").message
+    assert "given twice" in compile_error("hdr.h = { a = 1, a = 2, ... };").message
 
 
 def test_nested_loops_that_would_unroll_too_far_stay_loops() -> None:
@@ -242,3 +247,44 @@ def test_annotated_block_statement_is_the_block() -> None:
     body = body_of("@atomic { hdr.ipv4.ttl = 1; } @a @b { }")
     assert isinstance(body.stmts[0], ir.Block) and len(body.stmts[0].stmts) == 1
     assert isinstance(body.stmts[1], ir.Block) and not body.stmts[1].stmts
+
+
+def _with_table(entries: str, props: str = "") -> str:
+    return PROGRAM.replace(
+        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {",
+        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {\n"
+        "    action set(bit<8> v) { hdr.h.a = v; }\n"
+        f"    table t {{ key = {{ hdr.h.b : ternary; }} actions = {{ set; }} {props}\n"
+        f"        {entries} }}").replace("BODY", "t.apply();")
+
+
+def _priorities(entries: str, props: str = "") -> list[int]:
+    result = compile_text(_with_table(entries, props), "t.p4")
+    (table,) = [t for p in result.json["pipelines"] for t in p["tables"]]
+    return [e["priority"] for e in table["entries"]]
+
+
+def test_entry_priorities_follow_the_spec_and_become_bmv2_ranks() -> None:
+    # largest wins (default): 10, 9, 20 -> bmv2 ranks (smallest wins) 11, 12, 1
+    assert _priorities("entries = { priority=10: 1 : set(1); 2 : set(2); "
+                       "priority=20: 3 : set(3); }") == [11, 12, 1]
+    # smallest wins, delta 10: 5, 15, 25 as they are
+    assert _priorities("entries = { priority=5: 1 : set(1); 2 : set(2); 3 : set(3); }",
+                       "largest_priority_wins = false; priority_delta = 10;") == [5, 15, 25]
+    # none given: source order, whatever largest_priority_wins says
+    assert _priorities("entries = { 1 : set(1); 2 : set(2); }",
+                       "largest_priority_wins = false;") == [1, 2]
+
+
+@pytest.mark.parametrize("entries, props, message", [
+    ("const entries = { priority=3: 1 : set(1); }", "", "cannot give entry priorities"),
+    ("entries = { 1 : set(1); priority=3: 2 : set(2); }", "", "first entry must have"),
+    ("entries = { priority=1: 1 : set(1); 2 : set(2); 3 : set(3); }", "",
+     "would be -1"),
+    ("entries = { priority=1: 1 : set(1); }", "largest_priority_wins = 3;",
+     "true or false"),
+])
+def test_bad_entry_priorities_are_errors(entries: str, props: str, message: str) -> None:
+    with pytest.raises(CompileError) as e:
+        compile_text(_with_table(entries, props), "t.p4")
+    assert message in e.value.message
