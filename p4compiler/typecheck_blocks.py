@@ -88,7 +88,10 @@ class BlockChecks:
 
         if t.state is not None:
             return ir.Transition(target(t.state, t.loc), loc=t.loc)
-        keys = tuple(self.expr(k, scope) for k in t.select)
+        select = t.select
+        if len(select) == 1 and isinstance(select[0], ir.ListExpr):
+            select = select[0].items  # `select({a, b})`: the list's elements are the keys
+        keys = tuple(self.expr(k, scope) for k in select)
         cases = []
         for c in t.cases:
             if len(c.keys) == 1 and len(keys) > 1 and \
