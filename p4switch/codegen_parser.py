@@ -58,7 +58,14 @@ class ParserCodegen:
             return lines
 
         lines = ["def parse(S, pkt):", "    off = 0", "    plen = len(pkt)"]
-        lines += _indent(self._emit_graph(init, succs, body, end, "parser"))
+        graph = self._emit_graph(init, succs, body, end, "parser")
+        if self.stacks or self.union_stacks:
+            # a stack element read past the end (`hs.next.f` in an expression once the
+            # stack is full): error.StackOutOfBounds, as P4_16 12.8.1 says (a try
+            # costs nothing until it raises)
+            graph = ["try:", *_indent(graph), "except IndexError:",
+                     *_indent(fail("StackOutOfBounds"))]
+        lines += _indent(graph)
         verify = self._gen_checksums(verify=True)
         if verify:
             # Checksums are verified after a successful parse, as in bmv2.

@@ -177,7 +177,7 @@ def test_const_entries_with_priorities_and_match_kinds() -> None:
             actions = { a; NoAction; }
             const entries = {
                 (0x0a000000 &&& 0xff000000, 1 .. 10): a(1);
-                priority = 100: (_, _): a(2);
+                (_, _): a(2) @priority(100);
                 (0x0b000001, 6): NoAction();
             }
         }

@@ -50,3 +50,9 @@ def test_header_stack_names_with_a_dot(program: str):
     (p4c's name for a stack in a local struct copy) was a NameError on every packet."""
     stf = Path(__file__).resolve().parents[1] / "compiler" / "programs" / f"{program}.stf"
     run_stf_in_process(stf, "process", skip_if_refused=False, transform=_dotted_stack_names)
+
+
+@pytest.mark.parametrize("mode", ["process", "fast"])
+def test_a_stack_read_past_its_end_in_the_parser_is_stack_out_of_bounds(mode: str):
+    stf = Path(__file__).resolve().parent / "data" / "stack_next_past_end.stf"
+    run_stf_in_process(stf, mode, skip_if_refused=False)
