@@ -205,7 +205,7 @@ class ExternConverter:
         elif name == "digest":
             receiver, data = args
             assert receiver and data
-            lid = self.add_learn_list(data, env)
+            lid = self.add_learn_list(data, env, prims)
             prims.append(self.prim("generate_digest", [op(receiver, env),
                                                        {"type": "hexstr",
                                                         "value": hexstr(lid)}], loc))
@@ -313,14 +313,19 @@ class ExternConverter:
         elements = self.field_list_elements(data, env, with_constants=False)
         return self.new_field_list(None, f"fl_{len(self.field_lists) + 1}", elements)
 
-    def add_learn_list(self, data: ir.Expr, env: _Env) -> int:
+    def add_learn_list(self, data: ir.Expr, env: _Env, prims: list[dict[str, Any]]) -> int:
+        """The learn list of one digest call, named after the digest's type (what the
+        control plane sees). Each call reads its own sources: two calls of one type
+        with different fields get a list each, under the same name, as p4c does; a
+        value that is not a field (a constant, an expression) is copied into a
+        temporary first, since bmv2 learn lists hold fields only."""
         t = ir.unwrap(data.type)  # type: ignore[arg-type]
         name = t.name if isinstance(t, ir.StructLike) and t.name else \
             f"digest_{len(self.learn_lists)}"
+        elements = self.field_list_elements(data, env, False, prims)
         for ll in self.learn_lists:
-            if ll["name"] == name:
+            if ll["name"] == name and ll["elements"] == elements:
                 return ll["id"]
         lid = len(self.learn_lists) + 1
-        elements = self.field_list_elements(data, env, with_constants=False)
         self.learn_lists.append({"id": lid, "name": name, "elements": elements})
         return lid

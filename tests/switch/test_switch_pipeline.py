@@ -504,3 +504,45 @@ def test_assert_on_a_bare_condition_is_refused_as_bmv2_aborts():
     p.run("ingress", "check")
     with pytest.raises(ProgramError, match="must be data, not a boolean"):
         switch_for(p)
+
+
+DIGESTS_P4 = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; bit<8> b; bit<8> c; bit<8> d; }
+struct headers { h_t h; }
+struct learn_t { bit<8> x; bit<8> y; }
+struct metadata { }
+parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control VC(inout headers hdr, inout metadata meta) { apply { } }
+control Ig(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    apply {
+        sm.egress_spec = 1;
+        if (hdr.h.a == 1) { digest<learn_t>(1, {hdr.h.a, hdr.h.b}); }
+        else if (hdr.h.a == 2) { digest<learn_t>(1, {hdr.h.c, hdr.h.d}); }
+        else { digest<learn_t>(1, {8w7, hdr.h.b + 8w1}); }
+    }
+}
+control Eg(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers hdr, inout metadata meta) { apply { } }
+control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), VC(), Ig(), Eg(), CC(), D()) main;
+"""
+
+
+def test_each_digest_call_reports_its_own_values():
+    """Two digests of one type from different fields, and one of a constant and an
+    expression (copied into temporaries: bmv2 learn lists hold fields only)."""
+    from p4compiler.compiler import compile_text
+
+    j = compile_text(DIGESTS_P4, "digests.p4").json
+    assert all(el["type"] == "field" for ll in j["learn_lists"] for el in ll["elements"])
+    sw = Switch({0: "p0", 1: "p1"})
+    sw.load_program(j)
+    got = []
+    sw.set_digest_handler(lambda name, vals: got.append((name, vals)))
+    for a in (1, 2, 3):
+        sw.process(0, bytes([a, 0x10, 0x20, 0x30]))
+    assert got == [("learn_t", (1, 0x10)), ("learn_t", (0x20, 0x30)), ("learn_t", (7, 0x11))]
