@@ -6,6 +6,9 @@ statement of its own, before the statement that uses it, left to right. An apply
 the right of `&&` / `||` or in a branch of `?:` runs only when the spec says that
 operand is evaluated: the operator becomes an `if` that assigns the temporary.
 
+A table key that applies another table is a `key_N` local, assigned just before each
+apply of its table (p4c's SideEffectOrdering on keys).
+
 Guarantees to the next pass: a table apply in an apply block only appears as a statement
 (`t.apply();`), as an `if` condition or assigned value (`t.apply().hit`, `.miss`,
 possibly negated), or as the expression of a `switch (t.apply().action_run)`.
@@ -17,7 +20,7 @@ import dataclasses
 from typing import Any
 
 from .. import ir
-from ..typecheck_entities import TypedProgram
+from ..typecheck_entities import TableEntity, TypedProgram
 from ..typecheck_tree import _walk
 from .temps import Temps, into_sub_controls
 
@@ -47,13 +50,43 @@ class HoistTableApplies:
         for b in program.blocks.values():
             if b.kind == "control" and b.body is not None:
                 self.temps.block = b
+                self.key_temps = self.hoist_keys(b.tables)
                 b.body = ir.Block(tuple(self.stmts(b.body.stmts)), b.body.loc)
+
+    def hoist_keys(self, tables: list[TableEntity]) -> dict[int, list[ir.Stmt]]:
+        """A key that applies another table (`key = { u.apply().hit : exact; }`, p4c's
+        issue 2362) becomes a `key_N` local, assigned just before every apply of the
+        table, as p4c's SideEffectOrdering does: per table, those assignments."""
+        out: dict[int, list[ir.Stmt]] = {}
+        for t in tables:
+            keys = []
+            for k in t.keys:
+                if _has_apply(k.expr):
+                    tmp = self.temps.new("key", k.expr.type or ir.Bool(), k.expr.loc)
+                    out.setdefault(id(t), []).append(ir.Assign(tmp, k.expr, k.expr.loc))
+                    k = dataclasses.replace(k, expr=tmp)
+                keys.append(k)
+            t.keys = tuple(keys)
+        return out
 
     def stmts(self, stmts: tuple[ir.Stmt, ...]) -> list[ir.Stmt]:
         out: list[ir.Stmt] = []
         for s in stmts:
-            out.extend(self.stmt(s))
+            for x in self.stmt(s):
+                for t in self.applied_here(x):
+                    for assign in self.key_temps.get(id(t), ()):
+                        out.extend(self.stmt(assign))
+                out.append(x)
         return out
+
+    def applied_here(self, s: ir.Stmt) -> list[Any]:
+        """The tables a statement in the simple forms applies (not in nested blocks)."""
+        if not self.key_temps:
+            return []
+        own = s.cond if isinstance(s, ir.If) else s.expr if isinstance(s, ir.Switch) \
+            else s.rhs if isinstance(s, ir.Assign) else s.init if isinstance(s, ir.VarDecl) \
+            else s.call if isinstance(s, ir.CallStmt) else None
+        return [x.target[1] for x in _walk(own) if _is_apply(x)] if own is not None else []
 
     def block(self, s: ir.Stmt | None) -> Any:
         if s is None:
