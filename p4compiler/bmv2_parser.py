@@ -97,6 +97,12 @@ class ParserConverter:
                 self.assign(s, env, prims)
                 ops.extend({"op": "primitive", "parameters": [p]} for p in prims)
                 return
+            if isinstance(s.lhs, ir.Slice):
+                # `x[15:8] = v;`: a set of the whole field from its other bits and v
+                prims = []
+                self.assign_slice(s.lhs, rhs, env, prims, s.loc)
+                ops.extend({"op": "set", "parameters": p["parameters"]} for p in prims)
+                return
             src = self.operand(rhs, env)
             if src["type"] not in ("field", "hexstr", "lookahead", "expression"):
                 # bmv2's parser `set` reads only these sources; others go through an

@@ -25,8 +25,30 @@ def fill_defaults(e: ir.StructExpr, expected: ir.Type | None) -> ir.StructExpr:
     return ir.StructExpr(tuple(given) + rest, e.loc)
 
 
+def fill_list(e: ir.ListExpr, expected: ir.Type | None) -> ir.ListExpr:
+    """`{1, ...}`: the values given, then the defaults of the remaining components of the
+    tuple or struct the context expects."""
+    given = e.items[:-1]
+    target = ir.unwrap(expected) if expected is not None else None
+    if isinstance(target, ir.TupleT):
+        types = list(target.items)
+    elif isinstance(target, ir.StructLike) and target.kind in ("struct", "header"):
+        types = [f.type for f in target.fields]
+    else:
+        raise CompileError(e.loc, "`{..., ...}` fills the rest of a tuple or struct; here the "
+                           f"expected type is {expected or 'unknown'}")
+    if len(given) > len(types):
+        raise CompileError(e.loc, f"{len(given)} values given for {len(types)} components")
+    rest = tuple(default_value(t, f"component {i}", e.loc)
+                 for i, t in enumerate(types) if i >= len(given))
+    return ir.ListExpr(tuple(given) + rest, e.loc)
+
+
 def default_value(t: ir.Type | None, name: str, loc: Location) -> ir.Expr:
     u = ir.unwrap(t) if t is not None else None
+    if isinstance(u, ir.TupleT):
+        return ir.ListExpr(tuple(default_value(x, f"{name}[{i}]", loc)
+                                 for i, x in enumerate(u.items)), loc, t)
     if isinstance(u, ir.Bits):
         return ir.Lit(0, loc, t)
     if isinstance(u, ir.Bool):

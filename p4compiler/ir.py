@@ -212,6 +212,14 @@ class InvalidHeader(Expr):
     type: Type | None = None
 
 
+@dataclass(frozen=True)
+class Dots(Expr):
+    """`...` as a value (P4_16 8.26): the default value of the type the context gives
+    (`T x = ...;`, the rest of a tuple in `{1, ...}`); the type checker replaces it."""
+    loc: Location = UNKNOWN
+    type: Type | None = None
+
+
 # Keyset expressions (select cases, const entries).
 
 @dataclass(frozen=True)

@@ -611,6 +611,10 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         anns, rest = _split(c)
         return ir.VarDecl(rest[0], str(rest[1]), rest[2], anns, self._loc(meta))
 
+    def for_var_noinit(self, meta, c):
+        anns, rest = _split(c)
+        return ir.VarDecl(rest[0], str(rest[1]), None, anns, self._loc(meta))
+
     def for_assign(self, meta, c):
         return ir.Assign(c[0], c[1], self._loc(meta))
 
@@ -720,7 +724,12 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return ir.ErrorMember(str(c[1]), self._loc(meta))
 
     def list_expr(self, meta, c):
+        if len(c) == 1 and isinstance(c[0], ir.Dots):  # `{...}`: every field's default
+            return ir.StructExpr((("...", None),), self._loc(meta))
         return ir.ListExpr(tuple(c), self._loc(meta))
+
+    def dots_expr(self, meta, c):
+        return ir.Dots(self._loc(meta))
 
     def struct_expr(self, meta, c):
         # A trailing `...` (P4_16 8.26) stays as the marker field ("...", None): the

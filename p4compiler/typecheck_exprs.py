@@ -416,7 +416,15 @@ class ExpressionChecks:
             y = self.expr(second, scope)
         return (y, x) if lit_left else (x, y)
 
+    def e_Dots(self, e: ir.Dots, scope: Scope, expected) -> ir.Expr:
+        if expected is None:
+            raise CompileError(e.loc, "`...` is the default value of a type; here nothing "
+                               "says which (declare the variable's type)")
+        return self.expr(default_values.default_value(expected, "...", e.loc), scope, expected)
+
     def e_ListExpr(self, e: ir.ListExpr, scope: Scope, expected) -> ir.Expr:
+        if e.items and isinstance(e.items[-1], ir.Dots):  # `{1, ...}`: the rest default
+            e = default_values.fill_list(e, expected)
         if isinstance(expected, ir.TupleT) and len(e.items) == len(expected.items):
             items = tuple(self.coerce(self.expr(x, scope, t), t, e.loc)
                           for x, t in zip(e.items, expected.items, strict=True))
@@ -429,6 +437,9 @@ class ExpressionChecks:
         return ir.ListExpr(items, e.loc, ir.TupleT(tuple(i.type for i in items)))  # type: ignore
 
     def e_StructExpr(self, e: ir.StructExpr, scope: Scope, expected) -> ir.Expr:
+        if len(e.fields) == 1 and e.fields[0][0] == "..." and isinstance(expected, ir.TupleT):
+            return self.expr(default_values.default_value(expected, "...", e.loc), scope,
+                             expected)  # `{...}` for a tuple
         if e.fields and e.fields[-1][0] == "...":  # frontend hook: `{a = 1, ...}`
             e = default_values.fill_defaults(e, expected)
         if isinstance(expected, ir.StructLike):

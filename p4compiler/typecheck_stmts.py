@@ -49,9 +49,11 @@ class StatementChecks:
     def _stmt(self, s: ir.Stmt, scope: Scope, ctx: str) -> ir.Stmt:
         if isinstance(s, ir.ForInStack):  # frontend hook: needs the stack's size
             stack = ir.unwrap(self.expr(s.collection, scope).type)
+            if isinstance(stack, ir.TupleT):  # a tuple or list value: one per component
+                return self._stmt(loops.unroll_for_in_stack(s, len(stack.items)), scope, ctx)
             if not isinstance(stack, ir.Stack):
                 raise CompileError(s.loc, f"for loop over {stack}: expected a header "
-                                   "stack or a range lo .. hi")
+                                   "stack, a tuple or a range lo .. hi")
             return self._stmt(loops.unroll_for_in_stack(s, stack.size), scope, ctx)
         if isinstance(s, ir.Block):
             inner = Scope(scope, scope.kind, scope.prefix)

@@ -93,7 +93,13 @@ class ExpressionCodegen:
         if t == "stack_field":
             stk = self._stack_descs(v[0], where)
             idx = [f for f, _w, _s in self.stacks[v[0]][0].fields].index(v[1])
-            return f"S[{stk}[S[{self.stack_next[v[0]]}] - 1][2][{idx}]]"
+            nx = f"S[{self.stack_next[v[0]]}]"
+            if getattr(self, "_in_parser", False):
+                # an empty stack has no last element: an IndexError, which the parse
+                # function turns into error.StackOutOfBounds (not element -1)
+                n = len(self.stacks[v[0]])
+                return f"S[{stk}[{nx} - 1 if {nx} else {n}][2][{idx}]]"
+            return f"S[{stk}[{nx} - 1][2][{idx}]]"
         if t == "lookahead":
             return self._lookahead(v)
         if t == "union_stack_field":

@@ -58,11 +58,15 @@ class ParserCodegen:
             return lines
 
         lines = ["def parse(S, pkt):", "    off = 0", "    plen = len(pkt)"]
-        graph = self._emit_graph(init, succs, body, end, "parser")
+        self._in_parser = True  # `.last` of an empty stack raises there (codegen_expr)
+        try:
+            graph = self._emit_graph(init, succs, body, end, "parser")
+        finally:
+            self._in_parser = False
         if self.stacks or self.union_stacks:
             # a stack element read past the end (`hs.next.f` in an expression once the
-            # stack is full): error.StackOutOfBounds, as P4_16 12.8.1 says (a try
-            # costs nothing until it raises)
+            # stack is full, `hs.last.f` while it is empty): error.StackOutOfBounds,
+            # as P4_16 12.8.1 says (a try costs nothing until it raises)
             graph = ["try:", *_indent(graph), "except IndexError:",
                      *_indent(fail("StackOutOfBounds"))]
         lines += _indent(graph)

@@ -155,7 +155,7 @@ def test_serializable_enum_keys_take_underlying_values_and_masks() -> None:
 
 def test_for_in_over_something_that_is_not_a_stack_is_an_error() -> None:
     e = compile_error("for (bit<8> x in hdr.h.a) { hdr.h.b = x; }")
-    assert "expected a header stack or a range" in e.message and e.loc.line == 12
+    assert "expected a header stack, a tuple or a range" in e.message and e.loc.line == 12
 
 
 def test_errors_without_a_place_point_at_the_declaration_they_name() -> None:

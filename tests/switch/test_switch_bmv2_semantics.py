@@ -53,6 +53,8 @@ def test_header_stack_names_with_a_dot(program: str):
 
 
 @pytest.mark.parametrize("mode", ["process", "fast"])
-def test_a_stack_read_past_its_end_in_the_parser_is_stack_out_of_bounds(mode: str):
-    stf = Path(__file__).resolve().parent / "data" / "stack_next_past_end.stf"
+@pytest.mark.parametrize("program", ["stack_next_past_end", "stack_last_empty"])
+def test_a_stack_read_past_its_end_in_the_parser_is_stack_out_of_bounds(program: str,
+                                                                        mode: str):
+    stf = Path(__file__).resolve().parent / "data" / f"{program}.stf"
     run_stf_in_process(stf, mode, skip_if_refused=False)
