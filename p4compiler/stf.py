@@ -4,7 +4,9 @@ Two dialects are read by one parser: p4c's (backends/bmv2/bmv2stf.py and
 tools/stf/stf_parser.py, as used by testdata/p4_16_samples/*-bmv2.stf) and the
 project's older one (`mcast`, `mirror`, `expect PORT none`, `priority:N`).
 
-    # comment (to the end of the line)
+    # comment (to the end of the line); names may be quoted ("t", as p4testgen
+    # writes them); a table may be named by its path from the package instance
+    # (`main.ig.t`, `main.eg.t`: p4switch/stf_names.py)
     add TABLE [PRIORITY] KEY:VALUE ... ACTION(PARAM:VALUE, ...) [= HANDLE] [priority:N]
     setdefault TABLE ACTION(PARAM:VALUE, ...)
     packet PORT HEX...                  # inject (spaces inside HEX are ignored)
@@ -439,6 +441,9 @@ def parse(text: str, filename: str = "<stf>") -> StfScript:
     for lineno, line in _logical_lines(text):
         where = f"{filename}:{lineno}"
         word, _, rest = line.partition(" ")
+        if word.lower() not in ("packet", "expect"):
+            # p4testgen's STFs quote every name: add "t" "k":1 "a"("p":2)
+            rest = rest.replace('"', "")
         try:
             cmd = _statement(word.lower(), rest.strip(), lineno, where)
         except StfError:

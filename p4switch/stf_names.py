@@ -62,7 +62,18 @@ class ProgramNames:
         return found[0]
 
     def table(self, name: str, where: str) -> dict:
+        if name not in self.tables and name.startswith("main.") and name.count(".") >= 2:
+            return self.tables[self._unique("table", *self._through_package(name), where)]
         return self.tables[self._unique("table", list(self.tables), name, where)]
+
+    def _through_package(self, name: str) -> tuple[list[str], str]:
+        """`main.ig.t` (p4testgen's STFs name a table by its path from the package
+        instance: V1Switch's `ig` / `eg` parameters): t among that pipeline's tables."""
+        _, param, rest = name.split(".", 2)
+        pipeline = {"ig": "ingress", "eg": "egress"}.get(param)
+        names = [t["name"] for p in self.json.get("pipelines", []) for t in p.get("tables", [])
+                 if pipeline is None or p.get("name") == pipeline]
+        return names, rest
 
     def action(self, table: dict | None, name: str, where: str) -> dict:
         if table is not None:

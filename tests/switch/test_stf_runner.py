@@ -270,3 +270,26 @@ def test_log_shows_the_embedded_switch_trace(tmp_path, capsys):
     assert _run(tmp_path, BASIC_P4, BASIC_STF, "--log") == 0
     err = capsys.readouterr().err
     assert "Applying table 'I.by_a'" in err
+
+
+# p4testgen's STFs: every name quoted, a table named by its path from the package
+# instance (V1Switch's `ig` parameter), a priority before the keys
+P4TESTGEN_STF = """\
+add "main.ig.by_a" "hdr.h.a":0x01 "fwd"("port":0x1)
+add "main.ig.by_t" 1 "hdr.h.t":0x11** "I.fwd"("port":3)
+setdefault "main.ig.by_a" "set_a"("v":0x66,"port":5)
+packet 0 01 1100
+expect 3 01 1100 $
+packet 0 07 0000
+expect 5 66 0000 $
+"""
+
+
+def test_p4testgen_scripts_with_quoted_names_and_package_paths_pass(tmp_path, capsys):
+    assert _run(tmp_path, BASIC_P4, P4TESTGEN_STF) == 0, capsys.readouterr().out
+
+
+@needs_bmv2
+def test_bmv2_runs_a_p4testgen_script(tmp_path, capsys):
+    assert _run(tmp_path, BASIC_P4, P4TESTGEN_STF, "--switch", "bmv2", "--timeout", "30") \
+        == 0, capsys.readouterr().out
