@@ -201,7 +201,6 @@ class ParserConverter:
                                                     self.operand(k, env)]})
             key.append({"type": "field", "value": tmp})
         transitions = []
-        # No default: bmv2 itself ends parsing with error.NoMatch when nothing matches.
         for c in t.cases:
             if all(isinstance(k, ir.DefaultKey) for k in c.keys):
                 transitions.append({"type": "default", "value": None, "mask": None,
@@ -219,6 +218,11 @@ class ParserConverter:
             for value, msk in self.expand_keyset(c.keys, widths, c.loc):
                 transitions.append({"type": "hexstr", "value": value, "mask": msk,
                                     "next_state": nxt(c.state)})
+        if not transitions or transitions[-1]["type"] != "default":
+            # No case matched and no default: error.NoMatch (P4_16 12.6). bmv2 would
+            # accept with no error, so, as p4c's HandleNoMatch, a default to `noMatch`.
+            transitions.append({"type": "default", "value": None, "mask": None,
+                                "next_state": self.reject_state_name("noMatch")})
         return key, transitions
 
     def union_stack_key(self, k: ir.Expr, env: _Env) -> dict[str, Any] | None:
@@ -232,12 +236,15 @@ class ParserConverter:
         return {"type": "union_stack_field", "value": v} if kind == "union_stack_field" \
             else None
 
-    def reject_state_name(self) -> str | None:
+    def reject_state_name(self, name: str = "reject") -> str | None:
         """bmv2 has no reject state; v1model continues to ingress with the parser error
-        set. Model reject as a state that fails `verify(false, error.NoMatch)`."""
-        name = "reject"
+        set. Model reject (and p4c's `noMatch`) as a state that fails
+        `verify(false, error.NoMatch)`."""
         if not hasattr(self, "_reject_states"):
             self._reject_states: dict[str, dict[str, Any]] = {}
+        taken = {st.name for b in self.p.blocks.values() for st in b.states}
+        while name in taken:  # a state of the program's own with that name
+            name += "_0"
         if name not in self._reject_states:
             code = self.errors.get("NoMatch", 0)
             self._reject_states[name] = {

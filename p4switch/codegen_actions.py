@@ -225,9 +225,11 @@ class ActionCodegen:
             if self._index_fits(idx, r.size):
                 value = self._known(f"{cells}[{idx}]", r.width)
                 return pre + self._store(params[0], value, where, pre)
+            # an index past the end leaves the destination as it was, as simple_switch
+            # does (it refuses the read)
             i = self._tmp()
-            value = self._known(f"({cells}[{i}] if 0 <= {i} < {r.size} else 0)", r.width)
-            return pre + [f"{i} = {idx}"] + self._store(params[0], value, where, pre)
+            store = self._store(params[0], self._known(f"{cells}[{i}]", r.width), where, pre)
+            return pre + [f"{i} = {idx}", f"if 0 <= {i} < {r.size}:", *_indent(store)]
         if op == "register_write":
             need(3)
             r = self._register(params[0], where)
@@ -258,8 +260,8 @@ class ActionCodegen:
                 raise ProgramError(f"{where}: unknown calculation {calc!r}")
             base, size = ex(1), ex(3)
             h = self._tmp()
-            return pre + [f"{h} = {self._calc_names[calc]}(S)",
-                          f"if {size}:", f"    {h} %= {size}",
+            # max = 0 gives base, as simple_switch does (not base + the whole hash)
+            return pre + [f"{h} = {self._calc_names[calc]}(S) % {size} if {size} else 0",
                           *self._store(params[0], f"{base} + {h}", where, pre)]
         if op == "modify_field_rng_uniform":
             need(3)

@@ -135,10 +135,16 @@ class ParserCodegen:
         if kind in ("advance", "shift"):
             pre = []
             n = self.expr(params[0], where, pre)
-            nbytes = f"({n}) // 8" if kind == "advance" else f"({n})"
             t = self._tmp()
-            return pre + [f"{t} = {nbytes}", f"if off + {t} > plen:",
-                          *_indent(fail("PacketTooShort")), f"off += {t}"]
+            if kind == "advance":
+                # bmv2 advances whole bytes only: any other count is
+                # error.ParserInvalidArgument, the cursor left where it was
+                pre += [f"{t} = {n}", f"if {t} % 8:", *_indent(fail("ParserInvalidArgument")),
+                        f"{t} //= 8"]
+            else:
+                pre += [f"{t} = {n}"]
+            return pre + [f"if off + {t} > plen:", *_indent(fail("PacketTooShort")),
+                          f"off += {t}"]
         if kind == "primitive":
             lines = []
             for pi, prim in enumerate(params):
