@@ -282,6 +282,22 @@ def _action(text: str, where: str) -> ActionCall:
     return ActionCall(m.group(1), tuple(params))
 
 
+def _opening_paren(text: str) -> int:
+    """Where the action's argument list opens: the `(` matching the final `)` (a key
+    may hold parentheses of its own, `h.isValid():1`); -1 if there is none."""
+    if not text.endswith(")"):
+        return -1
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        if text[i] == ")":
+            depth += 1
+        elif text[i] == "(":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
 def _add(rest: str, lineno: int, where: str) -> AddEntry:
     table, _, rest = rest.partition(" ")
     if not table:
@@ -292,7 +308,7 @@ def _add(rest: str, lineno: int, where: str) -> AddEntry:
         priority = parse_int(m.group(1))
         rest = rest[:m.start()]
     rest = re.sub(r"\)\s*=\s*[\w$]+\s*$", ")", rest)  # `= HANDLE`: a name for the entry
-    paren = rest.find("(")
+    paren = _opening_paren(rest.rstrip())
     if paren < 0 or not rest.rstrip().endswith(")"):
         raise StfError(f"{where}: add needs an ACTION(...)")
     head = rest[:paren].split()

@@ -135,8 +135,10 @@ class ProgramNames:
             key = f"{m.group(1)}[{m.group(2)}]{m.group(3)}"
         names = [f[0] for f in fields]
         alts = [f[3] for f in fields]
-        for cand in (key, key + "$", key + ".$valid$",
-                     key[:-len(".valid")] + ".$valid$" if key.endswith(".valid") else None):
+        # a validity key: `h.valid`, `h.$valid$`, `h.isValid()`, p4testgen's `h.isValid<>()`
+        vm = re.fullmatch(r"(.+?)\.(?:valid|\$valid\$|isValid(?:<>)?\(\))", key)
+        valid = (vm.group(1) + ".$valid$", vm.group(1) + ".isValid()") if vm else ()
+        for cand in (key, key + "$", key + ".$valid$", *valid):
             for pool in (names, alts):
                 if cand is not None and cand in pool:
                     return pool.index(cand)

@@ -293,3 +293,37 @@ def test_p4testgen_scripts_with_quoted_names_and_package_paths_pass(tmp_path, ca
 def test_bmv2_runs_a_p4testgen_script(tmp_path, capsys):
     assert _run(tmp_path, BASIC_P4, P4TESTGEN_STF, "--switch", "bmv2", "--timeout", "30") \
         == 0, capsys.readouterr().out
+
+
+VALID_KEY_P4 = """\
+#include <core.p4>
+#include <v1model.p4>
+header a_t { bit<8> k; }
+header b_t { bit<8> v; }
+struct H { a_t a; b_t b; }
+struct M {}
+parser P(packet_in pk, out H h, inout M m, inout standard_metadata_t sm) {
+    state start { pk.extract(h.a); transition select(h.a.k) { 1: more; default: accept; } }
+    state more { pk.extract(h.b); transition accept; }
+}
+control V(inout H h, inout M m) { apply {} }
+control I(inout H h, inout M m, inout standard_metadata_t sm) {
+    action fwd(bit<9> port) { sm.egress_spec = port; }
+    table t { key = { h.b.isValid() : exact; } actions = { fwd; NoAction; }
+              default_action = NoAction(); }
+    apply { t.apply(); }
+}
+control E(inout H h, inout M m, inout standard_metadata_t sm) { apply {} }
+control C(inout H h, inout M m) { apply {} }
+control D(packet_out pk, in H h) { apply { pk.emit(h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+
+
+@pytest.mark.parametrize("key", ['"h.b.isValid()"', '"h.b.isValid<>()"', "h.b.$valid$",
+                                 "h.b.valid", "h.b.isValid()"])
+def test_a_validity_key_in_every_spelling(tmp_path, capsys, key):
+    """p4testgen writes `h.isValid()` (sometimes `isValid<>()`) with parentheses inside
+    the entry, before the action's own."""
+    script = f'add "I.t" {key}:0x1 "I.fwd"("port":0x3)\npacket 0 01 AA\nexpect 3 01 AA $\n'
+    assert _run(tmp_path, VALID_KEY_P4, script) == 0, capsys.readouterr().out
