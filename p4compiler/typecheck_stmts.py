@@ -494,7 +494,12 @@ class StatementChecks:
         assert isinstance(inst_t, ir.ExternT)
         ext = self.globals.lookup(inst_t.name).decl
         protos = [p for p in ext.methods if p.name == fn.member and p.ret is not None]
-        fitting = [p for p in protos if len(p.params) == len(e.args)]
+        fitting = [p for p in protos if len(p.params) == len(e.args)] or [
+            p for p in protos if _required(p.params) <= len(e.args) < len(p.params)]
+        if fitting and len(e.args) < len(fitting[0].params):
+            # `@optional` parameters left out (P4_16 14.1): passed as `_`
+            e = dataclasses.replace(e, args=e.args + tuple(
+                ir.Arg(None, None, e.loc) for _ in fitting[0].params[len(e.args):]))
         if not fitting:
             counts = " or ".join(sorted({str(len(p.params)) for p in protos}))
             raise CompileError(e.loc, f"{inst_t.name}.{fn.member}: expects {counts} arguments, "
@@ -510,3 +515,13 @@ class StatementChecks:
         ret = self.resolve_type(proto.ret, self._bound(bindings, tparams))
         return ir.Call(fn, args, e.type_args, e.loc, ret, ("method", inst_t.name, fn.member,
                                                             proto))
+
+
+def _required(params: tuple[ir.Param, ...]) -> int:
+    """How many leading parameters a call must give: up to the last one that is neither
+    `@optional` nor has a default value."""
+    n = 0
+    for i, p in enumerate(params):
+        if p.default is None and ir.annotation(p.annotations, "optional") is None:
+            n = i + 1
+    return n

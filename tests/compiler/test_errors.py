@@ -57,6 +57,18 @@ def test_wrong_argument_count_for_extern_function() -> None:
     assert "mark_to_drop: expects 0 or 1 arguments, got 2" in err.message
 
 
+def test_an_optional_extern_parameter_may_be_left_out() -> None:
+    # P4_16 14.1: the call is well-formed; what stops it is that bmv2 has no such extern
+    err = error_of("Ext() e; apply { hdr.ipv4.ttl = e.get(hdr.ipv4.ttl); }",
+                   decls="extern Ext { Ext(); bit<8> get(in bit<8> x, "
+                         "@optional in bool flag); }")
+    assert "Ext.get() cannot be used in an expression on bmv2" in err.message
+    err = error_of("Ext() e; apply { hdr.ipv4.ttl = e.get(); }",
+                   decls="extern Ext { Ext(); bit<8> get(in bit<8> x, "
+                         "@optional in bool flag); }")
+    assert "Ext.get: expects 2 arguments, got 0" in err.message
+
+
 def test_table_applied_twice_with_different_successors() -> None:
     err = error_of("""
         table t { key = { hdr.ipv4.dst: exact; } actions = { NoAction; } }
