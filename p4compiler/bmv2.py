@@ -53,6 +53,7 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
         self.headers: list[dict[str, Any]] = []
         self.header_stacks: list[dict[str, Any]] = []
         self.unaligned_types: dict[str, int] = {}  # header types not of whole bytes: bits
+        self.warned_unaligned: set[str] = set()
         self.union_types: list[dict[str, Any]] = []
         self.unions: list[dict[str, Any]] = []
         self.union_stacks: list[dict[str, Any]] = []
@@ -176,8 +177,8 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
         total = sum(x[1] for x in fields if isinstance(x[1], int))
         if t.kind == "header" and total % 8:
             # bmv2 extracts and emits whole bytes, and its header instances must be whole
-            # bytes: padded, as metadata is, and refused where such a header is extracted
-            # or emitted (require_whole_bytes), which padding would change
+            # bytes: padded, as metadata is (require_whole_bytes warns where such a
+            # header is extracted or emitted: the padding bits go with it)
             self.unaligned_types[name] = total
         if total % 8:
             fields.append(["_padding", 8 - total % 8, False])
@@ -353,15 +354,21 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
         return out
 
     def require_whole_bytes(self, t: ir.Type | None, loc: Location | None) -> None:
-        """A header type that a parser extracts or a deparser emits must be whole bytes
-        (bmv2 moves bytes; p4c-bm2-ss refuses it there too)."""
+        """A header type that is not whole bytes, extracted or emitted: bmv2 moves whole
+        bytes, so its padding field goes with it (as p4c-bm2-ss does: p4c's
+        table-entries-exact-bmv2 expects the 41-bit header out as 6 bytes). Said once
+        per type, as a warning."""
         ut = ir.unwrap(t) if t is not None else None
         if isinstance(ut, ir.Stack):
             ut = ir.unwrap(ut.elem)
-        if isinstance(ut, ir.StructLike) and ut.name in self.unaligned_types:
-            raise Unsupported(loc, f"header {ut.name}: its fields are "
-                              f"{self.unaligned_types[ut.name]} bits wide, not a multiple "
-                              "of 8; bmv2 extracts and emits whole bytes (add padding)")
+        if isinstance(ut, ir.StructLike) and ut.name in self.unaligned_types \
+                and ut.name not in self.warned_unaligned:
+            self.warned_unaligned.add(ut.name)
+            bits = self.unaligned_types[ut.name]
+            self.diags.warn(loc, f"header {ut.name}: its fields are {bits} bits wide, not "
+                            f"a multiple of 8; bmv2 extracts and emits it as "
+                            f"{(bits + 7) // 8} bytes, the {8 - bits % 8} bits after its "
+                            "last field with it")
 
     def emit_order(self, e: ir.Expr, env: _Env, order: list[str]) -> None:
         kind, v = self.path(e, env)
