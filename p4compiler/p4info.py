@@ -399,8 +399,6 @@ class P4InfoBuilder:
                 mgs = ir.annotation(i.annotations, "max_group_size")
                 if mgs and mgs.args and isinstance(mgs.args[0], ir.Lit):
                     ap.max_group_size = mgs.args[0].value
-                elif kind == "action_selector":
-                    ap.max_group_size = 120
 
     def add_controller_headers(self) -> None:
         for h in self.p.controller_headers:

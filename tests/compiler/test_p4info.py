@@ -269,3 +269,15 @@ def test_an_instance_reached_twice_is_listed_once():
     info = compile_file(str(p4)).p4info
     ids = [r.preamble.id for r in info.registers]
     assert [r.preamble.name for r in info.registers] == ["I.bump.seen"] and len(set(ids)) == 1
+
+
+def test_action_selector_has_no_max_group_size_unless_annotated() -> None:
+    # p4c leaves max_group_size unset (0: no limit) on an action_selector.
+    info = compile_program("""
+        action a(bit<9> port) { sm.egress_spec = port; }
+        table sel { key = { hdr.ipv4.dst: exact; hdr.ipv4.src: selector; }
+                    actions = { a; }
+                    implementation = action_selector(HashAlgorithm.crc16, 32w128, 32w10); }
+        apply { sel.apply(); }
+    """).p4info
+    assert by_name(info.action_profiles, "Ing.sel").max_group_size == 0
