@@ -466,10 +466,14 @@ class BlockChecks:
             return inst
         if isinstance(v, ir.Call) and isinstance(v.callee, ir.TypeName):
             # An anonymous instance (`implementation = action_profile(128)`): p4c names it
-            # after the table.
+            # after the table, or takes a @name on the property as its whole name (not
+            # qualified by the control).
             d = ir.Instantiation(v.callee.tref, v.args, table, (), p.loc)
             inner = Scope(scope)
             inst = self.instantiate(d, inner, prefix)
+            explicit = ir.annotation_string(p.annotations, "name")
+            if explicit is not None:
+                inst.qualified = explicit.removeprefix(".")
             blk.instances.append(inst)
             return inst
         raise CompileError(p.loc, f"{p.name}: expected an extern instance")

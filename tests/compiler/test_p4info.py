@@ -281,3 +281,22 @@ def test_action_selector_has_no_max_group_size_unless_annotated() -> None:
         apply { sel.apply(); }
     """).p4info
     assert by_name(info.action_profiles, "Ing.sel").max_group_size == 0
+
+
+def test_name_on_implementation_property_names_the_profile() -> None:
+    # p4c takes @name on the property as the profile's whole name (action_profile-bmv2).
+    r = compile_program("""
+        action a(bit<9> port) { sm.egress_spec = port; }
+        table t { key = { hdr.ipv4.dst: exact; } actions = { a; }
+                  @name("ap") implementation = action_profile(32w128); }
+        table u { key = { hdr.ipv4.dst: exact; } actions = { a; }
+                  implementation = action_profile(32w64); }
+        apply { t.apply(); u.apply(); }
+    """)
+    names = {p.preamble.name for p in r.p4info.action_profiles}
+    assert names == {"ap", "Ing.u"}
+    ap = by_name(r.p4info.action_profiles, "ap")
+    assert by_name(r.p4info.tables, "Ing.t").implementation_id == ap.preamble.id
+    assert ap.size == 128
+    json_names = {p["name"] for pipe in r.json["pipelines"] for p in pipe["action_profiles"]}
+    assert json_names == names
