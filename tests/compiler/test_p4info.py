@@ -300,3 +300,22 @@ def test_name_on_implementation_property_names_the_profile() -> None:
     assert ap.size == 128
     json_names = {p["name"] for pipe in r.json["pipelines"] for p in pipe["action_profiles"]}
     assert json_names == names
+
+
+def test_is_valid_key_on_a_union_member_is_named_dollar_valid() -> None:
+    # p4c: `hdr.u.short.isValid()` is the match field `hdr.u.short.$valid$`, also inside a
+    # stack of unions (issue561-1-bmv2, issue561-4-bmv2); a plain header keeps isValid().
+    info = compile_program("""
+        action a() { }
+        table t { key = { hdr.u.short.isValid(): exact; hdr.us[1].byte.isValid(): exact;
+                          hdr.ipv4.isValid(): exact; }
+                  actions = { a; } }
+        apply { t.apply(); }
+    """, decls="""
+        header short_t { bit<16> v; }
+        header byte_t { bit<8> v; }
+        header_union u_t { short_t short; byte_t byte; }
+    """, hdrs="u_t u; u_t[2] us;").p4info
+    t = by_name(info.tables, "Ing.t")
+    assert [(m.name, m.bitwidth) for m in t.match_fields] == [
+        ("hdr.u.short.$valid$", 1), ("hdr.us[1].byte.$valid$", 1), ("hdr.ipv4.isValid()", 1)]
