@@ -466,7 +466,11 @@ class P4InfoBuilder:
             if tr is not None:
                 msg.bitwidth = tr[1]
                 return
-        msg.bitwidth = (ir.unwrap(t).width() if t is not None else 0) or 0
+        ut = ir.unwrap(t) if t is not None else None
+        if isinstance(ut, ir.Enum) and ut.underlying is not None:
+            # p4c gives only the bitwidth here, but still lists the enum in type_info.
+            self.add_serializable_enum(ut)
+        msg.bitwidth = (ut.width() if ut is not None else 0) or 0
 
     def add_new_type(self, t: ir.NewType) -> None:
         if t.name in self.info.type_info.new_types:

@@ -319,3 +319,23 @@ def test_is_valid_key_on_a_union_member_is_named_dollar_valid() -> None:
     t = by_name(info.tables, "Ing.t")
     assert [(m.name, m.bitwidth) for m in t.match_fields] == [
         ("hdr.u.short.$valid$", 1), ("hdr.us[1].byte.$valid$", 1), ("hdr.ipv4.isValid()", 1)]
+
+
+def test_serializable_enum_as_a_key_is_listed_in_type_info() -> None:
+    # p4c lists a serializable enum used as a match field's type in type_info (with only
+    # the bitwidth on the field: table-key-serenum-bmv2); one only used in a header is not.
+    info = compile_program("""
+        action a() { }
+        table t { key = { hdr.e.kind: exact; } actions = { a; } }
+        apply { t.apply(); }
+    """, decls="""
+        enum bit<16> Kind { A = 0x0800, B = 0x86dd }
+        enum bit<8> Unused { X = 1 }
+        header e_t { Kind kind; Unused other; }
+    """, hdrs="e_t e;").p4info
+    t = by_name(info.tables, "Ing.t")
+    assert (t.match_fields[0].bitwidth, t.match_fields[0].type_name.name) == (16, "")
+    assert list(info.type_info.serializable_enums) == ["Kind"]
+    kind = info.type_info.serializable_enums["Kind"]
+    assert kind.underlying_type.bitwidth == 16
+    assert [(m.name, m.value) for m in kind.members] == [("A", b"\x08\x00"), ("B", b"\x86\xdd")]
