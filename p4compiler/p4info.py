@@ -484,7 +484,11 @@ class P4InfoBuilder:
             else:
                 spec.translated_type.sdn_bitwidth = tr[1]
         else:
-            self.type_spec(spec.original_type, t.base)
+            # p4c gives the representation, also through a chain (`type A_t B_t;`).
+            base = t.base
+            while isinstance(base, ir.NewType):
+                base = base.base
+            self.type_spec(spec.original_type, base)
 
     def type_spec(self, spec: Any, t: ir.Type) -> None:
         """A P4DataTypeSpec; serializable enums and `type`s get type_info entries."""

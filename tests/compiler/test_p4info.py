@@ -339,3 +339,17 @@ def test_serializable_enum_as_a_key_is_listed_in_type_info() -> None:
     kind = info.type_info.serializable_enums["Kind"]
     assert kind.underlying_type.bitwidth == 16
     assert [(m.name, m.value) for m in kind.members] == [("A", b"\x08\x00"), ("B", b"\x86\xdd")]
+
+
+def test_a_type_of_a_type_has_the_underlying_bits_as_original_type() -> None:
+    # p4c (issue1739-bmv2): `type Addr_t Addr2_t;` with `type bit<32> Addr_t;` gives
+    # Addr2_t the original_type bit<32>, not a reference to Addr_t.
+    info = compile_program("""
+        action a(Addr2_t x) { hdr.ipv4.src = (bit<32>)(Addr_t)x; }
+        table t { key = { hdr.ipv4.dst: exact; } actions = { a; } }
+        apply { t.apply(); }
+    """, decls="type bit<32> Addr_t; type Addr_t Addr2_t;").p4info
+    param = by_name(info.actions, "Ing.a").params[0]
+    assert (param.type_name.name, param.bitwidth) == ("Addr2_t", 32)
+    spec = info.type_info.new_types["Addr2_t"].original_type
+    assert spec.WhichOneof("type_spec") == "bitstring" and spec.bitstring.bit.bitwidth == 32
