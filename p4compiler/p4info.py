@@ -170,34 +170,33 @@ class P4InfoBuilder:
     # -- what the control plane sees
 
     def referenced_actions(self) -> list[ActionEntity]:
-        """Actions referenced by a table or called (directly or from another action)."""
-        from .bmv2 import _calls
+        """Actions a table references or an apply block calls, as p4c lists them.
 
+        An action only called from another action is not listed: p4c inlines it."""
         seen: dict[int, ActionEntity] = {}
-        work: list[ActionEntity] = []
         for b in self.p.blocks.values():
             for t in b.tables:
-                work.extend(r.action for r in t.actions)
-            if b.body is not None:
-                work.extend(c.target[1] for c in _calls(b.body)
-                            if c.target and c.target[0] == "action")
-        while work:
-            a = work.pop(0)
-            if id(a) in seen:
-                continue
-            seen[id(a)] = a
-            work.extend(c.target[1] for c in _calls(a.body)
-                        if c.target and c.target[0] == "action")
+                for r in t.actions:
+                    seen.setdefault(id(r.action), r.action)
+            for a in b.direct_actions:
+                seen.setdefault(id(a), a)
         ordered = []
         for b in self.p.blocks.values():
             for a in b.actions:
                 if id(a) in seen:
                     ordered.append(a)
         ordered += [a for a in seen.values() if a.control is None]
+        ordered += [a for a in seen.values() if a not in ordered]
         unique: dict[str, ActionEntity] = {}
         for a in ordered:
             unique.setdefault(a.qualified, a)
         return list(unique.values())
+
+    def table_action_names(self) -> set[str]:
+        """Actions with action data in P4Info: p4c makes a direct call's parameters locals,
+        so an action only called from an apply block has no parameters."""
+        return {r.action.qualified for b in self.p.blocks.values() for t in b.tables
+                for r in t.actions}
 
     def tables(self) -> list[TableEntity]:
         return [t for b in self.p.blocks.values() for t in b.tables
@@ -330,10 +329,12 @@ class P4InfoBuilder:
                     pt.has_initial_entries = True
 
     def add_actions(self, actions: list[ActionEntity]) -> None:
+        with_data = self.table_action_names()
         for a in actions:
             pa = self.info.actions.add()
             self.preamble(pa.preamble, ACTION, a.qualified, a.annotations)
-            for i, p in enumerate(a.data_params, 1):
+            params = a.data_params if a.qualified in with_data else ()
+            for i, p in enumerate(params, 1):
                 pp = pa.params.add()
                 pp.id = _id_annotation(p.annotations) or i
                 pp.name = ir.annotation_string(p.annotations, "name") or p.name

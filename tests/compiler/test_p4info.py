@@ -353,3 +353,21 @@ def test_a_type_of_a_type_has_the_underlying_bits_as_original_type() -> None:
     assert (param.type_name.name, param.bitwidth) == ("Addr2_t", 32)
     spec = info.type_info.new_types["Addr2_t"].original_type
     assert spec.WhichOneof("type_spec") == "bitstring" and spec.bitstring.bit.bitwidth == 32
+
+
+def test_action_called_from_the_apply_block_is_listed_without_params() -> None:
+    # p4c (gauntlet_side_effect_order_1-bmv2, gauntlet_index_4-bmv2) lists an action the
+    # apply block calls, directional parameters or not, with no params (its mid end makes
+    # them locals); one only another action calls is not listed; a table's keeps its data.
+    info = compile_program("""
+        action inner(bit<8> v) { hdr.ipv4.ttl = v; }
+        action outer() { inner(8w3); }
+        action bump(inout bit<8> x, bit<8> by) { x = x + by; }
+        action mark(bit<8> tos) { hdr.ipv4.tos = tos; }
+        action set_ttl(bit<8> ttl) { hdr.ipv4.ttl = ttl; }
+        table t { key = { hdr.ipv4.dst: exact; } actions = { set_ttl; } }
+        apply { bump(hdr.ipv4.ttl, 8w1); mark(8w4); outer(); set_ttl(8w9); t.apply(); }
+    """).p4info
+    params = {a.preamble.name: [p.name for p in a.params] for a in info.actions}
+    assert params == {"Ing.bump": [], "Ing.mark": [], "Ing.outer": [],
+                      "Ing.set_ttl": ["ttl"], "NoAction": []}
