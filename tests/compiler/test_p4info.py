@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from p4c_helpers import PROGRAMS, compile_program
 
 from p4compiler.compiler import compile_file
+from p4compiler.errors import CompileError
 from p4compiler.p4info import jenkins_one_at_a_time
 
 
@@ -371,3 +373,35 @@ def test_action_called_from_the_apply_block_is_listed_without_params() -> None:
     params = {a.preamble.name: [p.name for p in a.params] for a in info.actions}
     assert params == {"Ing.bump": [], "Ing.mark": [], "Ing.outer": [],
                       "Ing.set_ttl": ["ttl"], "NoAction": []}
+
+
+def test_directly_applied_control_is_named_after_its_type() -> None:
+    # p4c (issue1566-bmv2): `E.apply(...)` without an instance declares one the control
+    # plane sees as `Outer.E` (cIngress.E.c1.stats), in the JSON too.
+    decls = """
+        control Count(inout bit<8> x) {
+            counter(8, CounterType.packets) stats;
+            apply { stats.count(0); x = x + 1; }
+        }
+    """
+    r = compile_program("apply { Count.apply(hdr.ipv4.ttl); Count.apply(hdr.ipv4.tos); }",
+                        decls=decls)
+    assert [c.preamble.name for c in r.p4info.counters] == ["Ing.Count.stats"]
+    assert [c["name"] for c in r.json["counter_arrays"]] == ["Ing.Count.stats"]
+
+
+def test_directly_applied_control_cannot_share_a_name_with_another_instance() -> None:
+    decls = """
+        control Count(inout bit<8> x) {
+            counter(8, CounterType.packets) stats;
+            apply { stats.count(0); }
+        }
+    """
+    # An instance named like its type is the one `Count.apply` applies, as in p4c.
+    r = compile_program("Count() Count; apply { Count.apply(hdr.ipv4.ttl); }", decls=decls)
+    assert [c.preamble.name for c in r.p4info.counters] == ["Ing.Count.stats"]
+    with pytest.raises(CompileError, match="two control instances are named Ing.Count"):
+        compile_program("""
+            @name("Count") Count() c;
+            apply { c.apply(hdr.ipv4.ttl); Count.apply(hdr.ipv4.tos); }
+        """, decls=decls)
