@@ -17,6 +17,7 @@ from . import ir
 from .bmv2 import _flat_fields
 from .errors import CompileError, Location
 from .typecheck import ActionEntity, InstanceEntity, TableEntity, TypedProgram
+from .typecheck_entities import TypedActionRef
 
 ACTION = p4info_pb2.P4Ids.ACTION
 TABLE = p4info_pb2.P4Ids.TABLE
@@ -155,6 +156,18 @@ def _translation(t: ir.NewType) -> tuple[str, int, bool] | None:
         return a.args[0].value, x.width.value, False
     raise CompileError(a.loc, "@p4runtime_translation needs (\"uri\", N), (\"uri\", bit<N>) "
                        "or (\"uri\", string)")
+
+
+def _is_serializable_enum(t: ir.Type | None) -> bool:
+    return t is not None and isinstance(ir.unwrap(t), ir.Enum) and \
+        ir.unwrap(t).underlying is not None
+
+
+def _enum_value(m: ir.Member) -> int:
+    """The value of a serializable enum member (`E.A`)."""
+    e = ir.unwrap(m.type)
+    assert isinstance(e, ir.Enum)
+    return e.values[e.members.index(m.member)]
 
 
 def _is_hidden(annotations: tuple[ir.Annotation, ...]) -> bool:
@@ -313,6 +326,9 @@ class P4InfoBuilder:
             if t.default_action is not None and t.default_const:
                 pt.const_default_action_id = self.symbols.id(ACTION,
                                                              t.default_action.action.qualified)
+            if t.default_action is not None and not _is_hidden(
+                    t.default_action.action.annotations):
+                self.initial_default_action(pt.initial_default_action, t.default_action)
             if t.implementation is not None:
                 pt.implementation_id = self.symbols.id(ACTION_PROFILE, t.implementation.qualified)
             if t.counters is not None:
@@ -327,6 +343,29 @@ class P4InfoBuilder:
                 pt.is_const_table = t.entries_const
                 if t.entries:
                     pt.has_initial_entries = True
+
+    def initial_default_action(self, msg: Any, ref: TypedActionRef) -> None:
+        """The table's default action as the program sets it (newer p4c writes it on every
+        table): action data big-endian in the parameter's full width. Left out if an
+        argument is not a literal (the type checker folds constants)."""
+        args = []
+        for i, (p, v) in enumerate(zip(ref.action.data_params, ref.args, strict=True), 1):
+            if isinstance(v, ir.BoolLit):
+                value = int(v.value)
+            elif isinstance(v, ir.Lit):
+                value = v.value
+            elif isinstance(v, ir.Member) and _is_serializable_enum(v.type):
+                value = _enum_value(v)
+            else:
+                return
+            width = ir.unwrap(p.type).width() or 1
+            args.append((_id_annotation(p.annotations) or i,
+                         (value & ((1 << width) - 1)).to_bytes((width + 7) // 8, "big")))
+        msg.action_id = self.symbols.id(ACTION, ref.action.qualified)
+        for param_id, data in args:
+            arg = msg.arguments.add()
+            arg.param_id = param_id
+            arg.value = data
 
     def add_actions(self, actions: list[ActionEntity]) -> None:
         with_data = self.table_action_names()

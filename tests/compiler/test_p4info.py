@@ -405,3 +405,36 @@ def test_directly_applied_control_cannot_share_a_name_with_another_instance() ->
             @name("Count") Count() c;
             apply { c.apply(hdr.ipv4.ttl); Count.apply(hdr.ipv4.tos); }
         """, decls=decls)
+
+
+def test_every_table_has_its_initial_default_action() -> None:
+    # Newer p4c writes initial_default_action on every table: the implicit NoAction
+    # (drop-bmv2) or the declared one with its arguments in full width
+    # (default-action-arg-bmv2: add(10, 0) on bit<32> gives "\0\0\0\n", "\0\0\0\0").
+    info = compile_program("""
+        action add(bit<32> va, bit<9> vb, bool on) { hdr.ipv4.src = va; sm.egress_spec = vb; }
+        table t { key = { hdr.ipv4.dst: exact; } actions = { add; }
+                  const default_action = add(10, 0x101, true); }
+        table u { key = { hdr.ipv4.dst: exact; } actions = { add; } }
+        apply { t.apply(); u.apply(); }
+    """).p4info
+    add = by_name(info.actions, "Ing.add").preamble.id
+    t = by_name(info.tables, "Ing.t").initial_default_action
+    assert t.action_id == add
+    assert [(a.param_id, a.value) for a in t.arguments] == [
+        (1, b"\x00\x00\x00\x0a"), (2, b"\x01\x01"), (3, b"\x01")]
+    u = by_name(info.tables, "Ing.u").initial_default_action
+    assert (u.action_id, list(u.arguments)) == (by_name(info.actions, "NoAction").preamble.id, [])
+
+
+def test_initial_default_action_gives_a_serializable_enum_argument_its_value() -> None:
+    info = compile_program("""
+        action set_kind(Kind k) { hdr.ethernet.etype = (bit<16>)k; }
+        table t { key = { hdr.ipv4.dst: exact; } actions = { set_kind; }
+                  default_action = set_kind(Kind.B); }
+        apply { t.apply(); }
+    """, decls="enum bit<16> Kind { A = 0x0800, B = 0x86dd }").p4info
+    t = by_name(info.tables, "Ing.t")
+    assert t.const_default_action_id == 0
+    assert [(a.param_id, a.value) for a in t.initial_default_action.arguments] == [
+        (1, b"\x86\xdd")]
