@@ -17,6 +17,7 @@ from . import ir
 from .bmv2 import _flat_fields
 from .errors import CompileError, Location
 from .typecheck import ActionEntity, InstanceEntity, TableEntity, TypedProgram
+from .typecheck_entities import TypedActionRef
 
 ACTION = p4info_pb2.P4Ids.ACTION
 TABLE = p4info_pb2.P4Ids.TABLE
@@ -157,6 +158,18 @@ def _translation(t: ir.NewType) -> tuple[str, int, bool] | None:
                        "or (\"uri\", string)")
 
 
+def _is_serializable_enum(t: ir.Type | None) -> bool:
+    return t is not None and isinstance(ir.unwrap(t), ir.Enum) and \
+        ir.unwrap(t).underlying is not None
+
+
+def _enum_value(m: ir.Member) -> int:
+    """The value of a serializable enum member (`E.A`)."""
+    e = ir.unwrap(m.type)
+    assert isinstance(e, ir.Enum)
+    return e.values[e.members.index(m.member)]
+
+
 def _is_hidden(annotations: tuple[ir.Annotation, ...]) -> bool:
     return ir.annotation(annotations, "hidden") is not None
 
@@ -170,34 +183,33 @@ class P4InfoBuilder:
     # -- what the control plane sees
 
     def referenced_actions(self) -> list[ActionEntity]:
-        """Actions referenced by a table or called (directly or from another action)."""
-        from .bmv2 import _calls
+        """Actions a table references or an apply block calls, as p4c lists them.
 
+        An action only called from another action is not listed: p4c inlines it."""
         seen: dict[int, ActionEntity] = {}
-        work: list[ActionEntity] = []
         for b in self.p.blocks.values():
             for t in b.tables:
-                work.extend(r.action for r in t.actions)
-            if b.body is not None:
-                work.extend(c.target[1] for c in _calls(b.body)
-                            if c.target and c.target[0] == "action")
-        while work:
-            a = work.pop(0)
-            if id(a) in seen:
-                continue
-            seen[id(a)] = a
-            work.extend(c.target[1] for c in _calls(a.body)
-                        if c.target and c.target[0] == "action")
+                for r in t.actions:
+                    seen.setdefault(id(r.action), r.action)
+            for a in b.direct_actions:
+                seen.setdefault(id(a), a)
         ordered = []
         for b in self.p.blocks.values():
             for a in b.actions:
                 if id(a) in seen:
                     ordered.append(a)
         ordered += [a for a in seen.values() if a.control is None]
+        ordered += [a for a in seen.values() if a not in ordered]
         unique: dict[str, ActionEntity] = {}
         for a in ordered:
             unique.setdefault(a.qualified, a)
         return list(unique.values())
+
+    def table_action_names(self) -> set[str]:
+        """Actions with action data in P4Info: p4c makes a direct call's parameters locals,
+        so an action only called from an apply block has no parameters."""
+        return {r.action.qualified for b in self.p.blocks.values() for t in b.tables
+                for r in t.actions}
 
     def tables(self) -> list[TableEntity]:
         return [t for b in self.p.blocks.values() for t in b.tables
@@ -314,6 +326,9 @@ class P4InfoBuilder:
             if t.default_action is not None and t.default_const:
                 pt.const_default_action_id = self.symbols.id(ACTION,
                                                              t.default_action.action.qualified)
+            if t.default_action is not None and not _is_hidden(
+                    t.default_action.action.annotations):
+                self.initial_default_action(pt.initial_default_action, t.default_action)
             if t.implementation is not None:
                 pt.implementation_id = self.symbols.id(ACTION_PROFILE, t.implementation.qualified)
             if t.counters is not None:
@@ -329,11 +344,36 @@ class P4InfoBuilder:
                 if t.entries:
                     pt.has_initial_entries = True
 
+    def initial_default_action(self, msg: Any, ref: TypedActionRef) -> None:
+        """The table's default action as the program sets it (newer p4c writes it on every
+        table): action data big-endian in the parameter's full width. Left out if an
+        argument is not a literal (the type checker folds constants)."""
+        args = []
+        for i, (p, v) in enumerate(zip(ref.action.data_params, ref.args, strict=True), 1):
+            if isinstance(v, ir.BoolLit):
+                value = int(v.value)
+            elif isinstance(v, ir.Lit):
+                value = v.value
+            elif isinstance(v, ir.Member) and _is_serializable_enum(v.type):
+                value = _enum_value(v)
+            else:
+                return
+            width = ir.unwrap(p.type).width() or 1
+            args.append((_id_annotation(p.annotations) or i,
+                         (value & ((1 << width) - 1)).to_bytes((width + 7) // 8, "big")))
+        msg.action_id = self.symbols.id(ACTION, ref.action.qualified)
+        for param_id, data in args:
+            arg = msg.arguments.add()
+            arg.param_id = param_id
+            arg.value = data
+
     def add_actions(self, actions: list[ActionEntity]) -> None:
+        with_data = self.table_action_names()
         for a in actions:
             pa = self.info.actions.add()
             self.preamble(pa.preamble, ACTION, a.qualified, a.annotations)
-            for i, p in enumerate(a.data_params, 1):
+            params = a.data_params if a.qualified in with_data else ()
+            for i, p in enumerate(params, 1):
                 pp = pa.params.add()
                 pp.id = _id_annotation(p.annotations) or i
                 pp.name = ir.annotation_string(p.annotations, "name") or p.name
@@ -399,8 +439,6 @@ class P4InfoBuilder:
                 mgs = ir.annotation(i.annotations, "max_group_size")
                 if mgs and mgs.args and isinstance(mgs.args[0], ir.Lit):
                     ap.max_group_size = mgs.args[0].value
-                elif kind == "action_selector":
-                    ap.max_group_size = 120
 
     def add_controller_headers(self) -> None:
         for h in self.p.controller_headers:
@@ -468,7 +506,11 @@ class P4InfoBuilder:
             if tr is not None:
                 msg.bitwidth = tr[1]
                 return
-        msg.bitwidth = (ir.unwrap(t).width() if t is not None else 0) or 0
+        ut = ir.unwrap(t) if t is not None else None
+        if isinstance(ut, ir.Enum) and ut.underlying is not None:
+            # p4c gives only the bitwidth here, but still lists the enum in type_info.
+            self.add_serializable_enum(ut)
+        msg.bitwidth = (ut.width() if ut is not None else 0) or 0
 
     def add_new_type(self, t: ir.NewType) -> None:
         if t.name in self.info.type_info.new_types:
@@ -482,7 +524,11 @@ class P4InfoBuilder:
             else:
                 spec.translated_type.sdn_bitwidth = tr[1]
         else:
-            self.type_spec(spec.original_type, t.base)
+            # p4c gives the representation, also through a chain (`type A_t B_t;`).
+            base = t.base
+            while isinstance(base, ir.NewType):
+                base = base.base
+            self.type_spec(spec.original_type, base)
 
     def type_spec(self, spec: Any, t: ir.Type) -> None:
         """A P4DataTypeSpec; serializable enums and `type`s get type_info entries."""

@@ -646,8 +646,11 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         type_name = str(c[0])
         inst = f"{type_name}_inst"
         if not any(d.name == inst for d in self._direct):
+            # The control plane sees the type's name (`Outer.T`), as p4c's
+            # InstantiateDirectCalls names it with @name("T").
+            name = ir.Annotation("name", (ir.StrLit(type_name, loc),), (), loc)
             self._direct.append(ir.Instantiation(ir.TypeRef("name", name=type_name, loc=loc),
-                                                 (), inst, (), loc))
+                                                 (), inst, (name,), loc))
         call = ir.Call(ir.Member(ir.Name(inst, loc), "apply", loc), c[1], (), loc)
         return ir.CallStmt(call, loc)
 

@@ -66,6 +66,8 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
         self.temp_names: set[str] = set()
         self.in_functions: set[str] = set()
         self.warned: set[tuple[str, str]] = set()
+        # control-plane name of each control instance -> (its local name, where declared)
+        self.control_instances: dict[str, tuple[str, Location]] = {}
 
     # ------------------------------------------------------------ program
 

@@ -258,6 +258,17 @@ class BlockChecks:
             ctor_args = self.ctor_args(ent.decl, d.args, scope, d.loc)
             prefix = self.qualify(d.name, d.annotations, block)
             inst = ControlInstance(d.name, prefix, ent.decl, ctor_args)
+            first_name, first_loc = self.control_instances.setdefault(prefix, (d.name, d.loc))
+            if first_loc != d.loc:
+                if first_name == f"{t.name}_inst" and d.name == t.name:
+                    # `C() C;` and `C.apply()`: the call names that instance (as in p4c),
+                    # not the one the parser declared for a directly applied type.
+                    scope.names[first_name] = inst
+                else:
+                    raise CompileError(d.loc, f"two control instances are named {prefix} "
+                                       f"(the other at {first_loc.file}:{first_loc.line}; a "
+                                       "directly applied control type is an instance named "
+                                       "after its type)")
             scope.declare(d.name, inst, d.loc)
             return inst
         if isinstance(t, ir.BlockT):
@@ -466,10 +477,14 @@ class BlockChecks:
             return inst
         if isinstance(v, ir.Call) and isinstance(v.callee, ir.TypeName):
             # An anonymous instance (`implementation = action_profile(128)`): p4c names it
-            # after the table.
+            # after the table, or takes a @name on the property as its whole name (not
+            # qualified by the control).
             d = ir.Instantiation(v.callee.tref, v.args, table, (), p.loc)
             inner = Scope(scope)
             inst = self.instantiate(d, inner, prefix)
+            explicit = ir.annotation_string(p.annotations, "name")
+            if explicit is not None:
+                inst.qualified = explicit.removeprefix(".")
             blk.instances.append(inst)
             return inst
         raise CompileError(p.loc, f"{p.name}: expected an extern instance")

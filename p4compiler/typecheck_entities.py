@@ -188,6 +188,9 @@ class TypedBlock:
     instances: list[InstanceEntity] = field(default_factory=list)
     variables: list[VarEntity] = field(default_factory=list)
     value_sets: list[ValueSetEntity] = field(default_factory=list)
+    # actions called from its apply block (or an inlined sub-control's), before the mid
+    # end inlines the calls: P4Info lists them (p4c keeps them, without parameters)
+    direct_actions: list[ActionEntity] = field(default_factory=list)
     body: ir.Block | None = None
     states: list[ir.ParserState] = field(default_factory=list)
     loc: Location | None = None

@@ -548,6 +548,8 @@ class ExpressionChecks:
             if p.direction in ("out", "inout"):
                 self.check_lvalue(v, arg.loc)
             args.append(ir.Arg(v, p.name, arg.loc))
+        if self.block is not None and _in_apply_block(scope):
+            self.block.direct_actions.append(a)
         return ir.Call(fn, tuple(args), (), e.loc, ir.Void(), ("action", a))
 
     def call_extern_function(self, e: ir.Call, fn: ir.Name, f: ExternFunctionEntity,
@@ -665,3 +667,13 @@ def _static_assert(e: ir.Call, args: tuple[ir.Arg, ...]) -> ir.BoolLit:
         text = msg.value if isinstance(msg, ir.StrLit) else "the condition is false"
         raise CompileError(e.loc, f"static_assert failed: {text}")
     return ir.BoolLit(True, e.loc, ir.Bool())
+
+
+def _in_apply_block(scope: Scope) -> bool:
+    """Whether `scope` is (inside) a control's apply block, not an action or function."""
+    s: Scope | None = scope
+    while s is not None:
+        if s.kind in ("apply", "action", "function"):
+            return s.kind == "apply"
+        s = s.parent
+    return False

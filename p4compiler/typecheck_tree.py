@@ -369,9 +369,20 @@ def key_name(e: ir.Expr) -> str:
     if isinstance(e, ir.Slice):
         return f"{key_name(e.expr)}[{key_name(e.hi)}:{key_name(e.lo)}]"
     if isinstance(e, ir.Call) and isinstance(e.callee, ir.Member):
+        if e.callee.member == "isValid" and _is_union_member(e.callee.expr):
+            # p4c names a union member's validity key after the bmv2 field it matches.
+            return f"{key_name(e.callee.expr)}.$valid$"
         return f"{key_name(e.callee)}()"
     if isinstance(e, ir.Binary):
         return f"{key_name(e.left)} {e.op} {key_name(e.right)}"
     if isinstance(e, ir.Cast):
         return key_name(e.expr)
     return "key"
+
+
+def _is_union_member(e: ir.Expr) -> bool:
+    """Whether `e` is a header inside a header union (`hdr.u.short`, `hdr.u[0].byte`)."""
+    if not isinstance(e, ir.Member):
+        return False
+    parent = ir.unwrap(e.expr.type) if getattr(e.expr, "type", None) is not None else None
+    return isinstance(parent, ir.StructLike) and parent.kind == "header_union"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from p4c_helpers import PROGRAMS, compile_program
 
 from p4compiler.compiler import compile_file
+from p4compiler.errors import CompileError
 from p4compiler.p4info import jenkins_one_at_a_time
 
 
@@ -269,3 +271,170 @@ def test_an_instance_reached_twice_is_listed_once():
     info = compile_file(str(p4)).p4info
     ids = [r.preamble.id for r in info.registers]
     assert [r.preamble.name for r in info.registers] == ["I.bump.seen"] and len(set(ids)) == 1
+
+
+def test_action_selector_has_no_max_group_size_unless_annotated() -> None:
+    # p4c leaves max_group_size unset (0: no limit) on an action_selector.
+    info = compile_program("""
+        action a(bit<9> port) { sm.egress_spec = port; }
+        table sel { key = { hdr.ipv4.dst: exact; hdr.ipv4.src: selector; }
+                    actions = { a; }
+                    implementation = action_selector(HashAlgorithm.crc16, 32w128, 32w10); }
+        apply { sel.apply(); }
+    """).p4info
+    assert by_name(info.action_profiles, "Ing.sel").max_group_size == 0
+
+
+def test_name_on_implementation_property_names_the_profile() -> None:
+    # p4c takes @name on the property as the profile's whole name (action_profile-bmv2).
+    r = compile_program("""
+        action a(bit<9> port) { sm.egress_spec = port; }
+        table t { key = { hdr.ipv4.dst: exact; } actions = { a; }
+                  @name("ap") implementation = action_profile(32w128); }
+        table u { key = { hdr.ipv4.dst: exact; } actions = { a; }
+                  implementation = action_profile(32w64); }
+        apply { t.apply(); u.apply(); }
+    """)
+    names = {p.preamble.name for p in r.p4info.action_profiles}
+    assert names == {"ap", "Ing.u"}
+    ap = by_name(r.p4info.action_profiles, "ap")
+    assert by_name(r.p4info.tables, "Ing.t").implementation_id == ap.preamble.id
+    assert ap.size == 128
+    json_names = {p["name"] for pipe in r.json["pipelines"] for p in pipe["action_profiles"]}
+    assert json_names == names
+
+
+def test_is_valid_key_on_a_union_member_is_named_dollar_valid() -> None:
+    # p4c: `hdr.u.short.isValid()` is the match field `hdr.u.short.$valid$`, also inside a
+    # stack of unions (issue561-1-bmv2, issue561-4-bmv2); a plain header keeps isValid().
+    info = compile_program("""
+        action a() { }
+        table t { key = { hdr.u.short.isValid(): exact; hdr.us[1].byte.isValid(): exact;
+                          hdr.ipv4.isValid(): exact; }
+                  actions = { a; } }
+        apply { t.apply(); }
+    """, decls="""
+        header short_t { bit<16> v; }
+        header byte_t { bit<8> v; }
+        header_union u_t { short_t short; byte_t byte; }
+    """, hdrs="u_t u; u_t[2] us;").p4info
+    t = by_name(info.tables, "Ing.t")
+    assert [(m.name, m.bitwidth) for m in t.match_fields] == [
+        ("hdr.u.short.$valid$", 1), ("hdr.us[1].byte.$valid$", 1), ("hdr.ipv4.isValid()", 1)]
+
+
+def test_serializable_enum_as_a_key_is_listed_in_type_info() -> None:
+    # p4c lists a serializable enum used as a match field's type in type_info (with only
+    # the bitwidth on the field: table-key-serenum-bmv2); one only used in a header is not.
+    info = compile_program("""
+        action a() { }
+        table t { key = { hdr.e.kind: exact; } actions = { a; } }
+        apply { t.apply(); }
+    """, decls="""
+        enum bit<16> Kind { A = 0x0800, B = 0x86dd }
+        enum bit<8> Unused { X = 1 }
+        header e_t { Kind kind; Unused other; }
+    """, hdrs="e_t e;").p4info
+    t = by_name(info.tables, "Ing.t")
+    assert (t.match_fields[0].bitwidth, t.match_fields[0].type_name.name) == (16, "")
+    assert list(info.type_info.serializable_enums) == ["Kind"]
+    kind = info.type_info.serializable_enums["Kind"]
+    assert kind.underlying_type.bitwidth == 16
+    assert [(m.name, m.value) for m in kind.members] == [("A", b"\x08\x00"), ("B", b"\x86\xdd")]
+
+
+def test_a_type_of_a_type_has_the_underlying_bits_as_original_type() -> None:
+    # p4c (issue1739-bmv2): `type Addr_t Addr2_t;` with `type bit<32> Addr_t;` gives
+    # Addr2_t the original_type bit<32>, not a reference to Addr_t.
+    info = compile_program("""
+        action a(Addr2_t x) { hdr.ipv4.src = (bit<32>)(Addr_t)x; }
+        table t { key = { hdr.ipv4.dst: exact; } actions = { a; } }
+        apply { t.apply(); }
+    """, decls="type bit<32> Addr_t; type Addr_t Addr2_t;").p4info
+    param = by_name(info.actions, "Ing.a").params[0]
+    assert (param.type_name.name, param.bitwidth) == ("Addr2_t", 32)
+    spec = info.type_info.new_types["Addr2_t"].original_type
+    assert spec.WhichOneof("type_spec") == "bitstring" and spec.bitstring.bit.bitwidth == 32
+
+
+def test_action_called_from_the_apply_block_is_listed_without_params() -> None:
+    # p4c (gauntlet_side_effect_order_1-bmv2, gauntlet_index_4-bmv2) lists an action the
+    # apply block calls, directional parameters or not, with no params (its mid end makes
+    # them locals); one only another action calls is not listed; a table's keeps its data.
+    info = compile_program("""
+        action inner(bit<8> v) { hdr.ipv4.ttl = v; }
+        action outer() { inner(8w3); }
+        action bump(inout bit<8> x, bit<8> by) { x = x + by; }
+        action mark(bit<8> tos) { hdr.ipv4.tos = tos; }
+        action set_ttl(bit<8> ttl) { hdr.ipv4.ttl = ttl; }
+        table t { key = { hdr.ipv4.dst: exact; } actions = { set_ttl; } }
+        apply { bump(hdr.ipv4.ttl, 8w1); mark(8w4); outer(); set_ttl(8w9); t.apply(); }
+    """).p4info
+    params = {a.preamble.name: [p.name for p in a.params] for a in info.actions}
+    assert params == {"Ing.bump": [], "Ing.mark": [], "Ing.outer": [],
+                      "Ing.set_ttl": ["ttl"], "NoAction": []}
+
+
+def test_directly_applied_control_is_named_after_its_type() -> None:
+    # p4c (issue1566-bmv2): `E.apply(...)` without an instance declares one the control
+    # plane sees as `Outer.E` (cIngress.E.c1.stats), in the JSON too.
+    decls = """
+        control Count(inout bit<8> x) {
+            counter(8, CounterType.packets) stats;
+            apply { stats.count(0); x = x + 1; }
+        }
+    """
+    r = compile_program("apply { Count.apply(hdr.ipv4.ttl); Count.apply(hdr.ipv4.tos); }",
+                        decls=decls)
+    assert [c.preamble.name for c in r.p4info.counters] == ["Ing.Count.stats"]
+    assert [c["name"] for c in r.json["counter_arrays"]] == ["Ing.Count.stats"]
+
+
+def test_directly_applied_control_cannot_share_a_name_with_another_instance() -> None:
+    decls = """
+        control Count(inout bit<8> x) {
+            counter(8, CounterType.packets) stats;
+            apply { stats.count(0); }
+        }
+    """
+    # An instance named like its type is the one `Count.apply` applies, as in p4c.
+    r = compile_program("Count() Count; apply { Count.apply(hdr.ipv4.ttl); }", decls=decls)
+    assert [c.preamble.name for c in r.p4info.counters] == ["Ing.Count.stats"]
+    with pytest.raises(CompileError, match="two control instances are named Ing.Count"):
+        compile_program("""
+            @name("Count") Count() c;
+            apply { c.apply(hdr.ipv4.ttl); Count.apply(hdr.ipv4.tos); }
+        """, decls=decls)
+
+
+def test_every_table_has_its_initial_default_action() -> None:
+    # Newer p4c writes initial_default_action on every table: the implicit NoAction
+    # (drop-bmv2) or the declared one with its arguments in full width
+    # (default-action-arg-bmv2: add(10, 0) on bit<32> gives "\0\0\0\n", "\0\0\0\0").
+    info = compile_program("""
+        action add(bit<32> va, bit<9> vb, bool on) { hdr.ipv4.src = va; sm.egress_spec = vb; }
+        table t { key = { hdr.ipv4.dst: exact; } actions = { add; }
+                  const default_action = add(10, 0x101, true); }
+        table u { key = { hdr.ipv4.dst: exact; } actions = { add; } }
+        apply { t.apply(); u.apply(); }
+    """).p4info
+    add = by_name(info.actions, "Ing.add").preamble.id
+    t = by_name(info.tables, "Ing.t").initial_default_action
+    assert t.action_id == add
+    assert [(a.param_id, a.value) for a in t.arguments] == [
+        (1, b"\x00\x00\x00\x0a"), (2, b"\x01\x01"), (3, b"\x01")]
+    u = by_name(info.tables, "Ing.u").initial_default_action
+    assert (u.action_id, list(u.arguments)) == (by_name(info.actions, "NoAction").preamble.id, [])
+
+
+def test_initial_default_action_gives_a_serializable_enum_argument_its_value() -> None:
+    info = compile_program("""
+        action set_kind(Kind k) { hdr.ethernet.etype = (bit<16>)k; }
+        table t { key = { hdr.ipv4.dst: exact; } actions = { set_kind; }
+                  default_action = set_kind(Kind.B); }
+        apply { t.apply(); }
+    """, decls="enum bit<16> Kind { A = 0x0800, B = 0x86dd }").p4info
+    t = by_name(info.tables, "Ing.t")
+    assert t.const_default_action_id == 0
+    assert [(a.param_id, a.value) for a in t.initial_default_action.arguments] == [
+        (1, b"\x86\xdd")]
