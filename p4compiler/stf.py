@@ -458,8 +458,9 @@ def parse(text: str, filename: str = "<stf>") -> StfScript:
         where = f"{filename}:{lineno}"
         word, _, rest = line.partition(" ")
         if word.lower() not in ("packet", "expect"):
-            # p4testgen's STFs quote every name: add "t" "k":1 "a"("p":2)
-            rest = rest.replace('"', "")
+            # p4testgen's STFs quote every name: add "t" "k":1 "a"("p":2); a quoted key
+            # may hold spaces ("h.a & 0xff"), which the name lookup ignores
+            rest = re.sub(r'"([^"]*)"', lambda m: re.sub(r"\s+", "", m.group(1)), rest)
         try:
             cmd = _statement(word.lower(), rest.strip(), lineno, where)
         except StfError:

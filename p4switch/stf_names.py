@@ -133,8 +133,10 @@ class ProgramNames:
         m = re.fullmatch(r"(.*)\$([0-9]+)(.*)", key)
         if m:
             key = f"{m.group(1)}[{m.group(2)}]{m.group(3)}"
-        names = [f[0] for f in fields]
-        alts = [f[3] for f in fields]
+        # names compared without blanks: a key written `h.a & 0xff` may come as `h.a&0xff`
+        names = [re.sub(r"\s+", "", f[0]) for f in fields]
+        alts = [re.sub(r"\s+", "", f[3]) for f in fields]
+        key = re.sub(r"\s+", "", key)
         # a validity key: `h.valid`, `h.$valid$`, `h.isValid()`, p4testgen's `h.isValid<>()`
         vm = re.fullmatch(r"(.+?)\.(?:valid|\$valid\$|isValid(?:<>)?\(\))", key)
         valid = (vm.group(1) + ".$valid$", vm.group(1) + ".isValid()") if vm else ()

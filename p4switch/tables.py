@@ -233,7 +233,8 @@ class Table:
 
     def add(self, key: list[MatchParam], target, priority: int = 0, const: bool = False) -> int:
         if self.const_entries and not const:
-            raise DataplaneError(f"table {self.name} has const entries")
+            raise DataplaneError(f"table {self.name} has entries from the program, so "
+                                 "no others (as on bmv2: IMMUTABLE_TABLE_ENTRIES)")
         if len(self.entries) >= self.max_size:
             raise DataplaneError(f"table {self.name} is full ({self.max_size} entries)")
         lookup_key, match, plen = self._canonical(key)

@@ -327,3 +327,32 @@ def test_a_validity_key_in_every_spelling(tmp_path, capsys, key):
     the entry, before the action's own."""
     script = f'add "I.t" {key}:0x1 "I.fwd"("port":0x3)\npacket 0 01 AA\nexpect 3 01 AA $\n'
     assert _run(tmp_path, VALID_KEY_P4, script) == 0, capsys.readouterr().out
+
+
+KEY_EXPR_P4 = """\
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; bit<8> b; }
+struct H { h_t h; }
+struct M {}
+parser P(packet_in pk, out H h, inout M m, inout standard_metadata_t sm) {
+    state start { pk.extract(h.h); transition accept; }
+}
+control V(inout H h, inout M m) { apply {} }
+control I(inout H h, inout M m, inout standard_metadata_t sm) {
+    action set_b(bit<8> v) { h.h.b = v; }
+    table t { key = { h.h.a & 0xf0 : exact; } actions = { set_b; NoAction; }
+              default_action = NoAction(); }
+    apply { t.apply(); }
+}
+control E(inout H h, inout M m, inout standard_metadata_t sm) { apply {} }
+control C(inout H h, inout M m) { apply {} }
+control D(packet_out pk, in H h) { apply { pk.emit(h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+
+
+@pytest.mark.parametrize("key", ['"h.h.a & 0xf0"', "h.h.a&0xf0"])
+def test_a_key_named_by_an_expression_with_blanks(tmp_path, capsys, key):
+    script = f'add "I.t" {key}:0x30 "I.set_b"("v":0x77)\npacket 0 3C00\nexpect 0 3C77 $\n'
+    assert _run(tmp_path, KEY_EXPR_P4, script) == 0, capsys.readouterr().out
