@@ -235,7 +235,7 @@ def run_in_server(node, cmd: list[str], **popen_kwargs) -> subprocess.Popen:
 
 
 def _switch_class():
-    from topologies.network import P4Switch
+    from topologies.network import P4Switch, offloads_off_command
 
     class ClusterSwitch(ClusterNodeMixin, P4Switch):
         """A P4 switch node on its server: the shell over SSH (Mininet's cluster node),
@@ -248,6 +248,7 @@ def _switch_class():
 
         def quiet_interface(self, iface: str) -> None:
             self.cmd(f"sysctl -qw net.ipv6.conf.{iface}.disable_ipv6=1")
+            self.cmd(" ".join(offloads_off_command(iface)))
 
     return ClusterSwitch
 

@@ -139,11 +139,11 @@ class P4Switch(Switch):
 
     def start(self, controllers) -> None:  # noqa: ARG002 - Mininet's signature
         ports = {self.ports[i]: i.name for i in self.intfList() if i.name != "lo"}
-        for iface in ports.values():
-            self.quiet_interface(iface)
         if self.hold is not None:
             hold_loop.create(self.hold)
             ports.update(self.hold.ports)
+        for iface in ports.values():
+            self.quiet_interface(iface)
         trace_file = self.log_file.with_suffix(".trace") if self.trace else None
         cmd = switch_command(self.target, self.device_id, ports, self.grpc_addr,
                              trace_file, self.port_params, self.thrift_port,
@@ -229,11 +229,35 @@ class P4Switch(Switch):
         return None if self.process is None else self.process.poll()
 
 
+# A switch port's segmentation and receive offloads, turned off before the switch opens
+# it. bmv2 takes its ports in through libpcap, whose receive ring holds frames of the
+# largest size the interface may deliver: 64 KiB where it offloads (veth does by
+# default), so its 2 MiB ring held 32 frames a port, and bmv2 lost whatever came while
+# its intake thread was descheduled that long: 2-29 frames a port and 17-23 a run that
+# the kernel delivered (rx_packets) and no P4 counter saw, the "unexplained" loss of
+# bmv2 runs (CREDIT storm at 300 pps, 2026-12-06). Without the offloads libpcap sizes a
+# frame by the MTU: ~1,300 frames a port at 1500, ~230 at the hold loop's 9000.
+OFFLOADS_OFF = ("tso", "off", "gso", "off", "gro", "off")
+
+
+def offloads_off_command(iface: str) -> list[str]:
+    return ["ethtool", "-K", iface, *OFFLOADS_OFF]
+
+
 def _quiet_interface(iface: str) -> None:
-    """No IPv6 chatter on fabric links: only the frames a scenario sends cross them."""
+    """No IPv6 chatter on fabric links (only the frames a scenario sends cross them), and
+    no offloads (the switch's intake ring holds frames of the MTU, not of 64 KiB)."""
     knob = Path(f"/proc/sys/net/ipv6/conf/{iface}/disable_ipv6")
     if knob.exists():
         knob.write_text("1\n")
+    try:
+        proc = subprocess.run(offloads_off_command(iface), capture_output=True, text=True,
+                              check=False)
+    except FileNotFoundError:
+        raise NetworkError("ethtool is not installed (make setup installs it): a switch "
+                           "port's offloads must be off") from None
+    if proc.returncode != 0:
+        raise NetworkError(f"{' '.join(offloads_off_command(iface))}: {proc.stderr.strip()}")
 
 
 class _FabricTopo(Topo):
