@@ -688,7 +688,7 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--fc", help="also set every switch's flow-control mode: lossy, pfc, credit")
     up.add_argument("--hold-loops", nargs="?", const="", metavar="PREFIX",
                     help="with --fc: bmv2 switches started with a hold loop (ports 508/509 on "
-                         "PREFIXs1-eth508/-eth509, a veth pair paced by tc htb, "
+                         "PREFIXs1-eth508/-eth509, through a relay or a paced veth pair, "
                          "topologies/hold_loop.py): held frames go round it where it is wired "
                          "on this machine; elsewhere they recirculate, said on stderr")
     up.add_argument("--metadata", metavar="FILE",

@@ -15,7 +15,7 @@ The contract with p4src/fabric.p4 (docs/fabric.md):
 * the hold loop, on real bmv2 only (`hold_loop=True`; p4src/include/hold_loop.p4):
   `FabricIngress.hold_loop_config`'s default action `set_hold_loop(1)` and clone
   session `HOLD_SESSION` -> `HOLD_OUT_PORT`, so that held frames wait round the
-  run's paced veth pair (topologies/hold_loop.py) instead of recirculating.
+  run's hold loop (topologies/hold_loop.py) instead of recirculating.
 * the link pacer, where the links are shaped after the pipeline (tc on bmv2
   without Thrift; `pace`): `FabricEgress.egress_pace`, per egress port,
   `set_pace(frame_ns, bound_ns)`: one frame time at the link's rate and the most

@@ -1,5 +1,5 @@
 """Where a switch's held frames wait, as the SM sees it: round the switch's hold loop
-(real bmv2: a paced veth pair from port 508 to 509, topologies/hold_loop.py) or by
+(real bmv2: port 508 to 509 through a relay or a paced veth pair, topologies/hold_loop.py) or by
 recirculation.
 
 A run that starts its switches makes their loops itself (topologies/network.py) and

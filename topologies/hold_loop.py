@@ -1,4 +1,4 @@
-"""The hold loop of a real bmv2 switch: a paced veth pair where held frames wait.
+"""The hold loop of a real bmv2 switch: where held frames wait, in ticket order.
 
 fabric.p4 holds a frame that may not leave (PFC paused, no credit) by recirculating
 it. Real simple_switch serves recirculated packets before new arrivals and as fast
@@ -9,12 +9,21 @@ therefore gets a veth pair whose two ends are both switch ports:
     port HOLD_OUT_PORT (`<prefix><switch>-eth508`)  ->  port HOLD_IN_PORT (`...-eth509`)
 
 and the SM tells fabric.p4 to send held frames round it (p4src/include/hold_loop.p4,
-controller/flow_control.py). tc htb on the out end paces the loop at PACE_PPS frames
-a second (every frame charged COST_BYTES, as topologies/link_rates.py does for
-links), so held frames cost bmv2 at most PACE_PPS passes a second and arrive among
-the fabric ports' frames, not before them; its pfifo holds LIMIT_PKTS frames, more
-than every receive buffer of a switch together, so a held frame is never dropped
-there. The MTU is raised for the hold header in front of a full-size frame.
+controller/flow_control.py). Two shapes, both paced at PACE_PPS frames a second, so
+held frames cost bmv2 at most PACE_PPS passes a second and arrive among the fabric
+ports' frames, not before them:
+
+* the relay (what a run makes): each port is one end of its own veth pair, and a
+  relay process between the two other ends (`...-hr508` -> `...-hr509`,
+  topologies/hold_relay.py) gives the frames back in their queue's ticket order,
+  as a switch's buffer would;
+* the direct pair (`relay=False`): port 508 and port 509 are the two ends of one
+  veth pair, tc htb on the out end (every frame charged COST_BYTES, as
+  topologies/link_rates.py does for links) into a pfifo of LIMIT_PKTS frames.
+  One FIFO for every held frame: a busy queue that a blocked head scrambled stays
+  scrambled (docs/fabric.md), which is why runs use the relay.
+
+The MTU is raised for the hold header in front of a full-size frame.
 
 The interfaces are named like the switch's others (the run's prefix), recorded in the
 run's ledger before they exist, and removed by name at teardown, also after a failure
@@ -30,6 +39,7 @@ hold_loop_config only for the switches it names (controller/bringup.py).
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -47,6 +57,9 @@ class HoldLoopError(RuntimeError):
     """A hold loop could not be made."""
 
 
+RELAY_TAG = "hr"  # the relay's ends: `<prefix><switch>-hr508`, `-hr509`
+
+
 @dataclass(frozen=True)
 class HoldLoop:
     switch: str
@@ -55,10 +68,22 @@ class HoldLoop:
     out_iface: str
     in_iface: str
     pace_pps: int = PACE_PPS
+    relay_rx: str | None = None  # the relay's ends (None: a direct pair, paced by tc)
+    relay_tx: str | None = None
+
+    @property
+    def relayed(self) -> bool:
+        return self.relay_rx is not None
 
     @property
     def interfaces(self) -> list[str]:
-        return [self.out_iface, self.in_iface]
+        relay = [self.relay_rx, self.relay_tx] if self.relayed else []
+        return [self.out_iface, self.in_iface, *relay]
+
+    def relay_command(self, python: str, stats: Path) -> list[str]:
+        """The relay process of this loop (topologies/hold_relay.py)."""
+        return [python, "-m", "topologies.hold_relay", "--rx", self.relay_rx,
+                "--tx", self.relay_tx, "--pace", str(self.pace_pps), "--stats", str(stats)]
 
     @property
     def ports(self) -> dict[int, str]:
@@ -66,12 +91,16 @@ class HoldLoop:
         return {self.out_port: self.out_iface, self.in_port: self.in_iface}
 
     def describe(self) -> str:
+        if self.relayed:
+            return (f"hold loop {self.out_iface} -> relay -> {self.in_iface} (ports "
+                    f"{self.out_port} -> {self.in_port}), in ticket order, "
+                    f"{self.pace_pps} frames/s")
         return (f"hold loop {self.out_iface} -> {self.in_iface} (ports {self.out_port} -> "
                 f"{self.in_port}), tc htb {self.pace_pps} frames/s, pfifo {LIMIT_PKTS}")
 
 
 def plan(prefix: str, switch: str, out_port: int, in_port: int,
-         pace_pps: int = PACE_PPS) -> HoldLoop:
+         pace_pps: int = PACE_PPS, relay: bool = True) -> HoldLoop:
     """The loop of one switch, named like its other interfaces."""
     try:
         out_iface = link_names.kernel_interface(prefix, switch, out_port)
@@ -80,7 +109,11 @@ def plan(prefix: str, switch: str, out_port: int, in_port: int,
         raise HoldLoopError(str(exc)) from None
     if pace_pps <= 0:
         raise HoldLoopError(f"hold loop of {switch}: pace {pace_pps} frames/s is not positive")
-    return HoldLoop(switch, out_port, in_port, out_iface, in_iface, pace_pps)
+    if not relay:
+        return HoldLoop(switch, out_port, in_port, out_iface, in_iface, pace_pps)
+    # as long as the port's own name: `-hr508` is one character shorter than `-eth508`
+    rx, tx = (f"{prefix}{switch}-{RELAY_TAG}{port}" for port in (out_port, in_port))
+    return HoldLoop(switch, out_port, in_port, out_iface, in_iface, pace_pps, rx, tx)
 
 
 RECIRCULATION = "recirculation"  # what `held_frames` says where a switch has no loop
@@ -113,10 +146,14 @@ class HoldLoops:
         """One line for versions.json's `held_frames`: starts with "hold loop" when every
         switch has one, with "recirculation" when one has not."""
         if not self.without:
-            pace = sorted({loop.pace_pps for loop in self.loops.values()})
+            pace = "/".join(map(str, sorted({loop.pace_pps for loop in self.loops.values()})))
+            if all(loop.relayed for loop in self.loops.values()):
+                return (f"hold loop on every switch ({len(self.loops)}): port "
+                        f"{_ports(self.loops)} through a relay that gives held frames back "
+                        f"in ticket order at {pace} frames/s (topologies/hold_relay.py)")
             return (f"hold loop on every switch ({len(self.loops)}): a veth pair from port "
                     f"{_ports(self.loops)}, paced by tc htb at "
-                    f"{'/'.join(map(str, pace))} frames/s (topologies/hold_loop.py)")
+                    f"{pace} frames/s (topologies/hold_loop.py)")
         whys = sorted(set(self.without.values()))
         head = (f"{RECIRCULATION} on every switch" if not self.loops else
                 f"{RECIRCULATION} on {', '.join(sorted(self.without))}, "
@@ -152,20 +189,21 @@ def for_fabric(switches: Iterable[str], prefix: str, *, bmv2: bool,
 
 def find(switches: Iterable[str], prefix: str, ports: tuple[int, int] | None) -> HoldLoops:
     """The loops wired on this machine for switches someone else started (fabriclab-sm):
-    a switch's loop is used only where its two interfaces, named as `plan` names them,
-    exist here as one veth pair paced by htb; else why not. The switch's own port map
-    cannot be read over P4Runtime: that it was started with `-i OUT@out_iface -i
-    IN@in_iface` is taken from the names."""
+    a switch's loop is used only where its interfaces, named as `plan` names them, exist
+    here as a run wires them (a relay's two pairs, or one veth pair paced by htb); else
+    why not. The switch's own port map cannot be read over P4Runtime: that it was
+    started with `-i OUT@out_iface -i IN@in_iface` is taken from the names."""
     names = list(switches)
     if ports is None:
         return HoldLoops(without={name: WHY_NO_PROGRAM_LOOP for name in names})
     loops, without = {}, {}
     for name in names:
         try:
-            loop = plan(prefix, name, *ports)
+            relayed = plan(prefix, name, *ports)
         except HoldLoopError as exc:
             without[name] = str(exc)
             continue
+        loop = relayed if _exists(relayed.relay_rx) else plan(prefix, name, *ports, relay=False)
         problem = wiring_problem(loop)
         if problem is None:
             loops[name] = loop
@@ -174,14 +212,29 @@ def find(switches: Iterable[str], prefix: str, ports: tuple[int, int] | None) ->
     return HoldLoops(loops, without)
 
 
+def _exists(iface: str) -> bool:
+    return Path("/sys/class/net", iface).exists()
+
+
+def _peers(a: str, b: str) -> bool:
+    """Whether two interfaces are the two ends of one veth pair (an end's iflink is its
+    peer's ifindex)."""
+    return _sys_int(a, "iflink") == _sys_int(b, "ifindex")
+
+
 def wiring_problem(loop: HoldLoop) -> str | None:
-    """None when the loop's veth pair is here and paced; else what is missing."""
+    """None when the loop is wired as a run wires it; else what is missing."""
     for iface in loop.interfaces:
-        if not Path("/sys/class/net", iface).exists():
+        if not _exists(iface):
             return (f"no interface {iface} on this machine (a switch started elsewhere or "
                     f"without its hold loop)")
-    # a veth end's iflink is its peer's ifindex
-    if _sys_int(loop.out_iface, "iflink") != _sys_int(loop.in_iface, "ifindex"):
+    if loop.relayed:
+        for port_end, relay_end in ((loop.out_iface, loop.relay_rx),
+                                    (loop.in_iface, loop.relay_tx)):
+            if not _peers(port_end, relay_end):
+                return f"{port_end} and {relay_end} are not the two ends of one veth pair"
+        return None
+    if not _peers(loop.out_iface, loop.in_iface):
         return f"{loop.out_iface} and {loop.in_iface} are not the two ends of one veth pair"
     proc = subprocess.run(["tc", "qdisc", "show", "dev", loop.out_iface], capture_output=True,
                           text=True, check=False)
@@ -215,14 +268,23 @@ def _no_ipv6(iface: str) -> None:
         knob.write_text("1\n")
 
 
-def create(loop: HoldLoop) -> None:
-    """Make the pair, quiet, up and paced. Existing (a restarted switch): left as is."""
-    if Path("/sys/class/net", loop.out_iface).exists():
-        return
-    _run(["ip", "link", "add", loop.out_iface, "type", "veth", "peer", "name", loop.in_iface])
-    for iface in loop.interfaces:
+def _veth(a: str, b: str) -> None:
+    _run(["ip", "link", "add", a, "type", "veth", "peer", "name", b])
+    for iface in (a, b):
         _no_ipv6(iface)
         _run(["ip", "link", "set", iface, "mtu", str(MTU), "up"])
+
+
+def create(loop: HoldLoop) -> None:
+    """Make the pairs, quiet and up (a direct pair also paced). Existing (a restarted
+    switch): left as is. The relay process is the switch node's to start."""
+    if _exists(loop.out_iface):
+        return
+    if loop.relayed:
+        _veth(loop.out_iface, loop.relay_rx)
+        _veth(loop.in_iface, loop.relay_tx)
+        return
+    _veth(loop.out_iface, loop.in_iface)
     for cmd in tc_commands(loop):
         _run(cmd)
 
@@ -235,9 +297,17 @@ def _sys_int(iface: str, name: str) -> int | None:
         return None
 
 
-def stats(loop: HoldLoop) -> dict[str, int | None]:
+def stats(loop: HoldLoop, relay_stats: Path | None = None) -> dict:
     """What went round the loop so far: frames into the loop (the switch sent them out of
-    its hold port), frames out of it (delivered to the hold in port), qdisc drops."""
-    return {"frames_in": _sys_int(loop.out_iface, "statistics/tx_packets"),
-            "frames_out": _sys_int(loop.in_iface, "statistics/rx_packets"),
-            "qdisc_drops": link_rates.qdisc_drops(loop.out_iface)}
+    its hold port), frames out of it (delivered to the hold in port), qdisc drops (a
+    direct pair's), and a relay's own counts (`relay`: frames in and out, refused, not
+    held, waiting, its round-trip estimate) from the file it keeps."""
+    out = {"frames_in": _sys_int(loop.out_iface, "statistics/tx_packets"),
+           "frames_out": _sys_int(loop.in_iface, "statistics/rx_packets"),
+           "qdisc_drops": 0 if loop.relayed else link_rates.qdisc_drops(loop.out_iface)}
+    if loop.relayed and relay_stats is not None:
+        try:
+            out["relay"] = json.loads(relay_stats.read_text())
+        except (OSError, ValueError):
+            out["relay"] = None
+    return out

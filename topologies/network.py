@@ -13,6 +13,7 @@ import os
 import random
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -136,6 +137,8 @@ class P4Switch(Switch):
         self.link_rates = ""  # how this switch's link rates are enforced (bmv2)
         self.rated_ports: list[link_rates.PortRate] = []
         self.hold = hold  # its hold loop (bmv2: topologies/hold_loop.py), made at start
+        self.relay: subprocess.Popen | None = None  # the loop's relay (hold_relay.py)
+        self.relay_stats = self.log_file.with_suffix(".hold-relay.json")
 
     def start(self, controllers) -> None:  # noqa: ARG002 - Mininet's signature
         ports = {self.ports[i]: i.name for i in self.intfList() if i.name != "lo"}
@@ -144,6 +147,8 @@ class P4Switch(Switch):
             ports.update(self.hold.ports)
         for iface in ports.values():
             self.quiet_interface(iface)
+        if self.hold is not None:
+            self._start_relay()
         trace_file = self.log_file.with_suffix(".trace") if self.trace else None
         cmd = switch_command(self.target, self.device_id, ports, self.grpc_addr,
                              trace_file, self.port_params, self.thrift_port,
@@ -154,6 +159,19 @@ class P4Switch(Switch):
                                   stdin=subprocess.DEVNULL, start_new_session=True)
         log.close()
         remote.record(self.ledger, self.process, f"switch {self.name}")
+
+    def _start_relay(self) -> None:
+        """The hold loop's relay (topologies/hold_relay.py), once: a restarted switch
+        finds it still running on the loop's interfaces."""
+        if not self.hold.relayed or (self.relay is not None and self.relay.poll() is None):
+            return
+        self.log_file.parent.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_file.with_suffix(".hold-relay.log"), "wb")  # noqa: SIM115
+        self.relay = self.spawn(self.hold.relay_command(sys.executable, self.relay_stats),
+                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+        log.close()
+        remote.record(self.ledger, self.relay, f"hold relay {self.name}")
 
     def spawn(self, cmd: list[str], **popen_kwargs) -> subprocess.Popen:
         """Start a process where this switch runs (here: this namespace)."""
@@ -209,6 +227,9 @@ class P4Switch(Switch):
         if self.process is not None:
             remote.stop(self.process)
             self.process = None
+        if self.relay is not None:
+            remote.stop(self.relay)
+            self.relay = None
         super().stop(deleteIntfs)
 
     def kill(self) -> None:
@@ -324,7 +345,8 @@ class EmulatedNetwork:
 
     def hold_loop_stats(self) -> dict[str, dict]:
         """Per switch, what went round its hold loop so far (topologies/hold_loop.py)."""
-        return {name: hold_loop.stats(loop) for name, loop in sorted(self.loops.items())}
+        return {name: hold_loop.stats(loop, self.switch(name).relay_stats)
+                for name, loop in sorted(self.loops.items())}
 
     def run_prefix(self, node: str) -> list[str]:
         """The command prefix that reaches a switch's namespace from the runner."""

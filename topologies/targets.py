@@ -96,8 +96,9 @@ LINK_RATE_ENFORCEMENT = {
 # Where fabric.p4 keeps a frame that may not leave yet (PFC paused, no credit).
 HELD_FRAMES = {
     SwitchKind.EMBEDDED: "recirculation, paced by the embedded switch (50 us-1 ms a pass)",
-    SwitchKind.BMV2: "the hold loop: a veth pair from port 508 to port 509 of each switch, "
-                     "paced by tc htb (topologies/hold_loop.py), where the run makes one; "
+    SwitchKind.BMV2: "the hold loop: port 508 to port 509 of each switch through a relay "
+                     "that gives held frames back in ticket order (topologies/hold_relay.py), "
+                     "where the run makes one; "
                      "else recirculation (replaced by the run's own once its switches run)",
 }
 

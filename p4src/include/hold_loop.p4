@@ -7,9 +7,10 @@
  * recirculation by default. Real simple_switch serves recirculated packets
  * strictly before new arrivals and as fast as it can, so while a queue is held
  * its frames starve the ingress: the CREDIT and resume frames that would
- * release them are never read. On bmv2 the run therefore wires a veth pair
- * whose two ends are switch ports, HOLD_OUT_PORT -> HOLD_IN_PORT, paced by tc
- * on the out end (topologies/hold_loop.py); the SM turns the loop on with
+ * release them are never read. On bmv2 the run therefore wires two switch
+ * ports, HOLD_OUT_PORT -> HOLD_IN_PORT, through a relay that gives held frames
+ * back paced and in their queue's ticket order (topologies/hold_loop.py,
+ * topologies/hold_relay.py: the relay reads hold_t); the SM turns the loop on with
  * hold_loop_config's default action and clone session HOLD_SESSION ->
  * HOLD_OUT_PORT (controller/flow_control.py). Then a held frame leaves egress
  * as an E2E clone preserving FL_HOLD to that session (the original dropped);

@@ -71,7 +71,7 @@ def test_fabriclab_sm_brings_up_bmv2_switches_with_their_hold_loops_on(tmp_path)
         assert up.returncode == 0, up.stdout + up.stderr
         assert up.stderr == ""  # no switch without its loop
         for name in ("s1", "s2"):
-            assert (f"{name}: held frames: hold loop {prefix}{name}-eth508 -> "
+            assert (f"{name}: held frames: hold loop {prefix}{name}-eth508 -> relay -> "
                     f"{prefix}{name}-eth509 (ports 508 -> 509)") in up.stdout
         record = json.loads(metadata.read_text())
         assert record["held_frames"].startswith("hold loop on every switch (2)")

@@ -4,6 +4,8 @@ not start (`find`), and what each says about where held frames wait."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from topologies import hold_loop
@@ -14,11 +16,19 @@ SWITCHES = ["s1", "s2", "s3"]
 def test_real_bmv2_on_this_machine_gives_every_switch_its_loop_named_with_the_run_prefix():
     hold = hold_loop.for_fabric(SWITCHES, "fk3-", bmv2=True, ports=(508, 509))
     assert hold.switches == frozenset(SWITCHES) and hold.without == {}
-    assert hold.loops["s2"].interfaces == ["fk3-s2-eth508", "fk3-s2-eth509"]
+    # the switch's two ports and the relay's two ends, all named with the run's prefix
+    assert hold.loops["s2"].interfaces == ["fk3-s2-eth508", "fk3-s2-eth509",
+                                           "fk3-s2-hr508", "fk3-s2-hr509"]
     assert hold.loops["s2"].ports == {508: "fk3-s2-eth508", 509: "fk3-s2-eth509"}
-    assert hold.held_frames()["s1"].startswith("hold loop fk3-s1-eth508 -> fk3-s1-eth509")
-    assert hold.summary().startswith("hold loop on every switch (3): a veth pair from port "
-                                     "508 to port 509, paced by tc htb at 500 frames/s")
+    assert hold.held_frames()["s1"].startswith(
+        "hold loop fk3-s1-eth508 -> relay -> fk3-s1-eth509 (ports 508 -> 509), in ticket order")
+    assert hold.summary().startswith("hold loop on every switch (3): port 508 to port 509 "
+                                     "through a relay that gives held frames back in ticket "
+                                     "order at 500 frames/s")
+    # the relay's command: its two ends, its pace, its counts file
+    cmd = hold.loops["s2"].relay_command("/usr/bin/python3", Path("/tmp/s2.json"))
+    assert cmd == ["/usr/bin/python3", "-m", "topologies.hold_relay", "--rx", "fk3-s2-hr508",
+                   "--tx", "fk3-s2-hr509", "--pace", "500", "--stats", "/tmp/s2.json"]
 
 
 @pytest.mark.parametrize("bmv2, ports, on_servers, why", [

@@ -1,11 +1,16 @@
 """A bmv2 switch's hold loop (topologies/hold_loop.py): named like the switch's other
-interfaces, paced by tc htb into a queue that does not drop, recorded in the run's
-ledger and removed by name at teardown (root: it makes a real veth pair)."""
+interfaces, either relayed in ticket order (topologies/hold_relay.py) or a direct pair
+paced by tc htb into a queue that does not drop, recorded in the run's ledger and
+removed by name at teardown (root: it makes real veth pairs)."""
 
 from __future__ import annotations
 
+import json
 import os
+import socket
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +21,7 @@ from topologies.link_rates import COST_BYTES
 
 
 def test_the_loop_is_named_like_the_switch_ports_and_paced_in_frames():
-    loop = hold_loop.plan("fk3-", "s12", 508, 509)
+    loop = hold_loop.plan("fk3-", "s12", 508, 509, relay=False)
     assert (loop.out_iface, loop.in_iface) == ("fk3-s12-eth508", "fk3-s12-eth509")
     assert loop.ports == {508: "fk3-s12-eth508", 509: "fk3-s12-eth509"}
     cmds = [" ".join(c) for c in hold_loop.tc_commands(loop)]
@@ -39,7 +44,7 @@ def test_a_loop_is_made_paced_and_removed_by_name_from_the_ledger(tmp_path):
     if os.geteuid() != 0:
         pytest.skip("needs root (veth pairs, tc)")
     ledger = Ledger.create("hold-loop-test", tmp_path)
-    loop = hold_loop.plan(ledger.prefix, "s1", 508, 509, pace_pps=200)
+    loop = hold_loop.plan(ledger.prefix, "s1", 508, 509, pace_pps=200, relay=False)
     ledger.add_interfaces(loop.interfaces)  # recorded before they exist
     try:
         hold_loop.create(loop)
@@ -63,7 +68,7 @@ def test_find_uses_a_wired_paced_loop_and_names_what_is_missing_otherwise(tmp_pa
     if os.geteuid() != 0:
         pytest.skip("needs root (veth pairs, tc)")
     ledger = Ledger.create("hold-loop-find-test", tmp_path)
-    loop = hold_loop.plan(ledger.prefix, "s1", 508, 509)
+    loop = hold_loop.plan(ledger.prefix, "s1", 508, 509, relay=False)
     ledger.add_interfaces(loop.interfaces)
     try:
         hold_loop.create(loop)
@@ -76,3 +81,52 @@ def test_find_uses_a_wired_paced_loop_and_names_what_is_missing_otherwise(tmp_pa
     finally:
         left = Ledger.load(ledger.path).teardown()
     assert left == []
+
+
+@pytest.mark.mininet
+def test_a_relayed_loop_gives_frames_back_in_ticket_order_and_goes_with_its_ledger(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("needs root (veth pairs, packet sockets)")
+    from tests.topologies.test_hold_relay import frame, ticket_of
+
+    ledger = Ledger.create("hold-relay-test", tmp_path)
+    loop = hold_loop.plan(ledger.prefix, "s1", 508, 509, pace_pps=1000)
+    assert loop.relayed and loop.relay_rx == f"{ledger.prefix}s1-hr508"
+    ledger.add_interfaces(loop.interfaces)
+    stats = tmp_path / "relay.json"
+    try:
+        hold_loop.create(loop)
+        assert hold_loop.wiring_problem(loop) is None
+        found = hold_loop.find(["s1"], ledger.prefix, (508, 509)).loops["s1"]
+        assert found.relayed and found.interfaces == loop.interfaces  # (its pace is the relay's)
+        relay = subprocess.Popen(loop.relay_command(sys.executable, stats),
+                                 cwd=Path(__file__).resolve().parents[2])
+        ledger.add_process(relay.pid, "hold relay s1")
+        # the switch's side: frames out of port 508, back in on port 509
+        out = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        out.bind((loop.out_iface, 0))
+        back = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+        back.bind((loop.in_iface, 3))
+        back.settimeout(5)
+        time.sleep(0.5)  # the relay's sockets are open
+        for t in (5, 4, 3, 2, 1):
+            out.send(frame(t))
+        got = []
+        while len(got) < 5:
+            data, addr = back.recvfrom(65536)
+            if addr[2] != 4:  # not our own outgoing
+                got.append(ticket_of(data))
+        # the first may go before the others arrived; the rest come back sorted
+        assert sorted(got) == [1, 2, 3, 4, 5] and got[1:] == sorted(got[1:]), got
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline and not stats.exists():
+            time.sleep(0.1)
+        time.sleep(0.6)
+        counts = json.loads(stats.read_text())
+        assert counts["frames_in"] == counts["frames_out"] == 5 and counts["not_held"] == 0
+        assert hold_loop.stats(loop, stats)["relay"]["frames_out"] == 5
+    finally:
+        left = Ledger.load(ledger.path).teardown()
+    assert left == []
+    assert relay.wait(timeout=5) is not None  # stopped by PID from the ledger
+    assert not any(Path("/sys/class/net", i).exists() for i in loop.interfaces)
