@@ -96,7 +96,11 @@ def summarise(topology: str, switches: int, runs: list[dict]) -> dict[str, float
         fig[f"{key}_errors"] = "; ".join(r["error"] for r in runs if "error" in r)
     if not good:
         return fig
-    for name in ("detection_ms", "switchover_ms", "gap_ms", "rtt_ms", "global_reroute_ms"):
+    for r in good:  # what the receivers waited beyond the agents' own work
+        r["after_switchover_ms"] = (None if None in (r["gap_ms"], r["switchover_ms"])
+                                    else r["gap_ms"] - r["detection_ms"] - r["switchover_ms"])
+    for name in ("detection_ms", "switchover_ms", "gap_ms", "after_switchover_ms", "rtt_ms",
+                 "global_reroute_ms"):
         spread = _spread([r[name] for r in good])
         if spread is not None:
             base = name[:-3]
@@ -122,10 +126,13 @@ def _cell(figures: dict, key: str, name: str) -> str:
 
 
 def table(figures: dict, topologies=None) -> str:
-    """Per fabric: switches, runs, link rate, then detection, switchover, largest gap and
-    global reroute as `median (min-max)` over the runs, ms."""
+    """Per fabric: switches, runs, link rate, then detection, switchover, largest gap, the
+    gap after detection and switchover (what the transport and the new path add: it
+    should not grow with the fabric) and global reroute as `median (min-max)` over the
+    runs, ms."""
     lines = ["| fabric | switches | runs | rate pps | detection ms | switchover ms "
-             "| largest gap ms | global reroute ms |", "|" + "---|" * 8]
+             "| largest gap ms | gap after switchover ms | global reroute ms |",
+             "|" + "---|" * 9]
     for topology in topologies or RATES:
         key = _key(topology)
         if f"{key}_switches" not in figures:
@@ -137,7 +144,8 @@ def table(figures: dict, topologies=None) -> str:
             runs += f" (+{figures[f'{key}_errors'].count(';') + 1} failed)"
         lines.append(f"| {topology} | {figures[f'{key}_switches']:g} | {runs} | {rate:g}{reduced} | "
                      + " | ".join(_cell(figures, key, n) for n in
-                                  ("detection", "switchover", "gap", "global_reroute")) + " |")
+                                  ("detection", "switchover", "gap", "after_switchover",
+                                   "global_reroute")) + " |")
     return "\n".join(lines)
 
 

@@ -28,6 +28,10 @@ def test_median_and_range_over_the_runs_and_failed_runs_are_counted_apart():
     row = next(line for line in switchover.table(fig).splitlines() if "fattree:4" in line)
     assert "| 20 | 3 (+1 failed) | 500 (reduced) |" in row
     assert "4.0 (3.0-5.0)" in row and "20.0 (10.0-30.0)" in row
+    # the gap beyond detection + switchover, per run (5, 21, 7): its own median and range
+    assert (fig[f"{key}_after_switchover_ms"], fig[f"{key}_after_switchover_min_ms"],
+            fig[f"{key}_after_switchover_max_ms"]) == (7.0, 5.0, 21.0)
+    assert row.endswith("| 7.0 (5.0-21.0) | 50.0 (50.0-50.0) |")
 
 
 def test_a_reduced_rate_is_said_in_the_table_and_no_good_run_leaves_the_cells_empty():
