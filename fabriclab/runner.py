@@ -269,6 +269,12 @@ def _crashes(net: EmulatedNetwork | None, metrics: dict) -> None:
         metrics.setdefault("problems", []).append(what)
         if metrics.get("error"):
             metrics["error"] += f"; {what}"
+    relays = net.crashed_relays() if net is not None else {}
+    if relays:  # the frames it held are gone, and the switch's held frames with them
+        metrics.setdefault("problems", []).append(
+            "hold relay(s) died during the run, with the frames they held: " + ", ".join(
+                f"{name} (exit {code}, logs/{name}.hold-relay.log)"
+                for name, code in sorted(relays.items())))
 
 
 def _finish(run_plan: RunPlan, metrics: dict, run_dir: Path) -> RunMetrics:

@@ -249,6 +249,10 @@ class P4Switch(Switch):
         """The exit code if the switch process died, else None."""
         return None if self.process is None else self.process.poll()
 
+    def relay_crashed(self) -> int | None:
+        """The exit code if its hold relay died, else None (also without a relay)."""
+        return None if self.relay is None else self.relay.poll()
+
 
 # A switch port's segmentation and receive offloads, turned off before the switch opens
 # it. bmv2 takes its ports in through libpcap, whose receive ring holds frames of the
@@ -387,6 +391,15 @@ class EmulatedNetwork:
             code = self.switch(node.name).crashed()
             if code is not None:
                 out[node.name] = code
+        return out
+
+    def crashed_relays(self) -> dict[str, int]:
+        """Per switch whose hold relay (topologies/hold_relay.py) died, its exit code."""
+        out = {}
+        for name in self.loops:
+            code = self.switch(name).relay_crashed()
+            if code is not None:
+                out[name] = code
         return out
 
     def remote_host(self, node: str):

@@ -123,3 +123,22 @@ def test_a_frame_without_a_hold_header_is_counted_and_dropped():
 def test_a_pace_that_is_not_positive_is_refused():
     with pytest.raises(ValueError, match="not positive"):
         hold_relay.OrderedHold(pace_pps=0)
+
+
+def test_a_relay_that_died_is_a_problem_of_the_run_naming_its_log():
+    from fabriclab import runner
+
+    class Net:
+        def crashed_switches(self):
+            return {}
+
+        def crashed_relays(self):
+            return {"s2": 1}
+
+    metrics: dict = {}
+    runner._crashes(Net(), metrics)
+    assert metrics["problems"] == ["hold relay(s) died during the run, with the frames they "
+                                   "held: s2 (exit 1, logs/s2.hold-relay.log)"]
+    quiet: dict = {}
+    runner._crashes(None, quiet)
+    assert quiet == {}
