@@ -693,6 +693,12 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     def slice(self, meta, c):
         return loops.flatten_slice(ir.Slice(c[0], c[1], c[2], self._loc(meta)))
 
+    def indexed_slice(self, meta, c):
+        """`e[lo +: width]` is `e[lo + width - 1 : lo]` (P4_16 8.5, indexed slices)."""
+        loc = self._loc(meta)
+        hi = ir.Binary("-", ir.Binary("+", c[1], c[2], loc), ir.Lit(1, loc), loc)
+        return loops.flatten_slice(ir.Slice(c[0], hi, c[1], loc))
+
     def call(self, meta, c):
         return ir.Call(c[0], c[1], (), self._loc(meta))
 
