@@ -37,6 +37,16 @@ from .typecheck_tree import (
 )
 
 
+def list_keyset(keysets: tuple[ir.Expr, ...], count: int) -> tuple[ir.Expr, ...]:
+    """An entry's keyset written as a list expression, `{a, b}` (or `{a}` for one key),
+    stands for the tuple keyset `(a, b)`: p4c takes its elements as the keysets of the
+    table's keys."""
+    if len(keysets) == 1 and isinstance(keysets[0], ir.ListExpr) \
+            and len(keysets[0].items) == count:
+        return tuple(keysets[0].items)
+    return keysets
+
+
 class BlockChecks:
     # ------------------------------------------------------------ blocks
 
@@ -403,6 +413,7 @@ class BlockChecks:
             entries = []
             given: list[int | None] = []
             for en in d.entries:
+                en = dataclasses.replace(en, keys=list_keyset(en.keys, len(keys)))
                 if len(en.keys) != len(keys):
                     raise CompileError(en.loc, f"entry has {len(en.keys)} keys, table "
                                        f"{d.name} has {len(keys)}")
