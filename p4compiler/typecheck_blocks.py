@@ -258,7 +258,7 @@ class BlockChecks:
                 pt = self.resolve_type(p.tref, self._generic_scope(ext, t))
                 assert a.value is not None
                 e = self.expr(a.value, scope, pt if not isinstance(pt, ir.TypeVar) else None)
-                args.append(self.ctor_value(e))
+                args.append(self.ctor_value(e, pt))
             inst = InstanceEntity(d.name, self.qualify(d.name, d.annotations, block), t,
                                   tuple(args), d, d.annotations)
             scope.declare(d.name, inst, d.loc)
@@ -313,7 +313,12 @@ class BlockChecks:
             out.append((p.name, v))
         return tuple(out)
 
-    def ctor_value(self, e: ir.Expr) -> Any:
+    def ctor_value(self, e: ir.Expr, param_type: ir.Type | None = None) -> Any:
+        if isinstance(e, ir.Member) and isinstance(e.type, ir.Enum) and e.type.underlying \
+                and isinstance(param_type, ir.Bits):
+            # a serializable enum member for a bit<N> parameter (`counter(sizes.N, ...)`):
+            # its value, by the implicit cast to the underlying type (P4_16 8.3)
+            return e.type.values[e.type.members.index(e.member)]
         if isinstance(e, ir.Lit):
             return e.value
         if isinstance(e, ir.BoolLit):
