@@ -719,8 +719,11 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return ir.BoolLit(False, self._loc(meta))
 
     def string_lit(self, meta, c):
+        # Escapes (\n, \") are decoded; other characters stay as written: a UTF-8
+        # name (`@name("prefix◕‿◕")`) reaches the JSON and P4Info unchanged, as in p4c.
         s = str(c[0])[1:-1]
-        return ir.StrLit(bytes(s, "utf-8").decode("unicode_escape"), self._loc(meta))
+        return ir.StrLit(s.encode("latin-1", "backslashreplace").decode("unicode_escape"),
+                         self._loc(meta))
 
     def type_member(self, meta, c):
         t = ir.TypeName(ir.TypeRef("name", name=str(c[0])), self._loc(meta))
