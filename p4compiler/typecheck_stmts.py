@@ -241,6 +241,10 @@ class StatementChecks:
                                        then=self.lift_expr(e.then, pre, True),
                                        other=self.lift_expr(e.other, pre, True))
         if isinstance(e, ir.Call):
+            if isinstance(e.callee, ir.Member) and _inline_calls(e.callee.expr):
+                # a method of a call's result (`f().isValid()`): the receiver comes first
+                e = dataclasses.replace(e, callee=dataclasses.replace(
+                    e.callee, expr=self.lift_expr(e.callee.expr, pre, guarded)))
             args = tuple(dataclasses.replace(a, value=self.lift_expr(a.value, pre, guarded))
                          if a.value is not None else a for a in e.args)
             e = dataclasses.replace(e, args=args)
