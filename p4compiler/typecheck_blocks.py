@@ -69,8 +69,11 @@ class BlockChecks:
             out.append(ent)
         return tuple(out)
 
-    def check_parser(self, d: ir.ParserDecl, role: str) -> TypedBlock:
+    def check_parser(self, d: ir.ParserDecl, role: str,
+                     ctor_args: tuple[tuple[str, ir.Expr], ...] = ()) -> TypedBlock:
         scope = Scope(self.globals, "parser", d.name)
+        for name, value in ctor_args:   # `MyParser(false)` in main: compile-time constants
+            scope.declare(name, ConstEntity(name, value), d.loc)
         params = self._params(d.params, scope, "parser")
         blk = TypedBlock("parser", d.name, role, params, loc=d.loc)
         self.block = blk
