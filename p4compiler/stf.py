@@ -182,7 +182,9 @@ class StfScript:
 
 _NUM = r"(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|\d[\d_]*)"
 _NAME = r"[A-Za-z_$][\w$.\[\]]*"
-_ACTION = re.compile(r"(" + _NAME + r")\s*\((.*)\)\s*$", re.S)
+# An action name may hold any character but blanks and `(`: p4testgen quotes the names
+# that @name annotations give ("set#b"), as a p4c STF string token.
+_ACTION = re.compile(r"(" + _NAME + r"|[^\s(]+)\s*\((.*)\)\s*$", re.S)
 _CONTROL_ARITY = {  # op -> (min ints/names, kinds) ; 'n' int, 's' name, '*' more ints
     "mc_mgrp_create": "n", "mc_mgrp_destroy": "n", "mc_node_create": "n*",
     "mc_node_update": "n*", "mc_node_associate": "nn", "mc_node_dissociate": "nn",
@@ -422,13 +424,25 @@ def _statement(word: str, rest: str, lineno: int, where: str) -> Command | None:
 _CONTINUATION = re.compile(r"[0-9a-fA-F*$][0-9a-fA-F*$\s]*$")
 
 
+def _without_comment(line: str) -> str:
+    """The line up to its `#` comment; a `#` inside a quoted name is part of the name
+    (p4c's STF lexer reads the quoted string first: `add "t.!@#$_1" ...`)."""
+    quoted = False
+    for i, ch in enumerate(line):
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "#" and not quoted:
+            return line[:i]
+    return line
+
+
 def _logical_lines(text: str) -> list[tuple[int, str]]:
     """(first line number, statement text): comments removed, `\\` continuations and
     hex-only continuation lines of packet/expect joined to their statement."""
     out: list[tuple[int, str]] = []
     pending: tuple[int, str] | None = None
     for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("#", 1)[0].strip()
+        line = _without_comment(raw).strip()
         if pending is not None:
             start, acc = pending
             acc = acc + " " + line.rstrip("\\").strip()

@@ -693,6 +693,12 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     def slice(self, meta, c):
         return loops.flatten_slice(ir.Slice(c[0], c[1], c[2], self._loc(meta)))
 
+    def indexed_slice(self, meta, c):
+        """`e[lo +: width]` is `e[lo + width - 1 : lo]` (P4_16 8.5, indexed slices)."""
+        loc = self._loc(meta)
+        hi = ir.Binary("-", ir.Binary("+", c[1], c[2], loc), ir.Lit(1, loc), loc)
+        return loops.flatten_slice(ir.Slice(c[0], hi, c[1], loc))
+
     def call(self, meta, c):
         return ir.Call(c[0], c[1], (), self._loc(meta))
 
@@ -713,8 +719,11 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return ir.BoolLit(False, self._loc(meta))
 
     def string_lit(self, meta, c):
+        # Escapes (\n, \") are decoded; other characters stay as written: a UTF-8
+        # name (`@name("prefix◕‿◕")`) reaches the JSON and P4Info unchanged, as in p4c.
         s = str(c[0])[1:-1]
-        return ir.StrLit(bytes(s, "utf-8").decode("unicode_escape"), self._loc(meta))
+        return ir.StrLit(s.encode("latin-1", "backslashreplace").decode("unicode_escape"),
+                         self._loc(meta))
 
     def type_member(self, meta, c):
         t = ir.TypeName(ir.TypeRef("name", name=str(c[0])), self._loc(meta))

@@ -195,7 +195,8 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
             if isinstance(d, ir.ParserDecl):
                 if role != "p":
                     raise CompileError(d.loc, f"{d.name}: expected a control here")
-                blocks[role] = self.check_parser(d, role)
+                blocks[role] = self.check_parser(
+                    d, role, self.ctor_args(d, main_args[role], self.globals, d.loc))
             else:
                 if role == "p":
                     raise CompileError(d.loc, f"{d.name}: expected a parser here")

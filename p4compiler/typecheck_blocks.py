@@ -37,6 +37,16 @@ from .typecheck_tree import (
 )
 
 
+def list_keyset(keysets: tuple[ir.Expr, ...], count: int) -> tuple[ir.Expr, ...]:
+    """An entry's keyset written as a list expression, `{a, b}` (or `{a}` for one key),
+    stands for the tuple keyset `(a, b)`: p4c takes its elements as the keysets of the
+    table's keys."""
+    if len(keysets) == 1 and isinstance(keysets[0], ir.ListExpr) \
+            and len(keysets[0].items) == count:
+        return tuple(keysets[0].items)
+    return keysets
+
+
 class BlockChecks:
     # ------------------------------------------------------------ blocks
 
@@ -59,8 +69,11 @@ class BlockChecks:
             out.append(ent)
         return tuple(out)
 
-    def check_parser(self, d: ir.ParserDecl, role: str) -> TypedBlock:
+    def check_parser(self, d: ir.ParserDecl, role: str,
+                     ctor_args: tuple[tuple[str, ir.Expr], ...] = ()) -> TypedBlock:
         scope = Scope(self.globals, "parser", d.name)
+        for name, value in ctor_args:   # `MyParser(false)` in main: compile-time constants
+            scope.declare(name, ConstEntity(name, value), d.loc)
         params = self._params(d.params, scope, "parser")
         blk = TypedBlock("parser", d.name, role, params, loc=d.loc)
         self.block = blk
@@ -248,7 +261,7 @@ class BlockChecks:
                 pt = self.resolve_type(p.tref, self._generic_scope(ext, t))
                 assert a.value is not None
                 e = self.expr(a.value, scope, pt if not isinstance(pt, ir.TypeVar) else None)
-                args.append(self.ctor_value(e))
+                args.append(self.ctor_value(e, pt))
             inst = InstanceEntity(d.name, self.qualify(d.name, d.annotations, block), t,
                                   tuple(args), d, d.annotations)
             scope.declare(d.name, inst, d.loc)
@@ -303,7 +316,12 @@ class BlockChecks:
             out.append((p.name, v))
         return tuple(out)
 
-    def ctor_value(self, e: ir.Expr) -> Any:
+    def ctor_value(self, e: ir.Expr, param_type: ir.Type | None = None) -> Any:
+        if isinstance(e, ir.Member) and isinstance(e.type, ir.Enum) and e.type.underlying \
+                and isinstance(param_type, ir.Bits):
+            # a serializable enum member for a bit<N> parameter (`counter(sizes.N, ...)`):
+            # its value, by the implicit cast to the underlying type (P4_16 8.3)
+            return e.type.values[e.type.members.index(e.member)]
         if isinstance(e, ir.Lit):
             return e.value
         if isinstance(e, ir.BoolLit):
@@ -403,6 +421,7 @@ class BlockChecks:
             entries = []
             given: list[int | None] = []
             for en in d.entries:
+                en = dataclasses.replace(en, keys=list_keyset(en.keys, len(keys)))
                 if len(en.keys) != len(keys):
                     raise CompileError(en.loc, f"entry has {len(en.keys)} keys, table "
                                        f"{d.name} has {len(keys)}")

@@ -326,6 +326,14 @@ class ExpressionChecks:
             return a, dataclasses.replace(b, type=at), at
         if isinstance(bt, ir.NewType) and bt.base == at and isinstance(a, ir.Lit):
             return dataclasses.replace(a, type=bt), b, bt
+        # a serializable enum next to a value of its underlying type converts to that type
+        # (P4_16 8.11.2; `hdr.vlan.ether_type == hdr.eth.etherType`)
+        if isinstance(at, ir.Enum) and at.underlying is not None and \
+                ir.unwrap(bt) == at.underlying:
+            return self.coerce(a, bt, loc), b, bt
+        if isinstance(bt, ir.Enum) and bt.underlying is not None and \
+                ir.unwrap(at) == bt.underlying:
+            return a, self.coerce(b, at, loc), at
         raise CompileError(loc, f"{op}: cannot operate on values of different types "
                            f"{_type_text(at)} and {_type_text(bt)}")
 

@@ -20,6 +20,7 @@ from .typecheck_entities import (
     Scope,
     VarEntity,
 )
+from .typecheck_exprs import with_defaults
 from .typecheck_tree import (
     _always_leaves,
     _equiv,
@@ -240,6 +241,10 @@ class StatementChecks:
                                        then=self.lift_expr(e.then, pre, True),
                                        other=self.lift_expr(e.other, pre, True))
         if isinstance(e, ir.Call):
+            if isinstance(e.callee, ir.Member) and _inline_calls(e.callee.expr):
+                # a method of a call's result (`f().isValid()`): the receiver comes first
+                e = dataclasses.replace(e, callee=dataclasses.replace(
+                    e.callee, expr=self.lift_expr(e.callee.expr, pre, guarded)))
             args = tuple(dataclasses.replace(a, value=self.lift_expr(a.value, pre, guarded))
                          if a.value is not None else a for a in e.args)
             e = dataclasses.replace(e, args=args)
@@ -401,9 +406,7 @@ class StatementChecks:
         assert isinstance(fn.expr, ir.Name)
         inst: ControlInstance = fn.expr.ref
         d: ir.ControlDecl = inst.decl
-        if len(e.args) != len(d.params):
-            raise CompileError(e.loc, f"{d.name}.apply: expects {len(d.params)} arguments, "
-                               f"got {len(e.args)}")
+        args = _apply_args(e, d)
         blk = self.block
         assert blk is not None
         inner = Scope(self.globals, "control", inst.prefix)
@@ -411,7 +414,7 @@ class StatementChecks:
             inner.declare(name, value if isinstance(value, ControlInstance)
                           else ConstEntity(name, value), d.loc)
         typed = []
-        for arg, p in zip(e.args, d.params, strict=True):
+        for arg, p in zip(args, d.params, strict=True):
             if arg.value is None:
                 raise CompileError(arg.loc, f"{d.name}.apply: {p.name} needs an argument")
             pt = self.resolve_type(p.tref, self.globals)
@@ -515,6 +518,22 @@ class StatementChecks:
         ret = self.resolve_type(proto.ret, self._bound(bindings, tparams))
         return ir.Call(fn, args, e.type_args, e.loc, ret, ("method", inst_t.name, fn.member,
                                                             proto))
+
+
+def _apply_args(e: ir.Call, d: ir.ControlDecl) -> tuple[ir.Arg, ...]:
+    """The arguments of `control.apply(...)` in parameter order, with the default values
+    (P4_16 6.8.2) of the parameters the call leaves out."""
+    args = with_defaults(e.args, d.params)
+    if any(a.name for a in args):
+        by_name = {a.name: a for a in args}
+        missing = [p.name for p in d.params if p.name not in by_name]
+        if missing:
+            raise CompileError(e.loc, f"{d.name}.apply: missing argument {missing[0]}")
+        args = tuple(by_name[p.name] for p in d.params)
+    if len(args) != len(d.params):
+        raise CompileError(e.loc, f"{d.name}.apply: expects {len(d.params)} arguments, "
+                           f"got {len(args)}")
+    return args
 
 
 def _required(params: tuple[ir.Param, ...]) -> int:

@@ -30,9 +30,11 @@ from ..typecheck_entities import (
     TypedBlock,
     TypedProgram,
 )
+from ..typecheck_stmts import StatementChecks
 from ..typecheck_tree import (
     _children,
     _equiv,
+    _inline_calls,
     _is_constant,
     _is_lvalue_path,
     _lvalue_root,
@@ -74,6 +76,23 @@ def _may_overlap(x: Any, v: Any) -> bool:
 def _is_action_call(x: Any) -> bool:
     return isinstance(x, ir.CallStmt) and bool(x.call.target) \
         and x.call.target[0] == "action"
+
+
+class _CallLifter(StatementChecks):
+    """The type checker's inliner of function calls in expressions, with this pass's
+    temporaries: an argument that a table's actions list binds to a directional parameter
+    (`a2(bump(hdr.x))`) is evaluated when the action runs, at the start of its body (p4c's
+    RemoveActionParameters), so the function calls in it are inlined there."""
+
+    def __init__(self, temps: Temps):
+        self.temps = temps
+
+    def new_temp(self, base: str, t: ir.Type, loc: Location) -> ir.Name:
+        return self.temps.new(base, t, loc)
+
+    @staticmethod
+    def temp_decl(name: ir.Name, init: ir.Expr | None, loc: Location) -> ir.Stmt:
+        return Temps.decl(name, init, loc)
 
 
 class InlineActions:
@@ -119,6 +138,8 @@ class InlineActions:
         subst: dict[int, ir.Expr] = {}
         for p, v in zip(params, args, strict=True):
             direction = p.direction or "in"
+            if _inline_calls(v):   # a table's bound argument `a(f(x))`: f runs here
+                v = _CallLifter(self.temps).lift_expr(v, pre, False)
             if (direction == "in" and _is_constant(v)) or (
                     direction != "in" and self.unaliased(v, a, params, args)):
                 subst[id(p)] = v

@@ -82,6 +82,20 @@ def test_p4c_dialect_entries() -> None:
     assert mixed.keys[2].value == 10  # a leading zero is decimal in STF
 
 
+def test_quoted_names_keep_hash_signs_and_any_characters() -> None:
+    # p4testgen quotes every name; @name annotations may give names with `#`, `(`, `)`
+    # and non-ASCII characters (p4c's nonstandard_table_names-bmv2)
+    script = stf.parse("""
+        add "ig.t!@#$%^&*()_+=-p^1" "key#é":0x01 "set#b"("v":0x22)  # comment
+        setdefault "ig.t◕‿◕" "ig.a"()
+    """)
+    add, default = script.commands
+    assert add.table == "ig.t!@#$%^&*()_+=-p^1"
+    assert add.keys[0].name == "key#é" and add.keys[0].value == 1
+    assert add.action == stf.ActionCall("set#b", (("v", 0x22),))
+    assert default.table == "ig.t◕‿◕" and default.action == stf.ActionCall("ig.a")
+
+
 def test_p4c_dialect_expectations_and_control_commands() -> None:
     script = stf.parse("""
         expect 1 01 **** ** ** ** $
