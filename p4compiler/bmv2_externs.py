@@ -119,6 +119,13 @@ class ExternConverter:
                 prims.append(self.prim("assign", [{"type": "field", "value": tmp},
                                                   self.operand(x, env)], x.loc))
                 out.append({"type": "field", "value": tmp})
+            elif with_constants:
+                # A checksum's calculation input: p4c writes {"type": "expression"} here,
+                # and simple_switch refuses that JSON at load ("Unsupported input type").
+                raise Unsupported(x.loc, "a checksum's field list takes header fields and "
+                                  "constants only, not an expression such as `a ++ b` or "
+                                  "`a + 1`: bmv2 cannot compute over it (list the fields "
+                                  "one by one)")
             else:
                 out.append({"type": "expression", "value": self.data_expr(x, env)})
         return out
