@@ -48,6 +48,23 @@ class ParserConverter:
         self.block = None
         return {"name": "parser", "id": 0, "init_state": "start", "parse_states": states}
 
+    def assign_stack_next_field(self, s: ir.Assign, env: _Env,
+                                ops: list[dict[str, Any]]) -> None:
+        """`s.next.f = v;`, also the copy-out of an inout argument `s.next.f` to a
+        function or sub-parser: bmv2's parser `set` writes a named field only, so an
+        `assign` primitive writes the field of the element expression `.next` reads
+        (`last_stack_index` + 1); a lookahead source is read into a temporary first."""
+        look = _lookahead_slice(s.rhs)
+        if look is not None:
+            tmp = self.temp(s.lhs.type)
+            ops.append({"op": "set", "parameters": [{"type": "field", "value": tmp},
+                                                    {"type": "lookahead", "value": list(look)}]})
+            src: dict[str, Any] = {"type": "field", "value": tmp}
+        else:
+            src = self.operand(s.rhs, env)
+        ops.append({"op": "primitive", "parameters": [
+            self.prim("assign", [self.operand(s.lhs, env), src], s.loc)]})
+
     def lookahead_aggregate(self, s: ir.Assign, env: _Env, ops: list[dict[str, Any]]) -> None:
         """`x = pkt.lookahead<H>()` of a header or struct: field by field, each a `set`
         from its lookahead slice; a header becomes valid (what p4c's backend emits)."""
@@ -81,6 +98,9 @@ class ParserConverter:
                 self.parser_stmt(ir.Assign(lhs, s.init, s.loc), ops)
             return
         if isinstance(s, ir.Assign):
+            if isinstance(s.lhs, ir.Member) and self.path(s.lhs, env)[0] == "stack_next_field":
+                self.assign_stack_next_field(s, env, ops)
+                return
             rhs = s.rhs
             look = _lookahead_slice(rhs)
             if look is not None and not isinstance(ir.unwrap(rhs.type), ir.StructLike):
