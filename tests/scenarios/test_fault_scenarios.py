@@ -85,13 +85,12 @@ def target(request):
 BMV2_MIN_DURATION_S = 40
 
 
-def _at_target_rate(data: dict, target, keep_duration: bool = False) -> dict:
+def _at_target_rate(data: dict, target) -> dict:
     """The scenario at a rate the target holds: BMV2_RATE_PPS on bmv2 (and at least
-    BMV2_MIN_DURATION_S unless `keep_duration`), as written else."""
+    BMV2_MIN_DURATION_S), as written else."""
     if target.value == "bmv2":
         data["link"] = {**data["link"], "rate_pps": BMV2_RATE_PPS}
-        if not keep_duration:
-            data["duration_s"] = max(data.get("duration_s", 0), BMV2_MIN_DURATION_S)
+        data["duration_s"] = max(data.get("duration_s", 0), BMV2_MIN_DURATION_S)
     return data
 
 
@@ -226,7 +225,10 @@ def _storm_at_target(data: dict, target) -> dict:
     ms to leave: a 100 ms lifetime discarded frames on every congested port (478-1211
     HoQ drops in the fault-free baseline, 2026-12-05). On bmv2 the lifetime is scaled by
     the rate ratio (the same 200 frame times)."""
-    data = _at_target_rate(data, target, keep_duration=True)  # the goodput window as shipped
+    # on bmv2 also BMV2_MIN_DURATION_S: the goodput window ends at the unstall (1.5 s),
+    # so only completion gains (a full-suite run ran out of the shipped 20 s at 2469 of
+    # 3072 frames, 2026-12-06, where runs alone take 8.5-11 s)
+    data = _at_target_rate(data, target)
     if target.value != "bmv2":
         return data
     data["traffic"] = {**data["traffic"], "message_bytes": data["traffic"]["message_bytes"] // 4}
