@@ -48,7 +48,7 @@ def compiled_fabric(out: Path) -> tuple[Path, Path]:
 def run_bmv2(program: str, p4info: str) -> None:
     """The bmv2 device under test: simple_switch_grpc, pipeline and one route over P4Runtime."""
     from controller.p4runtime_client import SwitchConnection
-    from topologies.network import free_tcp_port
+    from topologies.ports import free_tcp_port
 
     port = free_tcp_port()
     sw = subprocess.Popen(["simple_switch_grpc", "--device-id", str(DEVICE_ID), "-i",

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from topologies.ledger import stop_pid
-from topologies.network import free_tcp_port
+from topologies.ports import free_tcp_port
 
 SWITCHES = 20
 WINDOW_S = 5.0

@@ -10,8 +10,6 @@ run's ledger so teardown (or the next run) removes exactly that.
 from __future__ import annotations
 
 import os
-import random
-import socket
 import subprocess
 import sys
 import time
@@ -27,50 +25,12 @@ from mininet.topo import Topo
 from topologies import hold_loop, link_names, link_rates, remote, wires
 from topologies.description import Fabric, NodeKind
 from topologies.ledger import Ledger
+from topologies.ports import free_tcp_port, release_port
 from topologies.targets import SwitchKind, Target, switch_command
 
 
 class NetworkError(RuntimeError):
     """The emulated network could not be built or a switch did not start."""
-
-
-_HANDED_OUT: set[int] = set()  # ports this process gave a switch: never twice
-
-
-def _ephemeral_range() -> tuple[int, int]:
-    try:
-        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
-        return int(low), int(high)
-    except (OSError, ValueError):
-        return 32768, 60999
-
-
-def free_tcp_port() -> int:
-    """A loopback TCP port nobody listens on, for a switch's P4Runtime or Thrift server.
-
-    Taken below the kernel's ephemeral range: a port from bind(0) lies inside it, and
-    between choosing it and the switch binding it an outgoing connection (the SM's to an
-    earlier switch) may get it ("Address already in use" at the switch's start). A
-    random start keeps two runs at the same time apart; each port is probed by binding."""
-    low, _high = _ephemeral_range()
-    first, last = 20000, min(low, 32768) - 1
-    if last - first > 1000:
-        span = last - first + 1
-        start = random.randrange(span)
-        for i in range(span):
-            port = first + (start + i) % span
-            if port in _HANDED_OUT:
-                continue
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-                try:
-                    s.bind(("127.0.0.1", port))
-                except OSError:
-                    continue
-            _HANDED_OUT.add(port)
-            return port
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def host_mac(index: int) -> str:
@@ -123,6 +83,7 @@ class P4Switch(Switch):
         self.target = target
         self.device_id = device_id
         self.grpc_addr = f"{grpc_host}:{grpc_port}"
+        self.grpc_port = grpc_port
         self.log_file = Path(log_dir) / f"{name}.log"
         self.ledger = ledger
         self.port_params = port_params or {}
@@ -230,6 +191,9 @@ class P4Switch(Switch):
         if self.relay is not None:
             remote.stop(self.relay)
             self.relay = None
+        for port in (self.grpc_port, self.thrift_port):
+            if port is not None:
+                release_port(port)  # its claim (topologies/ports.py): free for the next run
         super().stop(deleteIntfs)
 
     def kill(self) -> None:

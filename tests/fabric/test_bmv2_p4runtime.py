@@ -24,7 +24,7 @@ def bmv2(compiled, tmp_path_factory):
 
     from controller.p4runtime_client import SwitchConnection
     from controller.sm import SM_ELECTION_ID
-    from topologies.network import free_tcp_port
+    from topologies.ports import free_tcp_port
 
     program, info = compiled
     program = json.loads(json.dumps(program))

@@ -23,7 +23,7 @@ def bmv2_switch(compiled, tmp_path):
     from controller.liveness import Liveness
     from controller.p4runtime_client import SwitchConnection
     from controller.sm import SM_ELECTION_ID
-    from topologies.network import free_tcp_port
+    from topologies.ports import free_tcp_port
 
     program, info = compiled
     json_path, info_path = tmp_path / "fabric.json", tmp_path / "fabric.p4info.txtpb"

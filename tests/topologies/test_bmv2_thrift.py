@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from topologies import link_rates
-from topologies.network import free_tcp_port
+from topologies.ports import free_tcp_port
 
 pytestmark = pytest.mark.bmv2
 TESTS = Path(__file__).resolve().parents[1]
