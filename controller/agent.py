@@ -59,6 +59,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from controller import netlink_filter
 from controller.liveness import Liveness
 from controller.p4info import P4InfoError
 from controller.p4runtime_client import (
@@ -137,15 +138,32 @@ def carrier_now(ifname: str) -> bool:
 
 
 class CarrierWatcher:
-    """Netlink link notifications for a set of interfaces, reported only on change."""
+    """Netlink link notifications for a set of interfaces, reported only on change.
+
+    A socket filter (controller/netlink_filter.py) keeps the kernel from waking this
+    process for other interfaces' changes. It matches interface indexes, so it is on
+    only while every watched interface exists: when one is deleted (or missing at
+    the start) the filter comes off and every link message is read by name, as
+    without one, until the interface is back; then it goes on with the new index."""
 
     def __init__(self, ifnames: list[str]) -> None:
         self.state = {name: carrier_now(name) for name in ifnames}
         self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_ROUTE)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+        self.filtered = False
+        self._filter()
         self.sock.bind((0, RTMGRP_LINK))  # port id 0: the kernel picks one
         # a change between the sysfs read above and the bind would be missed: re-read
         self.state = {name: carrier_now(name) for name in ifnames}
+
+    def _filter(self) -> None:
+        try:
+            indexes = [socket.if_nametoindex(name) for name in self.state]
+            netlink_filter.attach(self.sock, indexes)
+            self.filtered = True
+        except (ValueError, OSError):  # one is missing (or too many to filter)
+            netlink_filter.detach(self.sock)
+            self.filtered = False
 
     def events(self, timeout: float) -> list[CarrierEvent]:
         ready, _, _ = select.select([self.sock], [], [], timeout)
@@ -154,10 +172,17 @@ class CarrierWatcher:
         data = self.sock.recv(1 << 16)
         now = time.time_ns()
         out = []
+        refilter = False
         for name, up in parse_link_messages(data):
-            if name in self.state and self.state[name] != up:
+            if name not in self.state:
+                continue
+            if self.state[name] != up:
                 self.state[name] = up
                 out.append(CarrierEvent(name, up, now))
+            # filtered but gone, or unfiltered and back: the filter may change
+            refilter |= Path(f"/sys/class/net/{name}").exists() != self.filtered
+        if refilter:
+            self._filter()
         return out
 
     def close(self) -> None:
