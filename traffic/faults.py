@@ -10,9 +10,10 @@
     ...
     schedule.join(); schedule.events  # what ran, when (CLOCK_REALTIME ns), and errors
 
-A link goes down as carrier loss on both ends: `ip link set dev X down` on each
-end, run with the end's command prefix (e.g. ["ip", "netns", "exec", "h1"]
-for a host's interface, or none for a switch port in the root namespace).
+A link goes down as carrier loss on both ends: a switch port in this namespace is
+set down over rtnetlink (traffic/link_state.py), an end in another namespace with
+`ip link set dev X down` run with its command prefix (e.g. ["ip", "netns", "exec",
+"h1"] for a host's interface).
 NIC faults go through the NIC emulator's control socket (traffic/nic.py):
 `stall`, `resume`, `pause_storm on|off`, `drop_credits N`. A switch
 kill/restart is the runner's: pass it as a `Hook`.
@@ -31,6 +32,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from traffic import link_state
 from traffic.realtime import realtime
 
 
@@ -49,19 +51,22 @@ class LinkEnd:
 
 
 def set_link(ends: Sequence[LinkEnd], up: bool) -> None:
-    """`ip link set dev X up|down` on every end (carrier follows on a veth's peer). The
-    local ends' commands run at the same time, as a cable cut takes both ends at once
-    (one after the other, the second end's carrier dropped an `ip` process later)."""
+    """Every end up or down at once (carrier follows on a veth's peer), as a cable cut
+    takes both ends together. Ends in this namespace are set over rtnetlink in one go
+    (traffic/link_state.py: no `ip` process to start, so the recorded start is the
+    cut); the others (a host's namespace, another server) run `ip link set dev X
+    up|down` with their prefix, started at the same time."""
     state = "up" if up else "down"
     started = []
     for end in ends:
         if end.run is not None:
             end.run(["ip", "link", "set", "dev", end.iface, state])
-            continue
-        cmd = [*end.prefix, "ip", "link", "set", "dev", end.iface, state]
-        started.append((cmd, subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
-                                              stderr=subprocess.PIPE, text=True)))
-    errors = []
+        elif end.prefix:
+            cmd = [*end.prefix, "ip", "link", "set", "dev", end.iface, state]
+            started.append((cmd, subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                                                  stderr=subprocess.PIPE, text=True)))
+    local = [end.iface for end in ends if end.run is None and not end.prefix]
+    errors = [f"link {state}: {p}" for p in link_state.set_state(local, up)] if local else []
     for cmd, proc in started:
         _out, err = proc.communicate()
         if proc.returncode != 0:
