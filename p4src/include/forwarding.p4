@@ -539,10 +539,19 @@ control FabricIngress(inout headers_t hdr,
                     bit<16> backup1 = (bit<16>)meta.route_backup + 1;
                     bool had_route = (primary_down == 0 && first != primary1 && second != primary1)
                                      || (backup_down == 0 && first != backup1 && second != backup1);
-                    if (notify_taken) {
-                        bit<16> from = (bit<16>)standard_metadata.ingress_port + 1;
+                    /* Only the route's own ports are recorded: with two slots, a
+                     * third neighbour's NOTIFY (fattree:6 aggregations have three
+                     * cores) would otherwise evict the primary's record. */
+                    bit<16> from = (bit<16>)standard_metadata.ingress_port + 1;
+                    bool on_route = from == primary1
+                                    || (meta.route_has_backup == 1 && from == backup1);
+                    if (notify_taken && on_route) {
+                        /* the slot of a port that is not the route's (empty, or
+                         * left by the routes of before the SM's last install) */
+                        bool first_on_route = first == primary1
+                                              || (meta.route_has_backup == 1 && first == backup1);
                         if (first != from && second != from) {
-                            if (first == 0) {
+                            if (!first_on_route) {
                                 first = from;
                             } else {
                                 second = from;
