@@ -53,13 +53,14 @@ BMV2_RATE_PPS = 300
 # across actions, its ingress and egress threads lost updates, and up*/down* passed 1 of 5
 # runs. With them atomic it passed 4 of 4 (CCT 4.6-4.7 s, 2026-12-05).
 BMV2_LINK_FAILURE_SCALE = (
-    "bmv2: the 4- vs 20-switch bound at 300 pps, 2026-12-06 (hold relay, port offloads off): "
-    "every run passes its collective with 0 unexplained loss, and first-rank failures are "
-    "within the bound on both sizes (leafspine 32.0 ms against its bound, fattree:4 135.9 "
-    "against 278); a second-rank failure on fattree:4 is not: the direction with no local "
-    "alternative waits 352 ms against 3 x (detection 16.6 + switchover 6.9) + RTT 46.0 = "
-    "116.5 ms, 20 simple_switch_grpc processes and 20 agents on 2 cores (2026-12-05: "
-    "detection 22-23 ms, one run stalled). The global-reroute test runs on bmv2")
+    "bmv2: the 4- vs 20-switch bound at 300 pps. 2026-12-06, after agents woke only for "
+    "their own links and link faults went over rtnetlink: first-rank failures within the "
+    "bound on both sizes (leafspine 36.4 against 85.7 ms, fattree:4 73.7 against 167.8, "
+    "though its detection was 37.2 ms where the embedded switch's is under 1 ms); a "
+    "second-rank failure on leafspine is not: 35.9 ms against 3 x (detection 0.7 + "
+    "switchover 2.1) + RTT 22.7 = 31.4 ms, a frame slot at 300 pps being 3.3 ms. Before "
+    "(hold relay, port offloads off): fattree:4 second rank 352 ms against 116.5. Every "
+    "run completes with 0 unexplained loss; the global-reroute test runs on bmv2")
 
 
 def _skip_on_bmv2(target, reason: str) -> None:
