@@ -28,6 +28,7 @@ from controller.liveness import read_down_ports
 from controller.p4runtime_client import SwitchConnection
 from controller.routing import engine
 from controller.sm import SubnetManager
+from tests.veths import ip, veth_pairs
 from topologies.generators import build
 
 
@@ -107,20 +108,10 @@ def test_events_reported_by_agents_are_handled_in_order(frr_sm):
     assert [r["event"] for r in sm.timeline] == ["port_down", "port_up"]
 
 
-def _ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True)
-
-
 @pytest.fixture
 def smt_veth():
-    if os.geteuid() != 0:
-        pytest.skip("needs root to create veth smt-a0/smt-b0")
-    subprocess.run(["ip", "link", "del", "smt-a0"], capture_output=True)
-    _ip("link", "add", "smt-a0", "type", "veth", "peer", "name", "smt-b0")
-    _ip("link", "set", "smt-a0", "up")
-    _ip("link", "set", "smt-b0", "up")
-    yield "smt-a0", "smt-b0"
-    subprocess.run(["ip", "link", "del", "smt-a0"], capture_output=True)
+    with veth_pairs(("smt-a0", "smt-b0")):
+        yield "smt-a0", "smt-b0"
 
 
 def test_agent_marks_the_port_down_within_milliseconds_of_carrier_loss(
@@ -138,14 +129,14 @@ def test_agent_marks_the_port_down_within_milliseconds_of_carrier_loss(
     agent = LocalAgent("s1", conn, {watched: 3}, reports.put).start()
     try:
         cut_ns = time.time_ns()
-        _ip("link", "set", peer, "down")
+        ip("link", "set", peer, "down")
         down = reports.get(timeout=2)
         assert (down.switch, down.port, down.up, down.error) == ("s1", 3, False, "")
         assert read_down_ports(conn) == {3}
         detection_ms = (down.detected_ns - cut_ns) / 1e6
         switchover_ms = (down.switchover_ns - cut_ns) / 1e6
         assert detection_ms < 50 and switchover_ms < 100, (detection_ms, switchover_ms)
-        _ip("link", "set", peer, "up")
+        ip("link", "set", peer, "up")
         up = reports.get(timeout=2)
         assert up.up and read_down_ports(conn) == set()
     finally:
@@ -218,12 +209,12 @@ def test_agent_process_switches_over_then_reports_to_the_sm_socket(
                             (tmp_path / "agent.log").read_text())
         assert endpoint.ready["s1"]["pid"] == agent.pid
         cut_ns = time.time_ns()
-        _ip("link", "set", peer, "down")
+        ip("link", "set", peer, "down")
         down = reports.get(timeout=3)
         assert (down.switch, down.port, down.up, down.error) == ("s1", 3, False, "")
         assert read_down_ports(sm_conn) == {3}
         assert down.detected_ns >= cut_ns and down.switchover_ns >= down.detected_ns
-        _ip("link", "set", peer, "up")
+        ip("link", "set", peer, "up")
         assert reports.get(timeout=3).up
     finally:
         agent.terminate()  # by PID: the process this test started

@@ -5,17 +5,16 @@ BPF interpreter; the veth tests (root) check it in the kernel."""
 
 from __future__ import annotations
 
-import os
 import select
 import socket
 import struct
-import subprocess
 import time
 
 import pytest
 
 from controller import netlink_filter
 from controller.agent import RTM_DELLINK, RTM_NEWLINK, CarrierWatcher
+from tests.veths import ip, veth_pairs
 
 NEWADDR = 20  # RTM_NEWADDR: another kind of message on a routing socket
 
@@ -60,23 +59,10 @@ def test_no_interfaces_or_too_many_is_refused_so_the_watcher_reads_everything():
         netlink_filter.program(range(1, netlink_filter.MAX_INDEXES + 2))
 
 
-def _ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True)
-
-
 @pytest.fixture
 def two_veths():
-    if os.geteuid() != 0:
-        pytest.skip("needs root to create veths nlf-a0/nlf-b0 and nlf-a1/nlf-b1")
-    names = ("nlf-a0", "nlf-a1")
-    for i, name in enumerate(names):
-        subprocess.run(["ip", "link", "del", name], capture_output=True)
-        _ip("link", "add", name, "type", "veth", "peer", "name", f"nlf-b{i}")
-        _ip("link", "set", name, "up")
-        _ip("link", "set", f"nlf-b{i}", "up")
-    yield names
-    for name in names:
-        subprocess.run(["ip", "link", "del", name], capture_output=True)
+    with veth_pairs(("nlf-a0", "nlf-b0"), ("nlf-a1", "nlf-b1")):
+        yield "nlf-a0", "nlf-a1"
 
 
 def _wait_carrier(name: str, up: bool) -> None:
@@ -99,10 +85,10 @@ def test_the_kernel_drops_other_interfaces_messages_before_the_agent_wakes(two_v
     watcher = CarrierWatcher([mine])
     try:
         assert watcher.filtered
-        _ip("link", "set", other, "down")
+        ip("link", "set", other, "down")
         ready, _, _ = select.select([watcher.sock], [], [], 0.3)
         assert not ready, "a message about another interface woke the watcher"
-        _ip("link", "set", "nlf-b0", "down")
+        ip("link", "set", "nlf-b0", "down")
         assert _events(watcher) == [(mine, False)]
     finally:
         watcher.close()
@@ -114,16 +100,16 @@ def test_a_watched_interface_deleted_and_made_again_is_still_watched(two_veths):
     watcher = CarrierWatcher([mine])
     try:
         old_index = socket.if_nametoindex(mine)
-        _ip("link", "del", mine)
+        ip("link", "del", mine)
         assert _events(watcher) == [(mine, False)]
         assert not watcher.filtered
-        _ip("link", "add", mine, "type", "veth", "peer", "name", "nlf-b0")
-        _ip("link", "set", mine, "up")
-        _ip("link", "set", "nlf-b0", "up")
+        ip("link", "add", mine, "type", "veth", "peer", "name", "nlf-b0")
+        ip("link", "set", mine, "up")
+        ip("link", "set", "nlf-b0", "up")
         _wait_carrier(mine, True)
         assert (mine, True) in _events(watcher)
         assert watcher.filtered and socket.if_nametoindex(mine) != old_index
-        _ip("link", "set", "nlf-b0", "down")
+        ip("link", "set", "nlf-b0", "down")
         assert _events(watcher) == [(mine, False)]
     finally:
         watcher.close()

@@ -4,14 +4,13 @@ root: they make `lst-a0`/`lst-b0` and delete them by name."""
 
 from __future__ import annotations
 
-import os
 import socket
 import struct
-import subprocess
 import time
 
 import pytest
 
+from tests.veths import veth_pairs
 from traffic import link_state
 from traffic.faults import FaultError, LinkDown, LinkEnd, LinkUp
 
@@ -33,18 +32,10 @@ def test_answers_are_read_per_request():
     assert link_state.acks(error(1, 0) + error(2, -19)) == {1: 0, 2: 19}
 
 
-def _ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True)
-
-
 @pytest.fixture
 def veth():
-    if os.geteuid() != 0:
-        pytest.skip("needs root to create veth lst-a0/lst-b0")
-    subprocess.run(["ip", "link", "del", "lst-a0"], capture_output=True)
-    _ip("link", "add", "lst-a0", "type", "veth", "peer", "name", "lst-b0")
-    yield "lst-a0", "lst-b0"
-    subprocess.run(["ip", "link", "del", "lst-a0"], capture_output=True)
+    with veth_pairs(("lst-a0", "lst-b0"), up=False):
+        yield "lst-a0", "lst-b0"
 
 
 def _flags(name: str) -> int:
