@@ -51,7 +51,6 @@ import argparse
 import select
 import signal
 import socket
-import struct
 import sys
 import threading
 import time
@@ -68,19 +67,23 @@ from controller.p4runtime_client import (
     SwitchConnectionError,
     SwitchRpcError,
 )
+from traffic.link_state import (  # rtnetlink's link vocabulary
+    IFF_LOWER_UP,
+    IFF_UP,
+    IFINFOMSG,
+    IFLA_IFNAME,
+    NETLINK_ROUTE,
+    NLMSGHDR,
+    RTATTR,
+    RTM_DELLINK,
+    RTM_NEWLINK,
+    RTMGRP_LINK,
+)
 from traffic.realtime import AGENT_RT_PRIORITY, sched_fifo
 
 AGENT_ROLE = "fabriclab.agent"
 DEFAULT_RT_PRIORITY = AGENT_RT_PRIORITY
 
-NETLINK_ROUTE = 0
-RTMGRP_LINK = 0x1
-RTM_NEWLINK, RTM_DELLINK = 16, 17
-IFLA_IFNAME = 3
-IFF_UP, IFF_LOWER_UP = 0x1, 0x10000
-_NLMSGHDR = struct.Struct("=IHHII")  # len, type, flags, seq, pid
-_IFINFOMSG = struct.Struct("=BxHiII")  # family, type, index, flags, change
-_RTATTR = struct.Struct("=HH")  # len, type
 
 
 @dataclass(frozen=True)
@@ -106,18 +109,18 @@ def parse_link_messages(data: bytes) -> list[tuple[str, bool]]:
     """(ifname, carrier up) for every RTM_NEWLINK / RTM_DELLINK in a netlink datagram."""
     out = []
     offset = 0
-    while offset + _NLMSGHDR.size <= len(data):
-        length, kind, _flags, _seq, _pid = _NLMSGHDR.unpack_from(data, offset)
-        if length < _NLMSGHDR.size:
+    while offset + NLMSGHDR.size <= len(data):
+        length, kind, _flags, _seq, _pid = NLMSGHDR.unpack_from(data, offset)
+        if length < NLMSGHDR.size:
             break
         if kind in (RTM_NEWLINK, RTM_DELLINK):
-            body = offset + _NLMSGHDR.size
-            _family, _type, _index, flags, _change = _IFINFOMSG.unpack_from(data, body)
-            attr = body + _IFINFOMSG.size
+            body = offset + NLMSGHDR.size
+            _family, _type, _index, flags, _change = IFINFOMSG.unpack_from(data, body)
+            attr = body + IFINFOMSG.size
             name = None
-            while attr + _RTATTR.size <= offset + length:
-                alen, atype = _RTATTR.unpack_from(data, attr)
-                if alen < _RTATTR.size:
+            while attr + RTATTR.size <= offset + length:
+                alen, atype = RTATTR.unpack_from(data, attr)
+                if alen < RTATTR.size:
                     break
                 if atype == IFLA_IFNAME:
                     name = data[attr + 4:attr + alen].split(b"\0", 1)[0].decode()

@@ -21,32 +21,36 @@ import socket
 import struct
 from collections.abc import Sequence
 
+# rtnetlink's link vocabulary, shared with the agents' carrier watch (controller/agent.py)
 NETLINK_ROUTE = 0
-RTM_NEWLINK = 16
+RTMGRP_LINK = 0x1
+RTM_NEWLINK, RTM_DELLINK = 16, 17
 NLMSG_ERROR = 2
 NLM_F_REQUEST, NLM_F_ACK = 0x1, 0x4
-IFF_UP = 0x1
-_NLMSGHDR = struct.Struct("=IHHII")  # len, type, flags, seq, pid
-_IFINFOMSG = struct.Struct("=BxHiII")  # family, type, index, flags, change
+IFLA_IFNAME = 3
+IFF_UP, IFF_LOWER_UP = 0x1, 0x10000
+NLMSGHDR = struct.Struct("=IHHII")  # len, type, flags, seq, pid
+IFINFOMSG = struct.Struct("=BxHiII")  # family, type, index, flags, change
+RTATTR = struct.Struct("=HH")  # len, type
 _ERRMSG = struct.Struct("=i")  # error (0 or -errno), then the request's header
 
 
 def request(index: int, up: bool, seq: int) -> bytes:
     """The RTM_NEWLINK message that sets interface `index` up or down."""
-    body = _IFINFOMSG.pack(socket.AF_UNSPEC, 0, index, IFF_UP if up else 0, IFF_UP)
-    return _NLMSGHDR.pack(_NLMSGHDR.size + len(body), RTM_NEWLINK,
+    body = IFINFOMSG.pack(socket.AF_UNSPEC, 0, index, IFF_UP if up else 0, IFF_UP)
+    return NLMSGHDR.pack(NLMSGHDR.size + len(body), RTM_NEWLINK,
                           NLM_F_REQUEST | NLM_F_ACK, seq, 0) + body
 
 
 def acks(data: bytes) -> dict[int, int]:
     """seq -> error (0: done, else a positive errno) for every NLMSG_ERROR in `data`."""
     out, offset = {}, 0
-    while offset + _NLMSGHDR.size <= len(data):
-        length, kind, _flags, seq, _pid = _NLMSGHDR.unpack_from(data, offset)
-        if length < _NLMSGHDR.size:
+    while offset + NLMSGHDR.size <= len(data):
+        length, kind, _flags, seq, _pid = NLMSGHDR.unpack_from(data, offset)
+        if length < NLMSGHDR.size:
             break
         if kind == NLMSG_ERROR:
-            out[seq] = -_ERRMSG.unpack_from(data, offset + _NLMSGHDR.size)[0]
+            out[seq] = -_ERRMSG.unpack_from(data, offset + NLMSGHDR.size)[0]
         offset += (length + 3) & ~3
     return out
 
