@@ -100,14 +100,30 @@ class P4Switch(Switch):
         self.hold = hold  # its hold loop (bmv2: topologies/hold_loop.py), made at start
         self.relay: subprocess.Popen | None = None  # the loop's relay (hold_relay.py)
         self.relay_stats = self.log_file.with_suffix(".hold-relay.json")
+        self.quieted: set[str] = set()  # ports quiet_ports has quieted
+
+    def _port_names(self) -> dict[int, str]:
+        return {self.ports[i]: i.name for i in self.intfList() if i.name != "lo"}
+
+    def quiet_ports(self) -> None:
+        """Its cabled ports quiet (no IPv6, no offloads). start_network does this for
+        every switch before the first one starts: Mininet brings the ports up with IPv6
+        on, and a port whose switch starts later would otherwise send its IPv6 duplicate
+        address detection (an 86-byte neighbour solicitation) to a switch already
+        listening, which counts it as a not_fabric drop (1 lossy incast run in 13)."""
+        for iface in self._port_names().values():
+            if iface not in self.quieted:
+                self.quiet_interface(iface)
+                self.quieted.add(iface)
 
     def start(self, controllers) -> None:  # noqa: ARG002 - Mininet's signature
-        ports = {self.ports[i]: i.name for i in self.intfList() if i.name != "lo"}
+        self.quiet_ports()
+        ports = self._port_names()
         if self.hold is not None:
             hold_loop.create(self.hold)
             ports.update(self.hold.ports)
-        for iface in ports.values():
-            self.quiet_interface(iface)
+            for iface in self.hold.ports.values():
+                self.quiet_interface(iface)
         if self.hold is not None:
             self._start_relay()
         trace_file = self.log_file.with_suffix(".trace") if self.trace else None
@@ -483,6 +499,8 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
                 ledger.add_process(host.pid, f"mininet host {host.name}")
             for intf in host.intfList():
                 host.cmd(f"sysctl -qw net.ipv6.conf.{intf.name}.disable_ipv6=1")
+        for sw in net.switches:  # all quiet before any listens (P4Switch.quiet_ports)
+            sw.quiet_ports()
         # Start every switch process first, then wait: start-up overlaps.
         for sw in net.switches:
             sw.start([])

@@ -6,17 +6,19 @@ thousand packets/s here (bench.bmv2_pps), so both targets run the incast at
 BMV2_RATE_PPS, a scale at which bmv2 keeps up when nothing is held.
 
 Must agree on both: every stream frame arrives once and in order; the unknown-DLID
-frames are counted as no_route; LOSSY incast loses frames, counted as tail drops
-(every one on the embedded switch; on bmv2 all but at most 2% of the frames sent,
-dropped at its input where no P4 counter sees them: 0-1 of 768 measured); in every
+frames are counted as no_route; what LOSSY incast loses is counted as tail drops
+(every frame on the embedded switch; on bmv2 all but at most 2% of the frames sent,
+dropped at its input where no P4 counter sees them: 0-1 of 768 measured), and no other
+drop reason appears (a stray IPv6 frame from a switch port started later was once a
+`not_fabric` drop: network.P4Switch.quiet_ports); in every
 mode nothing is reordered or duplicated, no switch dies, and the lossless modes
 exchange their flow-control frames.
 
 May differ (measured, see docs/fabric.md "Targets"):
 * how many frames LOSSY drops: on p4ref's bmv2 (no Thrift) tc shapes the link
   after the pipeline, so most of the backlog waits in the qdisc, not in fabric.p4's
-  buffer (incast at 300 pps: 13-31 tail drops on bmv2, 384-385 on the embedded
-  switch);
+  buffer (incast at 300 pps: 13-31 tail drops on bmv2, 0 in 1 run of 34, 384-385 on
+  the embedded switch);
 * loss in CREDIT: zero on the embedded switch (asserted); on bmv2 the test skips
   with its figures if it loses or leaves a frame counted (CREDIT lost 0-27 while tc
   sent CREDIT frames ahead of queued data, and a delivered frame stayed counted while
@@ -96,13 +98,15 @@ def test_stream_arrives_whole_in_order_on_both(target, stream_run):
 
 def test_lossy_incast_loss_is_counted_tail_drops_on_both(target, incast):
     m = incast["lossy"]
-    assert m.lost > 0 and set(m.drops_by_reason) == {"tail"}
+    assert set(m.drops_by_reason) <= {"tail"}, m.drops_by_reason
     if target.switch is SwitchKind.BMV2:
+        # most of the backlog waits in tc's qdisc after the pipeline (module doc): fabric.p4
+        # may see no overflow at all (1 run in 34: none lost, CCT the receiver's line rate)
         # bmv2 drops the odd arrival no P4 counter sees (module doc): bounded, not zero
         assert m.unexplained_loss <= BMV2_UNCOUNTED_SHARE * m.sent, m.problems
-        assert m.drops_by_reason["tail"] + m.unexplained_loss == m.lost
+        assert m.drops_by_reason.get("tail", 0) + m.unexplained_loss == m.lost
         return
-    assert m.unexplained_loss == 0
+    assert m.lost > 0 and m.unexplained_loss == 0
     assert m.drops_by_reason["tail"] == m.lost
 
 
