@@ -28,8 +28,9 @@ run-topology: setup
 	  $(call option,FC,--fc) $(call option,TARGET,--target) $(call option,COMPILER,--compiler) \
 	  $(call option,SWITCH,--switch)
 
+## test: the suite, as two pytest processes at once (scripts/test.sh says how they split)
 test: setup
-	$(PY) -m pytest $(PYTEST_ARGS)
+	PYTHON=$(PY) bash scripts/test.sh $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) -m bench

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -38,7 +39,47 @@ def emulation_lock():
         yield
 
 
+PARTS = ("all", "serial", "parallel")
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--part", choices=PARTS, default="all",
+        help="which tests to run: serial = those that emulate (Mininet, namespaces) or "
+             "measure time (marker `timing`), which must not share the CPU with other "
+             "tests; parallel = the rest, which scripts/test.sh runs beside them at a "
+             "lower priority; all (default) = both in one process")
+
+
+def _interrupted(signum, frame):  # noqa: ARG001 - a signal handler's signature
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def pytest_configure(config):
+    if config.getoption("--part") != "all":
+        # scripts/test.sh stops a part by PID with SIGTERM (a background job ignores
+        # SIGINT): as an interrupt, so fixtures still stop what they started
+        signal.signal(signal.SIGTERM, _interrupted)
+
+
+def _serial(item) -> bool:
+    return _makes_emulation(item) or "timing" in item.keywords
+
+
+def _select_part(config, items) -> None:
+    part = config.getoption("--part")
+    if part == "all":
+        return
+    keep, drop = [], []
+    for item in items:
+        (keep if _serial(item) == (part == "serial") else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 def pytest_collection_modifyitems(config, items):
+    _select_part(config, items)
     reason = _can_emulate()
     bmv2 = shutil.which("simple_switch_grpc")
     p4c = shutil.which("p4c")

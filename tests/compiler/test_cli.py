@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
 from p4c_helpers import PROGRAMS, REPO
@@ -23,6 +24,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.timing
 def test_fabric_compiles_to_json_and_p4info_in_under_two_seconds(tmp_path: Path) -> None:
     start = time.monotonic()
     r = run_cli("--target", "bmv2", "--arch", "v1model", "-o", str(tmp_path), str(FABRIC))

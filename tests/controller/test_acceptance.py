@@ -93,6 +93,7 @@ def test_a_switch_that_refuses_the_pipeline_is_named_with_its_reason(intended):
     assert "refused the pipeline" in check.detail and "unknown architecture" in check.detail
 
 
+@pytest.mark.timing
 def test_an_unreachable_switch_is_named_within_the_timeout():
     fabric = build("line:2")
     with socket.socket() as sock:  # a port nobody listens on

@@ -31,6 +31,8 @@ from controller.sm import SubnetManager
 from tests.veths import ip, veth_pairs
 from topologies.generators import build
 
+pytestmark = pytest.mark.timing  # asserts on elapsed time (conftest: the serial part)
+
 
 def _link_message(kind: int, name: str, flags: int) -> bytes:
     attr_name = name.encode() + b"\0"

@@ -97,6 +97,7 @@ def test_live_view_of_a_running_fabric(leafspine_sm, tmp_path):
     assert [e["text"] for e in rec.events][-1] == "live view stopped"
 
 
+@pytest.mark.timing
 def test_a_switch_that_does_not_answer_is_a_reading_with_the_reason(compiled_fabric):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

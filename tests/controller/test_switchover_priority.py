@@ -32,6 +32,8 @@ import pytest
 from controller.agent import main as agent_main
 from controller.agent import set_realtime_priority
 
+pytestmark = pytest.mark.timing  # asserts on elapsed time (conftest: the serial part)
+
 ROOT = Path(__file__).resolve().parents[2]
 NS = "swp-ns"
 VETHS = [("swp-in0", NS, "swp-in1", NS), ("swp-out0", NS, "swp-out1", NS)]

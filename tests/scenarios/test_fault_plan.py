@@ -84,6 +84,7 @@ def test_unknown_ranks_are_refused():
         plan(s)
 
 
+@pytest.mark.timing
 def test_the_cli_refuses_an_impossible_target_in_under_two_seconds(tmp_path):
     toml = tmp_path / "bad.toml"
     toml.write_text((ROOT / "scenarios" / "link-failure-allreduce.toml").read_text()

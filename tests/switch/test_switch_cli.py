@@ -71,6 +71,7 @@ def test_bad_program_is_refused_with_the_element(tmp_path):
     assert "pipelines[0].tables[0]: unknown match_type 'foo'" in r.stderr
 
 
+@pytest.mark.timing
 def test_starts_fast_and_sigterm_exits_0(tmp_path):
     path = tmp_path / "prog.json"
     path.write_text(json.dumps(ethernet_program().build()))

@@ -28,6 +28,8 @@ from p4switch.switch import Switch
 from p4switch.switch_fastpath import RX_BATCH
 from p4switch.traffic_manager import _WIRE
 
+pytestmark = pytest.mark.timing  # asserts on elapsed time (conftest: the serial part)
+
 FRAME_S = 0.02  # one slow "frame": a batch of RX_BATCH takes over a second
 
 

@@ -17,6 +17,8 @@ import time
 
 import pytest
 
+pytestmark = pytest.mark.timing  # asserts on elapsed time (conftest: the serial part)
+
 REPO = __file__.rsplit("/tests/", 1)[0]
 SWITCHES = 5
 WINDOW_S = 2.0

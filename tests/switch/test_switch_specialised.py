@@ -426,6 +426,7 @@ def test_a_switch_is_idle_only_with_no_frame_for_a_while_and_nothing_queued():
     sw.tm.timers.clear()
 
 
+@pytest.mark.timing
 def test_stopping_the_switch_ends_a_build_in_progress(monkeypatch):
     monkeypatch.setenv("P4SWITCH_SPECIALISE", "1")
     monkeypatch.setattr(specialisation_module, "QUIET_S", 0.01)

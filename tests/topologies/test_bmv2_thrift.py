@@ -54,6 +54,7 @@ def test_link_rates_go_to_bmv2_queues_when_the_switch_has_thrift(simple_switch):
         "bmv2 set_queue_rate/set_queue_depth (Thrift)"
 
 
+@pytest.mark.timing
 def test_a_runtime_session_sets_a_default_action_reads_registers_and_names_refusals(
         simple_switch):
     from controller.bmv2_runtime import Bmv2Runtime, Bmv2RuntimeError

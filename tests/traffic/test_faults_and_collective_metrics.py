@@ -40,6 +40,7 @@ def test_faults_run_in_time_order_and_record_when_and_errors():
     assert schedule.first("restart").at_s == 0.06
 
 
+@pytest.mark.timing
 def test_both_local_ends_of_a_link_go_down_at_the_same_time_and_errors_name_each():
     slow = ("sh", "-c", "sleep 0.4", "sh")  # `sh -c CMD sh ip link ...`: CMD alone runs
     started = time.monotonic()

@@ -14,6 +14,8 @@ from tests.veths import veth_pairs
 from traffic import link_state
 from traffic.faults import FaultError, LinkDown, LinkEnd, LinkUp
 
+pytestmark = pytest.mark.timing  # asserts on elapsed time (conftest: the serial part)
+
 
 def test_the_request_sets_only_the_up_flag_of_one_interface():
     msg = link_state.request(index=7, up=False, seq=3)

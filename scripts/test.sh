@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# `make test`: the suite as two pytest processes at once (tests/conftest.py, --part).
+# * serial: the tests that emulate a fabric (Mininet, namespaces: one at a time, under
+#   the machine-wide emulation lock) or assert on elapsed time. In front, output live.
+# * parallel: everything else (compiler, switch, controller, analysis...), beside it at
+#   nice 10, so that it takes the CPU the emulations leave idle without slowing the
+#   recovery times they measure. Its output goes to build/test-parallel.log and is
+#   summed up here at the end (in full when it failed).
+# Arguments go to both (`make test PYTEST_ARGS='-k credit'`); with --part in them, a
+# single pytest runs them as given. Exit status: nonzero when either part failed.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+py=${PYTHON:-.venv/bin/python}
+
+for arg in "$@"; do
+  if [ "$arg" = "--part" ] || [[ "$arg" == --part=* ]]; then
+    exec "$py" -m pytest "$@"
+  fi
+done
+
+log=${FABRICLAB_TEST_LOG:-build/test-parallel.log}
+mkdir -p "$(dirname "$log")"
+nice -n 10 "$py" -m pytest --part parallel "$@" >"$log" 2>&1 &
+parallel_pid=$!
+# Ours to stop, by PID (conftest turns SIGTERM into an interrupt: fixtures tear down).
+trap 'kill -TERM "$parallel_pid" 2>/dev/null; wait "$parallel_pid"; exit 130' INT TERM
+echo "test: the parallel part runs beside this one (pid $parallel_pid, output in $log)"
+
+"$py" -m pytest --part serial "$@"
+serial=$?
+if kill -0 "$parallel_pid" 2>/dev/null; then
+  echo "test: waiting for the parallel part ($(tail -c 300 "$log" | tr '\r' '\n' | grep -v '^$' | tail -1))"
+fi
+wait "$parallel_pid"
+parallel=$?
+trap - INT TERM
+
+echo
+echo "==================== the parallel part ($log) ===================="
+if [ "$parallel" -ne 0 ] && [ "$parallel" -ne 5 ]; then
+  cat "$log"
+else
+  sed -n '/short test summary info/,$p' "$log" | grep . || tail -n 3 "$log"
+fi
+
+# 5 = no test collected: fine for one part (arguments that select only the other one)
+if [ "$serial" -eq 5 ] && [ "$parallel" -eq 5 ]; then exit 5; fi
+for rc in "$serial" "$parallel"; do
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ]; then
+    echo "test: FAILED (serial part exit $serial, parallel part exit $parallel)"
+    exit 1
+  fi
+done
+echo "test: both parts passed"
