@@ -28,6 +28,8 @@ BENCHMARKS = {
                      "OpenSM's ftree under ibsim, as a ratio",
     "bench.switchover": "link failure on 4, 20 and 45 switches (Mininet): agents' detection and "
                         "switchover, receivers' outage per direction, global reroute",
+    "bench.retransmission": "go-back-N against selective repeat after a link failure "
+                            "(Mininet): data-plane and delivery gaps, frames retransmitted",
 }
 
 

@@ -174,14 +174,19 @@ def main(runs: int | None = None, topologies=None) -> dict[str, float | str]:
     return figures
 
 
-if __name__ == "__main__":
+def command_line(bench_main, doc: str, runs_help: str, choices) -> None:
+    """`python -m bench.<name> [--runs N] [topology...]` for a bench run per fabric."""
     import argparse
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=None, help=f"runs per fabric (default {RUNS})")
-    parser.add_argument("topologies", nargs="*", help=f"some of {', '.join(RATES)} (default all)")
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=None, help=runs_help)
+    parser.add_argument("topologies", nargs="*", help=f"some of {', '.join(choices)} (default all)")
     args = parser.parse_args()
     try:
-        main(args.runs, args.topologies)
+        bench_main(args.runs, args.topologies)
     except ValueError as exc:
         parser.error(str(exc))
+
+
+if __name__ == "__main__":
+    command_line(main, __doc__, f"runs per fabric (default {RUNS})", RATES)
