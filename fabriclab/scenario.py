@@ -56,6 +56,7 @@ class TrafficSpec:
     rc_timeout_resend: str = "probe"  # RC: a timeout resends the oldest frame, or the window
     rc_retransmission: str = "go-back-n"  # RC: after a NAK, go-back-n (IB RC) or selective
     rc_window_control: str = "fixed"  # RC: rc_window (128) always, or "delay": follows the RTT
+    rc_window: int = 128  # RC: unacknowledged frames per flow at most (what a go-back resends)
 
 
 @dataclass(frozen=True)
@@ -370,6 +371,9 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     if scenario.traffic.rc_window_control not in ("delay", "fixed"):
         raise ScenarioError(f"{origin}: [traffic].rc_window_control "
                             f"{scenario.traffic.rc_window_control!r} is not one of delay, fixed")
+    if not 16 <= scenario.traffic.rc_window <= 65536:  # the NIC ACKs every 16 frames
+        raise ScenarioError(f"{origin}: [traffic].rc_window {scenario.traffic.rc_window} is "
+                            "not between 16 (the NIC's ACK interval) and 65536 frames")
     if scenario.traffic.rc_retransmission not in ("go-back-n", "selective"):
         raise ScenarioError(f"{origin}: [traffic].rc_retransmission "
                             f"{scenario.traffic.rc_retransmission!r} is not one of go-back-n, "

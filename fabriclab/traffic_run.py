@@ -81,7 +81,8 @@ def nic_settings(scenario: Scenario, transport: str | None = None) -> NicSetting
                                    "--rc-paused-timeouts", t.rc_paused_timeouts,
                                    "--rc-timeout-resend", t.rc_timeout_resend,
                                    "--rc-retransmission", t.rc_retransmission,
-                                   "--rc-window-control", t.rc_window_control))
+                                   "--rc-window-control", t.rc_window_control,
+                                   "--rc-window", str(t.rc_window)))
 
 
 def _hosts(bringup: Bringup) -> dict[str, dict]:

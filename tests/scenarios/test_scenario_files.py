@@ -106,3 +106,17 @@ def test_the_rc_window_control_reaches_the_nics_and_a_bad_one_is_explained():
     data["traffic"]["rc_window_control"] = "huge"
     with pytest.raises(sc.ScenarioError, match="rc_window_control 'huge' is not one of delay"):
         sc.parse(data, "t")
+
+
+def test_the_rc_window_reaches_the_nics_and_one_below_the_ack_interval_is_explained():
+    from fabriclab.traffic_run import nic_settings
+
+    data = sc.load("link-failure-allreduce").as_dict()
+    options = nic_settings(sc.parse(data, "t")).rc_options
+    assert options[options.index("--rc-window") + 1] == "128"  # the default
+    data["traffic"] = {**data["traffic"], "rc_window": 32}
+    options = nic_settings(sc.parse(data, "t")).rc_options
+    assert options[options.index("--rc-window") + 1] == "32"
+    data["traffic"]["rc_window"] = 8
+    with pytest.raises(sc.ScenarioError, match=r"rc_window 8 is not between 16 \(the NIC's ACK"):
+        sc.parse(data, "t")
