@@ -4,9 +4,9 @@ The run of bench.switchover (a ring AllReduce between the first and the last hos
 CREDIT, fast reroute with fault notification, the failed link on their path), once
 with each RC transport configuration of `CONFIGS`: the retransmission mode
 (`[traffic].rc_retransmission`: `go-back-n`, as InfiniBand RC does, or `selective`,
-which resends only the hole the receiver's NAK names) and the window
-(`rc_window_control`: `fixed` 128 frames, or `delay`, which follows the round trip
-and so keeps the queues the NAK and the resent hole wait in short), the
+which resends only the hole the receiver's NAK names) and the window (`rc_window`:
+the default 128 frames, or 32, about twice the round trip's worth of frames at these
+rates, which keeps short the queues the NAK and the resent hole wait in), the
 configurations alternating run by run so they see the same machine. Per configuration:
 the data plane's gap (frames reaching the receivers' ports: the fabric's recovery,
 which the mode must not change), the delivery gap (in-order delivery: what the
@@ -31,9 +31,9 @@ from fabriclab.runner import run
 from topologies.ledger import emulation_lock
 from topologies.targets import resolve
 
-# name -> (rc_retransmission, rc_window_control)
-CONFIGS = {"go-back-n": ("go-back-n", "fixed"), "selective": ("selective", "fixed"),
-           "go-back-n+delay": ("go-back-n", "delay"), "selective+delay": ("selective", "delay")}
+# name -> (rc_retransmission, rc_window)
+CONFIGS = {"go-back-n": ("go-back-n", 128), "selective": ("selective", 128),
+           "go-back-n+w32": ("go-back-n", 32), "selective+w32": ("selective", 32)}
 TOPOLOGIES = ("leafspine:2,2,1", "fattree:4")
 RUNS = 3  # per fabric and mode; FABRICLAB_BENCH_RETRANSMISSION_RUNS or --runs
 QUANTITIES = ("gap_ms", "delivery_gap_ms", "retransmitted", "cct_ms")
@@ -43,7 +43,7 @@ def _with_mode(topology: str, mode: str) -> sc.Scenario:
     retransmission, window = CONFIGS[mode]
     data = _scenario(topology, RATES[topology]).as_dict()
     data["traffic"] = {**data["traffic"], "rc_retransmission": retransmission,
-                       "rc_window_control": window}
+                       "rc_window": window}
     return sc.parse(data, f"retransmission bench on {topology} ({mode})")
 
 
