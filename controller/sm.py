@@ -228,6 +228,8 @@ class SubnetManager:
         self._events: queue.Queue = queue.Queue()
         self._event_thread: threading.Thread | None = None
         self._install_lock = threading.Lock()
+        # the last ordered install: per round, (ms, switches written) (sm_timeline)
+        self.install_rounds: list[tuple[float, int]] = []
         self.sa = None  # the Subnet Administrator (controller/sa.py) once serve_sa() started it
         self.drop_reasons: drop_reasons.DropReasons | None = None  # the pushed program's
         # ... and its constants (CPU port, clone session base, notify group)
@@ -422,9 +424,13 @@ class SubnetManager:
         if ordered:
             rounds = self._install_rounds(routes)
             changes: dict[str, RouteChanges] = {}
+            self.install_rounds = []
             for i, only in enumerate(rounds):
                 last = i == len(rounds) - 1
+                started = time.perf_counter()
                 done = self._install_routes(routes, backups, only, final=last)
+                self.install_rounds.append((round((time.perf_counter() - started) * 1e3, 3),
+                                            sum(1 for c in done.values() if c.writes)))
                 for name, c in done.items():
                     prev = changes.get(name, RouteChanges(0, 0, 0))
                     changes[name] = RouteChanges(prev.inserted + c.inserted,
@@ -617,6 +623,7 @@ class SubnetManager:
             self.install_sl_to_vl()  # a VL the new layering uses for the first time
             changes = self.install_routes(self.routes, self.backups, ordered=True)
             record["entries_written"] = sum(c.writes for c in changes.values())
+            record["install_rounds"] = [list(r) for r in self.install_rounds]
             record["notify_epoch"] = self.install_notification()  # the patches retire
         except FabricError as exc:
             record["error"] = str(exc)

@@ -147,6 +147,10 @@ def test_a_reroute_installs_nearest_to_the_destination_first(fabric_sm, p4info_p
             assert depth[(nxt, dlid)] < i, (sw, dlid, nxt)
     changes = sm.install_routes(sm.routes, sm.backups, ordered=True)
     assert sum(c.writes for c in changes.values()) > 0
+    # each round timed, with the switches it wrote to (the timeline's install_rounds)
+    assert len(sm.install_rounds) == len(rounds)
+    assert all(ms >= 0 for ms, _n in sm.install_rounds)
+    assert 0 < sum(n for _ms, n in sm.install_rounds) <= len(rounds) * len(servers)
     for name in servers:
         assert sm.read_routes(name) == sm.routes[name]
     assert all(c.writes == 0 for c in sm.install_routes(ordered=True).values())
