@@ -14,6 +14,7 @@ output pcaps. Every wait is bounded by `timeout`.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import json
 import os
@@ -84,6 +85,15 @@ def _key_text(p: MatchParam) -> str:
     return f"{p.value:#x}"
 
 
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL when the starting thread ends (PR_SET_PDEATHSIG).
+    Once, a runner stopped by a timeout left its simple_switch running for hours."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
 class Bmv2Switch:
     """One simple_switch process in pcap-file mode, and its CLI."""
 
@@ -105,6 +115,8 @@ class Bmv2Switch:
             os.mkfifo(self.dir / f"p{p}_in.pcap")
 
     # -------------------------------------------------------------- lifecycle
+    # (the switch dies with the thread that starts it: start, run and stop happen on
+    # one thread; a runner killed by a timeout must not leave simple_switch behind)
     def start(self) -> None:
         cmd = [self.ss, "--log-file", "switch", "--log-flush", "--use-files", "0",
                "--thrift-port", str(self.thrift), "--device-id", str(os.getpid() % 65536),
@@ -114,7 +126,7 @@ class Bmv2Switch:
         cmd.append("prog.json")
         self.stderr = open(self.dir / "stderr.txt", "wb")
         self.proc = subprocess.Popen(cmd, cwd=self.dir, stdout=self.stderr, stderr=self.stderr,
-                                     stdin=subprocess.DEVNULL)
+                                     stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
         pending = list(self.ports)
         while pending:   # open every input FIFO, in whatever order bmv2 opens them
             self._alive("while opening its ports")

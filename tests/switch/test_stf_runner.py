@@ -337,3 +337,46 @@ def test_a_validity_key_in_every_spelling(tmp_path, capsys, key):
 def test_a_key_named_by_an_expression_with_blanks(tmp_path, capsys, key):
     script = f'add "I.u" {key}:0x30 "I.set_v"("v":0x77)\npacket 0 3C00\nexpect 0 3C77 $\n'
     assert _run(tmp_path, KEYS_P4, script) == 0, capsys.readouterr().out
+
+
+@needs_bmv2
+def test_a_runner_killed_mid_run_leaves_no_simple_switch_behind(tmp_path):
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from p4compiler.compiler import compile_text
+
+    j = compile_text(BASIC_P4, "basic.p4").json
+    child = tmp_path / "child.py"
+    child.write_text(
+        "import json, sys, time\n"
+        "from p4switch.stf_bmv2 import Bmv2Switch\n"
+        "sw = Bmv2Switch(json.load(open(sys.argv[1])), [1, 4], timeout=30)\n"
+        "sw.start()\n"
+        "print(sw.proc.pid, flush=True)\n"
+        "time.sleep(60)\n")
+    (tmp_path / "prog.json").write_text(json.dumps(j))
+    runner = subprocess.Popen([sys.executable, str(child), str(tmp_path / "prog.json")],
+                              stdout=subprocess.PIPE, text=True,
+                              cwd=Path(__file__).resolve().parents[2])
+    try:
+        switch_pid = int(runner.stdout.readline())
+    finally:
+        runner.send_signal(signal.SIGKILL)  # as a timeout would stop it
+        runner.wait()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(switch_pid, 0)
+        except ProcessLookupError:
+            return
+        with open(f"/proc/{switch_pid}/stat") as stat:
+            if stat.read().split(") ")[1].startswith("Z"):
+                return  # dead, waiting for init to reap it
+        time.sleep(0.05)
+    os.kill(switch_pid, signal.SIGKILL)
+    pytest.fail(f"simple_switch {switch_pid} outlived its runner")
