@@ -343,6 +343,7 @@ def test_a_key_named_by_an_expression_with_blanks(tmp_path, capsys, key):
 def test_a_runner_killed_mid_run_leaves_no_simple_switch_behind(tmp_path):
     import json
     import os
+    import shutil
     import signal
     import subprocess
     import sys
@@ -357,17 +358,19 @@ def test_a_runner_killed_mid_run_leaves_no_simple_switch_behind(tmp_path):
         "from p4switch.stf_bmv2 import Bmv2Switch\n"
         "sw = Bmv2Switch(json.load(open(sys.argv[1])), [1, 4], timeout=30)\n"
         "sw.start()\n"
-        "print(sw.proc.pid, flush=True)\n"
+        "print(sw.proc.pid, sw.dir, flush=True)\n"
         "time.sleep(60)\n")
     (tmp_path / "prog.json").write_text(json.dumps(j))
     runner = subprocess.Popen([sys.executable, str(child), str(tmp_path / "prog.json")],
                               stdout=subprocess.PIPE, text=True,
                               cwd=Path(__file__).resolve().parents[2])
     try:
-        switch_pid = int(runner.stdout.readline())
+        pid, workdir = runner.stdout.readline().split(maxsplit=1)
+        switch_pid = int(pid)
     finally:
         runner.send_signal(signal.SIGKILL)  # as a timeout would stop it
         runner.wait()
+    shutil.rmtree(workdir.strip(), ignore_errors=True)  # the killed runner could not
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
         try:
