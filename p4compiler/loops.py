@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from . import ir
+from . import ir, lists
 from .errors import CompileError, Location
 
 MAX_ITERATIONS = 1024
@@ -145,6 +145,9 @@ def _iterations(init: list[ir.Stmt], cond: ir.Expr | None, updates: list[ir.Stmt
 def unroll_for_in(tref: ir.TypeRef, name: str, collection: Any, body: ir.Stmt,
                   loc: Location) -> ir.Block:
     """`for (T name in lo .. hi)`: one copy of the body per value, with `name` declared."""
+    items = lists.literal_items(collection)
+    if items is not None:
+        return _unroll_for_in_items(tref, name, items, body, loc)
     if not (isinstance(collection, tuple) and collection[0] == "range"):
         _check_body_keeps(body, {name})
         return ir.Block((ir.ForInStack(tref, name, collection, body, loc),), loc)
@@ -158,6 +161,19 @@ def unroll_for_in(tref: ir.TypeRef, name: str, collection: Any, body: ir.Stmt,
     iterations = [[ir.VarDecl(tref, name, ir.Lit(v, loc), (), loc), body]
                   for v in range(lo, hi + 1)]
     return ir.Block(_iterate(iterations, loc), loc)
+
+
+def _unroll_for_in_items(tref: ir.TypeRef, name: str, items: tuple[ir.Expr, ...],
+                         body: ir.Stmt, loc: Location) -> ir.Block:
+    """`for (T name in {a, b})`: the elements evaluated once, in order, into temporaries
+    `__for<line>_<col>_item<i>` before the first iteration, then one copy of the body per
+    value, `name` a copy of it (the body may change `name`, not the values)."""
+    _check_size(body, len(items), loc)
+    n = f"__for{loc.line}_{loc.col}_item"
+    values = [ir.VarDecl(tref, f"{n}{i}", e, (), loc) for i, e in enumerate(items)]
+    iterations = [[ir.VarDecl(tref, name, ir.Name(f"{n}{i}", loc), (), loc), body]
+                  for i in range(len(items))]
+    return ir.Block(tuple(values) + _iterate(iterations, loc), loc)
 
 
 def unroll_for_in_stack(s: ir.ForInStack, size: int) -> ir.Block:

@@ -20,7 +20,7 @@ from lark.exceptions import (
     VisitError,
 )
 
-from . import ir, loops
+from . import ir, lists, loops
 from .errors import CompileError, Location
 from .lexer import PostLex, scan_type_names
 from .preprocessor import Source
@@ -264,6 +264,10 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     def stack_type(self, meta, c):
         return ir.TypeRef("stack", elem=c[0], width=c[1], loc=self._loc(meta))
 
+    def list_type(self, meta, c):
+        elem = next(x for x in c if isinstance(x, ir.TypeRef))
+        return ir.TypeRef("list", args=(elem,), loc=self._loc(meta))
+
     def tuple_type(self, meta, c):
         args = [x for x in c if isinstance(x, list)][0]
         return ir.TypeRef("tuple", args=tuple(args), loc=self._loc(meta))
@@ -419,7 +423,7 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     def variable_decl(self, meta, c):
         anns, rest = _split(c)
         init = rest[2] if len(rest) > 2 else None
-        return ir.VarDecl(rest[0], str(rest[1]), init, anns, self._loc(meta))
+        return ir.VarDecl(lists.sized(rest[0], init), str(rest[1]), init, anns, self._loc(meta))
 
     def value_set_decl(self, meta, c):
         anns, rest = _split(c)
@@ -792,4 +796,4 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return c[-1]
 
     def cast(self, meta, c):
-        return ir.Cast(c[0], c[1], self._loc(meta))
+        return ir.Cast(lists.sized(c[0], c[1]), c[1], self._loc(meta))
