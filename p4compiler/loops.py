@@ -149,18 +149,40 @@ def unroll_for_in(tref: ir.TypeRef, name: str, collection: Any, body: ir.Stmt,
     if items is not None:
         return _unroll_for_in_items(tref, name, items, body, loc)
     if not (isinstance(collection, tuple) and collection[0] == "range"):
-        _check_body_keeps(body, {name})
         return ir.Block((ir.ForInStack(tref, name, collection, body, loc),), loc)
-    lo = _evaluate(collection[1], {}, loc, "range start", run_time=False)
-    hi = _evaluate(collection[2], {}, loc, "range end", run_time=False)
+    try:
+        lo = _evaluate(collection[1], {}, loc, "range start")
+        hi = _evaluate(collection[2], {}, loc, "range end")
+    except _RunTimeLoop:
+        return _run_time_range(tref, name, collection[1], collection[2], body, loc)
     if hi - lo + 1 > MAX_ITERATIONS:
         raise CompileError(loc, f"for loop range has more than {MAX_ITERATIONS} values; "
                            "it cannot be unrolled")
-    _check_body_keeps(body, {name})
     _check_size(body, hi - lo + 1, loc)
     iterations = [[ir.VarDecl(tref, name, ir.Lit(v, loc), (), loc), body]
                   for v in range(lo, hi + 1)]
     return ir.Block(_iterate(iterations, loc), loc)
+
+
+def _run_time_range(tref: ir.TypeRef, name: str, lo: ir.Expr, hi: ir.Expr, body: ir.Stmt,
+                    loc: Location) -> ir.Block:
+    """`for (T name in lo .. hi)` with bounds known only at run time: `lo` then `hi`
+    evaluated once into `__for<line>_<col>_lo`/`_hi`, then a run-time loop over a counter
+    `_cur` (`_go` says whether a value is left, so `hi` = the type's largest value ends
+    it); `name` is a copy of the counter in each iteration, as in an unrolled range."""
+    n = f"__for{loc.line}_{loc.col}"
+
+    def var(suffix: str) -> ir.Name:
+        return ir.Name(n + suffix, loc)
+
+    bool_t = ir.TypeRef("bool", loc=loc)
+    bounds = (ir.VarDecl(tref, n + "_lo", lo, (), loc), ir.VarDecl(tref, n + "_hi", hi, (), loc))
+    init = (ir.VarDecl(tref, n + "_cur", var("_lo"), (), loc),
+            ir.VarDecl(bool_t, n + "_go", ir.Binary("<=", var("_lo"), var("_hi"), loc), (), loc))
+    updates = (ir.Assign(var("_go"), ir.Binary("!=", var("_cur"), var("_hi"), loc), loc),
+               ir.Assign(var("_cur"), ir.Binary("+", var("_cur"), ir.Lit(1, loc), loc), loc))
+    each = ir.Block((ir.VarDecl(tref, name, var("_cur"), (), loc), body), loc)
+    return ir.Block(bounds + (ir.Loop(init, var("_go"), updates, each, loc),), loc)
 
 
 def _unroll_for_in_items(tref: ir.TypeRef, name: str, items: tuple[ir.Expr, ...],
@@ -178,7 +200,7 @@ def _unroll_for_in_items(tref: ir.TypeRef, name: str, items: tuple[ir.Expr, ...]
 
 def unroll_for_in_stack(s: ir.ForInStack, size: int) -> ir.Block:
     """`for (T name in stack)`: one copy of the body per element, `name` a copy of it
-    (the loop variable is read-only, so a copy reads the same values)."""
+    (the body may change the copy, as with a range; the stack keeps its element)."""
     iterations = [[ir.VarDecl(s.tref, s.name, ir.Index(s.collection, ir.Lit(i, s.loc), s.loc),
                               (), s.loc), s.body] for i in range(size)]
     return ir.Block(_iterate(iterations, s.loc), s.loc)
@@ -294,15 +316,6 @@ def _body_assigns(body: ir.Stmt, names: set[str]) -> bool:
     """Unrolling counts iterations from the header alone: not if the body assigns them."""
     return any(isinstance(node, ir.Assign) and isinstance(node.lhs, ir.Name)
                and node.lhs.name in names for node in _walk(body, into_loops=True))
-
-
-def _check_body_keeps(body: ir.Stmt, names: set[str]) -> None:
-    """A `for ... in` loop's variable is read-only: the body may not assign it."""
-    for node in _walk(body, into_loops=True):
-        if isinstance(node, ir.Assign) and isinstance(node.lhs, ir.Name) \
-                and node.lhs.name in names:
-            raise CompileError(node.loc, f"loop variable {node.lhs.name} is assigned in "
-                               "the loop body")
 
 
 def _walk(node: Any, into_loops: bool = False):
