@@ -22,6 +22,7 @@ see these forms:
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from typing import Any
 
@@ -97,18 +98,19 @@ def unroll_for(init: list[ir.Stmt], cond: ir.Expr | None, updates: list[ir.Stmt]
     """The loop as straight-line code with one copy of the body per iteration, or, if
     its iterations are not known at compile time, as a run-time loop (ir.Loop)."""
     try:
-        count = _iterations(init, cond, updates, body, loc)
+        states = _iterations(init, cond, updates, body, loc)
     except _RunTimeLoop:
         return ir.Block((ir.Loop(tuple(init), cond if cond is not None else
                                  ir.BoolLit(True, loc), tuple(updates), body, loc),), loc)
-    iterations = [[body, *updates] for _ in range(count)]
+    iterations = [[_constant_slices(body, values), *updates] for values in states]
     return ir.Block(tuple(init) + _iterate(iterations, loc), loc)
 
 
 def _iterations(init: list[ir.Stmt], cond: ir.Expr | None, updates: list[ir.Stmt],
-                body: ir.Stmt, loc: Location) -> int:
-    """How many times the loop runs, simulated from its header; _RunTimeLoop if that is
-    not known at compile time (or the unrolled loop would be too large)."""
+                body: ir.Stmt, loc: Location) -> list[dict[str, int]]:
+    """The loop variables' values at the start of each iteration, simulated from its
+    header; _RunTimeLoop if they are not known at compile time (or the unrolled loop
+    would be too large)."""
     if cond is None:
         raise _RunTimeLoop()
     env, widths = _initial_values(init, loc)
@@ -121,8 +123,11 @@ def _iterations(init: list[ir.Stmt], cond: ir.Expr | None, updates: list[ir.Stmt
     breaks = any(isinstance(n, ir.Break) for n in _walk(body))
     count = 0
     seen: set[tuple] = set()
+    states: list[dict[str, int]] = []
     while _evaluate(cond, env, loc, "condition"):
         count += 1
+        if count <= MAX_ITERATIONS:
+            states.append(dict(env))
         if count > MAX_ITERATIONS:
             # Too long to unroll: a run-time loop, unless it provably never ends.
             state = tuple(sorted(env.items()))
@@ -139,7 +144,48 @@ def _iterations(init: list[ir.Stmt], cond: ir.Expr | None, updates: list[ir.Stmt
     if count > MAX_ITERATIONS or \
             sum(1 for _ in _walk(body, into_loops=True)) * count > MAX_UNROLLED_NODES:
         raise _RunTimeLoop()  # it ends, but is too long to unroll
-    return count
+    return states
+
+
+def _constant_slices(body: ir.Stmt, values: dict[str, int]) -> ir.Stmt:
+    """The body of one unrolled iteration with the loop variables' values in the bounds
+    of its slices (`x[i:i]` with `i` = 3 is `x[3:3]`), which must be compile-time known;
+    elsewhere the variables stay (they are declared and updated as written). A variable
+    the body declares again keeps its name."""
+    shadowed = {n.name for n in _walk(body, into_loops=True) if isinstance(n, ir.VarDecl)}
+    known = {k: v for k, v in values.items() if k not in shadowed}
+    if not known:
+        return body
+
+    def bound(e: Any) -> Any:
+        if isinstance(e, ir.Name) and e.name in known:
+            return ir.Lit(known[e.name], e.loc)
+        return _rebuild(e, bound)
+
+    def walk(x: Any) -> Any:
+        if isinstance(x, ir.Slice):
+            return ir.Slice(walk(x.expr), bound(x.hi), bound(x.lo), x.loc)
+        return _rebuild(x, walk)
+
+    return walk(body)
+
+
+def _rebuild(x: Any, fn: Any) -> Any:
+    """`x` with `fn` applied to its child nodes (a new node only if one changed)."""
+    if isinstance(x, tuple):
+        new = tuple(fn(y) for y in x)
+        return new if any(a is not b for a, b in zip(new, x, strict=True)) else x
+    if not (dataclasses.is_dataclass(x) and isinstance(x, ir.Node)):
+        return x
+    changes = {}
+    for f in dataclasses.fields(x):
+        if f.name in ("loc", "type", "annotations", "tref", "ref"):
+            continue
+        old = getattr(x, f.name)
+        new = fn(old)
+        if new is not old:
+            changes[f.name] = new
+    return dataclasses.replace(x, **changes) if changes else x
 
 
 def unroll_for_in(tref: ir.TypeRef, name: str, collection: Any, body: ir.Stmt,
@@ -159,8 +205,8 @@ def unroll_for_in(tref: ir.TypeRef, name: str, collection: Any, body: ir.Stmt,
         raise CompileError(loc, f"for loop range has more than {MAX_ITERATIONS} values; "
                            "it cannot be unrolled")
     _check_size(body, hi - lo + 1, loc)
-    iterations = [[ir.VarDecl(tref, name, ir.Lit(v, loc), (), loc), body]
-                  for v in range(lo, hi + 1)]
+    iterations = [[ir.VarDecl(tref, name, ir.Lit(v, loc), (), loc),
+                   _constant_slices(body, {name: v})] for v in range(lo, hi + 1)]
     return ir.Block(_iterate(iterations, loc), loc)
 
 
