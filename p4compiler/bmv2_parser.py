@@ -131,6 +131,15 @@ class ParserConverter:
                 self.assign(s, env, prims)
                 ops.extend({"op": "primitive", "parameters": [p]} for p in prims)
                 return
+            if isinstance(s.lhs, ir.Slice) and isinstance(s.lhs.expr, ir.Member) and \
+                    self.path(s.lhs.expr, env)[0] == "stack_next_field":
+                # `s.next.f[3:0] = v;`: `set` writes named fields only, so an `assign`
+                # primitive of the whole field, as for `s.next.f = v;`
+                prims = []
+                self.assign_slice(s.lhs, rhs, env, prims, s.loc,
+                                  dest=self.operand(s.lhs.expr, env))
+                ops.extend({"op": "primitive", "parameters": [p]} for p in prims)
+                return
             if isinstance(s.lhs, ir.Slice):
                 # `x[15:8] = v;`: a set of the whole field from its other bits and v
                 prims = []
