@@ -94,11 +94,14 @@ def flatten_slice(s: ir.Slice) -> ir.Slice:
 
 
 def unroll_for(init: list[ir.Stmt], cond: ir.Expr | None, updates: list[ir.Stmt],
-               body: ir.Stmt, loc: Location) -> ir.Block:
+               body: ir.Stmt, loc: Location,
+               declared: dict[str, ir.TypeRef] | None = None) -> ir.Block:
     """The loop as straight-line code with one copy of the body per iteration, or, if
-    its iterations are not known at compile time, as a run-time loop (ir.Loop)."""
+    its iterations are not known at compile time, as a run-time loop (ir.Loop).
+    `declared` gives the types of variables declared before the loop, so that a loop
+    variable declared outside it wraps around at its own width."""
     try:
-        states = _iterations(init, cond, updates, body, loc)
+        states = _iterations(init, cond, updates, body, loc, declared or {})
     except _RunTimeLoop:
         return ir.Block((ir.Loop(tuple(init), cond if cond is not None else
                                  ir.BoolLit(True, loc), tuple(updates), body, loc),), loc)
@@ -107,13 +110,14 @@ def unroll_for(init: list[ir.Stmt], cond: ir.Expr | None, updates: list[ir.Stmt]
 
 
 def _iterations(init: list[ir.Stmt], cond: ir.Expr | None, updates: list[ir.Stmt],
-                body: ir.Stmt, loc: Location) -> list[dict[str, int]]:
+                body: ir.Stmt, loc: Location, declared: dict[str, ir.TypeRef]
+                ) -> list[dict[str, int]]:
     """The loop variables' values at the start of each iteration, simulated from its
     header; _RunTimeLoop if they are not known at compile time (or the unrolled loop
     would be too large)."""
     if cond is None:
         raise _RunTimeLoop()
-    env, widths = _initial_values(init, loc)
+    env, widths = _initial_values(init, loc, declared)
     for u in updates:
         if not (isinstance(u, ir.Assign) and isinstance(u.lhs, ir.Name)) \
                 or u.lhs.name not in env:
@@ -319,7 +323,8 @@ def _still_running(brk: str, cont: str, used: set[str], loc: Location) -> ir.Exp
     return cond
 
 
-def _initial_values(init: list[ir.Stmt], loc: Location) -> tuple[dict[str, int], dict]:
+def _initial_values(init: list[ir.Stmt], loc: Location, declared: dict[str, ir.TypeRef]
+                    ) -> tuple[dict[str, int], dict]:
     env: dict[str, int] = {}
     widths: dict[str, tuple[int, bool] | None] = {}
     for s in init:
@@ -328,7 +333,10 @@ def _initial_values(init: list[ir.Stmt], loc: Location) -> tuple[dict[str, int],
             widths[s.name] = _width_of(s.tref)
             env[s.name] = _wrap(env[s.name], widths[s.name])
         elif isinstance(s, ir.Assign) and isinstance(s.lhs, ir.Name):
-            env[s.lhs.name] = _evaluate(s.rhs, env, s.loc, "initial value")
+            tref = declared.get(s.lhs.name)
+            widths[s.lhs.name] = _width_of(tref) if tref is not None else None
+            env[s.lhs.name] = _wrap(_evaluate(s.rhs, env, s.loc, "initial value"),
+                                    widths[s.lhs.name])
         else:
             raise _RunTimeLoop()
     return env, widths
