@@ -634,7 +634,10 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                 self.assign(ir.Assign(member, x, loc), env, prims)
 
     def assign_slice(self, lhs: ir.Slice, rhs: ir.Expr, env: _Env,
-                     prims: list[dict[str, Any]], loc: Location) -> None:
+                     prims: list[dict[str, Any]], loc: Location,
+                     dest: dict[str, Any] | None = None) -> None:
+        """`x[hi:lo] = rhs` as `x = (x & keep) | ((rhs << lo) & field)`; `dest` is
+        where the result goes when `x` is not a plain field (`s.next.f` in a parser)."""
         base = lhs.expr
         w = _width(base.type)
         hi, lo = lhs.hi.value, lhs.lo.value  # type: ignore[attr-defined]
@@ -649,7 +652,7 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                 "right": {"type": "hexstr", "value": hexstr(lo)}}},
             "right": {"type": "hexstr", "value": hexstr(field_mask, w)}}}
         prims.append(self.prim("assign", [
-            self.lvalue_param(base, env),
+            dest if dest is not None else self.lvalue_param(base, env),
             expr_param({"op": "|", "left": old, "right": new})], loc))
 
     def instance_of(self, call: ir.Call) -> InstanceEntity:

@@ -66,22 +66,36 @@ class ParserConverter:
             self.prim("assign", [self.operand(s.lhs, env), src], s.loc)]})
 
     def lookahead_aggregate(self, s: ir.Assign, env: _Env, ops: list[dict[str, Any]]) -> None:
-        """`x = pkt.lookahead<H>()` of a header or struct: field by field, each a `set`
-        from its lookahead slice; a header becomes valid (what p4c's backend emits)."""
-        t = ir.unwrap(s.rhs.type)  # type: ignore[arg-type]
-        assert isinstance(t, ir.StructLike)
-        if t.kind == "header_union" or any(
-                not isinstance(ir.unwrap(f.type), (ir.Bits, ir.Bool)) for f in t.fields):
-            raise Unsupported(s.loc, f"lookahead of {t.name}: only headers and structs of "
-                              "bit, int and bool fields can be looked ahead on bmv2")
+        """`x = pkt.lookahead<T>()` of a header, struct or stack: field by field, in the
+        order T lays them out in the packet, each a `set` from its lookahead slice; every
+        header in it becomes valid (what p4c's backend emits)."""
+        self.lookahead_into(s.lhs, s.rhs.type, 0, s.loc, env, ops)  # type: ignore[arg-type]
+
+    def lookahead_into(self, lhs: ir.Expr, t: ir.Type, offset: int, loc: Any, env: _Env,
+                       ops: list[dict[str, Any]]) -> int:
+        """The `set`s filling `lhs` (of type `t`) from the lookahead bits at `offset`;
+        returns the offset after it."""
+        t = ir.unwrap(t)
+        if isinstance(t, (ir.Bits, ir.Bool)):
+            ops.append({"op": "set", "parameters": [
+                self.lvalue_param(lhs, env), {"type": "lookahead", "value": [offset, _width(t)]}]})
+            return offset + _width(t)
+        if isinstance(t, ir.Stack):
+            for i in range(t.size):
+                elem = ir.Index(lhs, ir.Lit(i, loc, ir.Bits(32)), loc, t.elem)
+                offset = self.lookahead_into(elem, t.elem, offset, loc, env, ops)
+            return offset
+        if not isinstance(t, ir.StructLike) or t.kind == "header_union":
+            raise Unsupported(loc, f"lookahead of {t}: header unions and varbits cannot be "
+                              "looked ahead on bmv2")
         if t.kind == "header":
             ops.append({"op": "primitive", "parameters": [self.prim(
-                "add_header", [{"type": "header", "value": self.header_name(s.lhs, env)}],
-                s.loc)]})
+                "add_header", [{"type": "header", "value": self.header_name(lhs, env)}],
+                loc)]})
         for f in t.fields:
-            self.parser_stmt(ir.Assign(ir.Member(s.lhs, f.name, s.loc, f.type),
-                                       ir.Member(s.rhs, f.name, s.loc, f.type), s.loc), ops)
-
+            offset = self.lookahead_into(ir.Member(lhs, f.name, loc, f.type), f.type, offset,
+                                         loc, env, ops)
+        return offset
 
     def parser_stmt(self, s: ir.Stmt, ops: list[dict[str, Any]]) -> None:
         env = _Env()
@@ -115,6 +129,15 @@ class ParserConverter:
                           (ir.StructLike, ir.Stack, ir.Varbit)):  # varbit: assign_VL (p4c)
                 prims: list[dict[str, Any]] = []
                 self.assign(s, env, prims)
+                ops.extend({"op": "primitive", "parameters": [p]} for p in prims)
+                return
+            if isinstance(s.lhs, ir.Slice) and isinstance(s.lhs.expr, ir.Member) and \
+                    self.path(s.lhs.expr, env)[0] == "stack_next_field":
+                # `s.next.f[3:0] = v;`: `set` writes named fields only, so an `assign`
+                # primitive of the whole field, as for `s.next.f = v;`
+                prims = []
+                self.assign_slice(s.lhs, rhs, env, prims, s.loc,
+                                  dest=self.operand(s.lhs.expr, env))
                 ops.extend({"op": "primitive", "parameters": [p]} for p in prims)
                 return
             if isinstance(s.lhs, ir.Slice):

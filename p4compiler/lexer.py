@@ -28,11 +28,12 @@ _KEYWORDS = {
     "match_kind", "out", "parser", "package", "return", "select", "state", "string", "struct",
     "switch", "table", "transition", "true", "tuple", "typedef", "type", "varbit", "void",
     "value_set", "actions", "entries", "default_action", "priority", "abstract",
-    "for", "break", "continue",
+    "for", "break", "continue", "list",
 }
 _NEVER = 1 << 62  # the offset of a name that is never declared as a type
-_TYPE_START_VALUES = {"bit", "int", "varbit", "bool", "tuple", "string", "error", "void"}
-_ANGLE_OPENERS = {"bit", "int", "varbit", "tuple", "value_set"}
+_TYPE_START_VALUES = {"bit", "int", "varbit", "bool", "tuple", "list", "string", "error",
+                      "void"}
+_ANGLE_OPENERS = {"bit", "int", "varbit", "tuple", "list", "value_set"}
 
 
 def scan_type_names(text: str) -> dict[str, int]:

@@ -22,10 +22,11 @@ see these forms:
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from typing import Any
 
-from . import ir
+from . import ir, lists
 from .errors import CompileError, Location
 
 MAX_ITERATIONS = 1024
@@ -93,25 +94,30 @@ def flatten_slice(s: ir.Slice) -> ir.Slice:
 
 
 def unroll_for(init: list[ir.Stmt], cond: ir.Expr | None, updates: list[ir.Stmt],
-               body: ir.Stmt, loc: Location) -> ir.Block:
+               body: ir.Stmt, loc: Location,
+               declared: dict[str, ir.TypeRef] | None = None) -> ir.Block:
     """The loop as straight-line code with one copy of the body per iteration, or, if
-    its iterations are not known at compile time, as a run-time loop (ir.Loop)."""
+    its iterations are not known at compile time, as a run-time loop (ir.Loop).
+    `declared` gives the types of variables declared before the loop, so that a loop
+    variable declared outside it wraps around at its own width."""
     try:
-        count = _iterations(init, cond, updates, body, loc)
+        states = _iterations(init, cond, updates, body, loc, declared or {})
     except _RunTimeLoop:
         return ir.Block((ir.Loop(tuple(init), cond if cond is not None else
                                  ir.BoolLit(True, loc), tuple(updates), body, loc),), loc)
-    iterations = [[body, *updates] for _ in range(count)]
+    iterations = [[_constant_slices(body, values), *updates] for values in states]
     return ir.Block(tuple(init) + _iterate(iterations, loc), loc)
 
 
 def _iterations(init: list[ir.Stmt], cond: ir.Expr | None, updates: list[ir.Stmt],
-                body: ir.Stmt, loc: Location) -> int:
-    """How many times the loop runs, simulated from its header; _RunTimeLoop if that is
-    not known at compile time (or the unrolled loop would be too large)."""
+                body: ir.Stmt, loc: Location, declared: dict[str, ir.TypeRef]
+                ) -> list[dict[str, int]]:
+    """The loop variables' values at the start of each iteration, simulated from its
+    header; _RunTimeLoop if they are not known at compile time (or the unrolled loop
+    would be too large)."""
     if cond is None:
         raise _RunTimeLoop()
-    env, widths = _initial_values(init, loc)
+    env, widths = _initial_values(init, loc, declared)
     for u in updates:
         if not (isinstance(u, ir.Assign) and isinstance(u.lhs, ir.Name)) \
                 or u.lhs.name not in env:
@@ -121,8 +127,11 @@ def _iterations(init: list[ir.Stmt], cond: ir.Expr | None, updates: list[ir.Stmt
     breaks = any(isinstance(n, ir.Break) for n in _walk(body))
     count = 0
     seen: set[tuple] = set()
+    states: list[dict[str, int]] = []
     while _evaluate(cond, env, loc, "condition"):
         count += 1
+        if count <= MAX_ITERATIONS:
+            states.append(dict(env))
         if count > MAX_ITERATIONS:
             # Too long to unroll: a run-time loop, unless it provably never ends.
             state = tuple(sorted(env.items()))
@@ -139,30 +148,109 @@ def _iterations(init: list[ir.Stmt], cond: ir.Expr | None, updates: list[ir.Stmt
     if count > MAX_ITERATIONS or \
             sum(1 for _ in _walk(body, into_loops=True)) * count > MAX_UNROLLED_NODES:
         raise _RunTimeLoop()  # it ends, but is too long to unroll
-    return count
+    return states
+
+
+def _constant_slices(body: ir.Stmt, values: dict[str, int]) -> ir.Stmt:
+    """The body of one unrolled iteration with the loop variables' values in the bounds
+    of its slices (`x[i:i]` with `i` = 3 is `x[3:3]`), which must be compile-time known;
+    elsewhere the variables stay (they are declared and updated as written). A variable
+    the body declares again keeps its name."""
+    shadowed = {n.name for n in _walk(body, into_loops=True) if isinstance(n, ir.VarDecl)}
+    known = {k: v for k, v in values.items() if k not in shadowed}
+    if not known:
+        return body
+
+    def bound(e: Any) -> Any:
+        if isinstance(e, ir.Name) and e.name in known:
+            return ir.Lit(known[e.name], e.loc)
+        return _rebuild(e, bound)
+
+    def walk(x: Any) -> Any:
+        if isinstance(x, ir.Slice):
+            return ir.Slice(walk(x.expr), bound(x.hi), bound(x.lo), x.loc)
+        return _rebuild(x, walk)
+
+    return walk(body)
+
+
+def _rebuild(x: Any, fn: Any) -> Any:
+    """`x` with `fn` applied to its child nodes (a new node only if one changed)."""
+    if isinstance(x, tuple):
+        new = tuple(fn(y) for y in x)
+        return new if any(a is not b for a, b in zip(new, x, strict=True)) else x
+    if not (dataclasses.is_dataclass(x) and isinstance(x, ir.Node)):
+        return x
+    changes = {}
+    for f in dataclasses.fields(x):
+        if f.name in ("loc", "type", "annotations", "tref", "ref"):
+            continue
+        old = getattr(x, f.name)
+        new = fn(old)
+        if new is not old:
+            changes[f.name] = new
+    return dataclasses.replace(x, **changes) if changes else x
 
 
 def unroll_for_in(tref: ir.TypeRef, name: str, collection: Any, body: ir.Stmt,
                   loc: Location) -> ir.Block:
     """`for (T name in lo .. hi)`: one copy of the body per value, with `name` declared."""
+    items = lists.literal_items(collection)
+    if items is not None:
+        return _unroll_for_in_items(tref, name, items, body, loc)
     if not (isinstance(collection, tuple) and collection[0] == "range"):
-        _check_body_keeps(body, {name})
         return ir.Block((ir.ForInStack(tref, name, collection, body, loc),), loc)
-    lo = _evaluate(collection[1], {}, loc, "range start", run_time=False)
-    hi = _evaluate(collection[2], {}, loc, "range end", run_time=False)
+    try:
+        lo = _evaluate(collection[1], {}, loc, "range start")
+        hi = _evaluate(collection[2], {}, loc, "range end")
+    except _RunTimeLoop:
+        return _run_time_range(tref, name, collection[1], collection[2], body, loc)
     if hi - lo + 1 > MAX_ITERATIONS:
         raise CompileError(loc, f"for loop range has more than {MAX_ITERATIONS} values; "
                            "it cannot be unrolled")
-    _check_body_keeps(body, {name})
     _check_size(body, hi - lo + 1, loc)
-    iterations = [[ir.VarDecl(tref, name, ir.Lit(v, loc), (), loc), body]
-                  for v in range(lo, hi + 1)]
+    iterations = [[ir.VarDecl(tref, name, ir.Lit(v, loc), (), loc),
+                   _constant_slices(body, {name: v})] for v in range(lo, hi + 1)]
     return ir.Block(_iterate(iterations, loc), loc)
+
+
+def _run_time_range(tref: ir.TypeRef, name: str, lo: ir.Expr, hi: ir.Expr, body: ir.Stmt,
+                    loc: Location) -> ir.Block:
+    """`for (T name in lo .. hi)` with bounds known only at run time: `lo` then `hi`
+    evaluated once into `__for<line>_<col>_lo`/`_hi`, then a run-time loop over a counter
+    `_cur` (`_go` says whether a value is left, so `hi` = the type's largest value ends
+    it); `name` is a copy of the counter in each iteration, as in an unrolled range."""
+    n = f"__for{loc.line}_{loc.col}"
+
+    def var(suffix: str) -> ir.Name:
+        return ir.Name(n + suffix, loc)
+
+    bool_t = ir.TypeRef("bool", loc=loc)
+    bounds = (ir.VarDecl(tref, n + "_lo", lo, (), loc), ir.VarDecl(tref, n + "_hi", hi, (), loc))
+    init = (ir.VarDecl(tref, n + "_cur", var("_lo"), (), loc),
+            ir.VarDecl(bool_t, n + "_go", ir.Binary("<=", var("_lo"), var("_hi"), loc), (), loc))
+    updates = (ir.Assign(var("_go"), ir.Binary("!=", var("_cur"), var("_hi"), loc), loc),
+               ir.Assign(var("_cur"), ir.Binary("+", var("_cur"), ir.Lit(1, loc), loc), loc))
+    each = ir.Block((ir.VarDecl(tref, name, var("_cur"), (), loc), body), loc)
+    return ir.Block(bounds + (ir.Loop(init, var("_go"), updates, each, loc),), loc)
+
+
+def _unroll_for_in_items(tref: ir.TypeRef, name: str, items: tuple[ir.Expr, ...],
+                         body: ir.Stmt, loc: Location) -> ir.Block:
+    """`for (T name in {a, b})`: the elements evaluated once, in order, into temporaries
+    `__for<line>_<col>_item<i>` before the first iteration, then one copy of the body per
+    value, `name` a copy of it (the body may change `name`, not the values)."""
+    _check_size(body, len(items), loc)
+    n = f"__for{loc.line}_{loc.col}_item"
+    values = [ir.VarDecl(tref, f"{n}{i}", e, (), loc) for i, e in enumerate(items)]
+    iterations = [[ir.VarDecl(tref, name, ir.Name(f"{n}{i}", loc), (), loc), body]
+                  for i in range(len(items))]
+    return ir.Block(tuple(values) + _iterate(iterations, loc), loc)
 
 
 def unroll_for_in_stack(s: ir.ForInStack, size: int) -> ir.Block:
     """`for (T name in stack)`: one copy of the body per element, `name` a copy of it
-    (the loop variable is read-only, so a copy reads the same values)."""
+    (the body may change the copy, as with a range; the stack keeps its element)."""
     iterations = [[ir.VarDecl(s.tref, s.name, ir.Index(s.collection, ir.Lit(i, s.loc), s.loc),
                               (), s.loc), s.body] for i in range(size)]
     return ir.Block(_iterate(iterations, s.loc), s.loc)
@@ -235,7 +323,8 @@ def _still_running(brk: str, cont: str, used: set[str], loc: Location) -> ir.Exp
     return cond
 
 
-def _initial_values(init: list[ir.Stmt], loc: Location) -> tuple[dict[str, int], dict]:
+def _initial_values(init: list[ir.Stmt], loc: Location, declared: dict[str, ir.TypeRef]
+                    ) -> tuple[dict[str, int], dict]:
     env: dict[str, int] = {}
     widths: dict[str, tuple[int, bool] | None] = {}
     for s in init:
@@ -244,7 +333,10 @@ def _initial_values(init: list[ir.Stmt], loc: Location) -> tuple[dict[str, int],
             widths[s.name] = _width_of(s.tref)
             env[s.name] = _wrap(env[s.name], widths[s.name])
         elif isinstance(s, ir.Assign) and isinstance(s.lhs, ir.Name):
-            env[s.lhs.name] = _evaluate(s.rhs, env, s.loc, "initial value")
+            tref = declared.get(s.lhs.name)
+            widths[s.lhs.name] = _width_of(tref) if tref is not None else None
+            env[s.lhs.name] = _wrap(_evaluate(s.rhs, env, s.loc, "initial value"),
+                                    widths[s.lhs.name])
         else:
             raise _RunTimeLoop()
     return env, widths
@@ -278,15 +370,6 @@ def _body_assigns(body: ir.Stmt, names: set[str]) -> bool:
     """Unrolling counts iterations from the header alone: not if the body assigns them."""
     return any(isinstance(node, ir.Assign) and isinstance(node.lhs, ir.Name)
                and node.lhs.name in names for node in _walk(body, into_loops=True))
-
-
-def _check_body_keeps(body: ir.Stmt, names: set[str]) -> None:
-    """A `for ... in` loop's variable is read-only: the body may not assign it."""
-    for node in _walk(body, into_loops=True):
-        if isinstance(node, ir.Assign) and isinstance(node.lhs, ir.Name) \
-                and node.lhs.name in names:
-            raise CompileError(node.loc, f"loop variable {node.lhs.name} is assigned in "
-                               "the loop body")
 
 
 def _walk(node: Any, into_loops: bool = False):

@@ -20,7 +20,7 @@ from lark.exceptions import (
     VisitError,
 )
 
-from . import ir, loops
+from . import ir, lists, loops
 from .errors import CompileError, Location
 from .lexer import PostLex, scan_type_names
 from .preprocessor import Source
@@ -164,6 +164,8 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         self.source = source
         # Types applied directly (`T.apply(...)`) in the block being transformed.
         self._direct: list[ir.Instantiation] = []
+        # The type of the latest declaration of each variable name (for loops.unroll_for)
+        self._declared: dict[str, ir.TypeRef] = {}
 
     def _with_direct_instances(self, locals_: tuple) -> tuple:
         """The block's locals plus one instance per directly applied type, as p4c's
@@ -263,6 +265,10 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
 
     def stack_type(self, meta, c):
         return ir.TypeRef("stack", elem=c[0], width=c[1], loc=self._loc(meta))
+
+    def list_type(self, meta, c):
+        elem = next(x for x in c if isinstance(x, ir.TypeRef))
+        return ir.TypeRef("list", args=(elem,), loc=self._loc(meta))
 
     def tuple_type(self, meta, c):
         args = [x for x in c if isinstance(x, list)][0]
@@ -419,7 +425,8 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     def variable_decl(self, meta, c):
         anns, rest = _split(c)
         init = rest[2] if len(rest) > 2 else None
-        return ir.VarDecl(rest[0], str(rest[1]), init, anns, self._loc(meta))
+        self._declared[str(rest[1])] = rest[0]
+        return ir.VarDecl(lists.sized(rest[0], init), str(rest[1]), init, anns, self._loc(meta))
 
     def value_set_decl(self, meta, c):
         anns, rest = _split(c)
@@ -597,7 +604,7 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     def for_stmt(self, meta, c):
         init, rest = c[0], c[1:]
         cond = rest.pop(0) if isinstance(rest[0], ir.Expr) else None
-        return loops.unroll_for(init, cond, rest[0], rest[1], self._loc(meta))
+        return loops.unroll_for(init, cond, rest[0], rest[1], self._loc(meta), self._declared)
 
     def for_in_stmt(self, meta, c):
         _, rest = _split(c)
@@ -792,4 +799,4 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return c[-1]
 
     def cast(self, meta, c):
-        return ir.Cast(c[0], c[1], self._loc(meta))
+        return ir.Cast(lists.sized(c[0], c[1]), c[1], self._loc(meta))

@@ -307,6 +307,9 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
             return ir.Stack(elem, size)
         if k == "tuple":
             return ir.TupleT(tuple(self.resolve_type(a, scope) for a in t.args))
+        if k == "list":  # lists.sized typed the ones written as `{...}`
+            raise CompileError(t.loc, "list<T>: only a list written out (`{a, b}`: a cast, "
+                               "a local's initialiser, a for-in collection) is supported")
         if k == "name":
             ent = scope.lookup(t.name)
             if isinstance(ent, TypeEntity):

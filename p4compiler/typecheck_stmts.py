@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from . import ir, loops
+from . import hs_index, ir, loops
 from .errors import CompileError, Location
 from .typecheck_entities import (
     ActionEntity,
@@ -23,15 +23,12 @@ from .typecheck_entities import (
 from .typecheck_exprs import with_defaults
 from .typecheck_tree import (
     _always_leaves,
-    _equiv,
     _inline_calls,
     _is_constant,
     _is_lvalue_path,
     _is_num,
     _overlaps,
     _rewrite,
-    _rewrite_in,
-    _runtime_indices,
     _scope_attr,
     _Uninit,
     _walk,
@@ -300,58 +297,9 @@ class StatementChecks:
         return remove_returns(stmts, retval, make_flag)
 
     def concretize(self, s: ir.Stmt) -> ir.Stmt:
-        """Run-time header stack indices: `hdr.s[i].f = x;` becomes
-        `if (i == 0) hdr.s[0].f = x; else if (i == 1) ...` (p4c's HSIndexSimplifier;
-        an index that is an expression is first saved in a `hsiVar` temporary)."""
-        if isinstance(s, ir.Block):
-            return ir.Block(tuple(self.concretize(x) for x in s.stmts), s.loc)
-        if isinstance(s, ir.If):
-            scan: Any = s.cond
-            distinct: list[ir.Index] = []
-            for x in _runtime_indices(scan):
-                if not any(_equiv(x, y) for y in distinct):
-                    distinct.append(x)
-            if len(distinct) > 1:
-                # Several run-time indices in one condition: evaluate it into a flag first.
-                flag = self.new_temp("cond", ir.Bool(), s.loc)
-                return ir.Block((self.temp_decl(flag, ir.BoolLit(False, s.loc), s.loc),
-                                 self.concretize(ir.Assign(flag, s.cond, s.loc)),
-                                 dataclasses.replace(s, cond=flag)), s.loc)
-        elif isinstance(s, ir.Switch):
-            scan = s.expr
-        elif isinstance(s, (ir.Assign, ir.CallStmt, ir.VarDecl, ir.Return)):
-            scan = s
-        else:
-            return s
-        found = _runtime_indices(scan)
-        if not found:
-            return s
-        idx = found[0]
-        stack_t = ir.unwrap(idx.expr.type)  # type: ignore[arg-type]
-        assert isinstance(stack_t, ir.Stack)
-        pre: list[ir.Stmt] = []
-        index = idx.index
-        if isinstance(index, (ir.Binary, ir.Mux, ir.Unary, ir.Cast, ir.Slice, ir.Call)):
-            tmp = self.new_temp("hsiVar", index.type or ir.Bits(32), idx.loc)
-            pre.append(ir.Assign(tmp, index, idx.loc))
-            s = _rewrite_in(s, lambda x: dataclasses.replace(x, index=tmp)
-                            if isinstance(x, ir.Index) and _equiv(x, idx) else None)
-            idx = ir.Index(idx.expr, tmp, idx.loc, idx.type)
-            index = tmp
-        it = index.type if isinstance(ir.unwrap(index.type), ir.Bits) else ir.Bits(32)  # type: ignore
-        result: ir.Stmt | None = s.other if isinstance(s, ir.If) else None
-        for i in reversed(range(stack_t.size)):
-            lit = ir.Lit(i, idx.loc, it)
-            si = _rewrite_in(s, lambda x, lit=lit: dataclasses.replace(x, index=lit)
-                             if isinstance(x, ir.Index) and _equiv(x, idx) else None)
-            eq = ir.Binary("==", index, lit, idx.loc, ir.Bool())
-            if isinstance(si, ir.If):
-                result = ir.If(ir.Binary("&&", eq, si.cond, si.loc, ir.Bool()), si.then,
-                               result, si.loc)
-            else:
-                result = ir.If(eq, self.concretize(si), result, s.loc)  # type: ignore
-        assert result is not None
-        return ir.Block(tuple(pre + [result]), s.loc) if pre else result  # type: ignore
+        """Run-time header stack indices made concrete (`hs_index`, p4c's
+        HSIndexSimplifier)."""
+        return hs_index.concretize(s, self.new_temp, self.temp_decl)
 
     def warn_once(self, loc: Location | None, message: str) -> None:
         key = (str(loc), message)

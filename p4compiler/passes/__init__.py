@@ -14,11 +14,13 @@ from .hoist_table_applies import HoistTableApplies
 from .inline_actions import InlineActions
 from .local_initializers import LocalInitializers
 from .remove_unused_tables import RemoveUnusedTables
+from .runtime_index_keys import RuntimeIndexKeys
 from .strength_reduction import StrengthReduction
 from .temps import Temps
 
 PASSES = (DefaultActions, LocalInitializers, InlineActions, HoistTableApplies,
-          StrengthReduction, DropPureCalls, RemoveUnusedTables, SplitAggregateMux)
+          RuntimeIndexKeys, StrengthReduction, DropPureCalls, RemoveUnusedTables,
+          SplitAggregateMux)
 
 
 def run(program: TypedProgram) -> TypedProgram:

@@ -9,7 +9,12 @@ is inlined as p4c's frontend does.
   continuation state, `reject` stays `reject`;
 * its parameters are replaced by the call's arguments (the spec's copy-in/copy-out is
   equivalent for lvalue arguments that do not alias each other, which is what is
-  accepted here), its locals become caller locals named `<inst>_<name>`.
+  accepted here; named arguments go by name, left-out ones take the parameters'
+  defaults), its locals become caller locals named `<inst>_<name>`;
+* variables the applying state declares before the call become parser locals
+  `<state>_<name>`, as the inlined states use them (a state entered again keeps the
+  value of its previous visit instead of starting uninitialised: unspecified anyway,
+  except that a header declared there is not made invalid again).
 
 Guarantees to the type checker: no parser applies another parser.  Applied more than
 once, each call gets its own copy (`<inst>_<k>_...`).  Unsupported forms (constructor
@@ -24,6 +29,7 @@ from typing import Any
 
 from .. import ir
 from ..errors import CompileError
+from ..typecheck_exprs import with_defaults
 
 
 def _map_names(node: Any, names: dict[str, Any], states: dict[str, str] | None) -> Any:
@@ -92,6 +98,8 @@ class _Inliner:
         if not subs:
             return d
         taken = {s.name for s in d.states}
+        taken_vars = {p.name for p in d.params} | {
+            n for x in d.locals if isinstance(n := getattr(x, "name", None), str)}
         states: list[ir.ParserState] = []
         uses: dict[str, int] = {}
         work = list(d.states)
@@ -102,6 +110,8 @@ class _Inliner:
                 self.check_no_nested_apply(st, subs)
                 states.append(st)
                 continue
+            st, at, hoisted = _hoist_state_locals(st, at, taken_vars)
+            new_locals.extend(hoisted)
             call = st.stmts[at]
             inst = _apply_target(call, subs)
             assert inst is not None
@@ -146,10 +156,7 @@ class _Inliner:
 
     def copy(self, sub: ir.ParserDecl, call: ir.CallStmt, prefix: str, cont: str,
              taken: set[str]) -> tuple[list[ir.ParserState], list[ir.Stmt]]:
-        args = call.call.args
-        if len(args) != len(sub.params):
-            raise CompileError(call.loc, f"{sub.name}.apply: expects {len(sub.params)} "
-                               f"arguments, got {len(args)}")
+        args = _bind_args(sub, call)
         names: dict[str, Any] = {}
         for p, a in zip(sub.params, args, strict=True):
             if a.value is None or p.direction in ("out", "inout") and not _is_lvalue(a.value):
@@ -172,6 +179,48 @@ class _Inliner:
         out = [dataclasses.replace(_map_names(s, names, smap), name=smap[s.name])
                for s in sub.states]
         return out, sub_locals
+
+
+def _bind_args(sub: ir.ParserDecl, call: ir.CallStmt) -> tuple[ir.Arg, ...]:
+    """The call's arguments in parameter order, named ones placed by name and left-out
+    parameters given their default values (P4_16 6.8.2, as for any other call)."""
+    args = with_defaults(call.call.args, sub.params)
+    if any(a.name for a in args):
+        by_name = {a.name: a for a in args}
+        if set(by_name) != {p.name for p in sub.params} or len(by_name) != len(args):
+            raise CompileError(call.loc, f"{sub.name}.apply: the named arguments do not "
+                               "match its parameters")
+        args = tuple(by_name[p.name] for p in sub.params)
+    if len(args) != len(sub.params):
+        raise CompileError(call.loc, f"{sub.name}.apply: expects {len(sub.params)} "
+                           f"arguments, got {len(args)}")
+    return args
+
+
+def _hoist_state_locals(st: ir.ParserState, at: int, taken: set[str]
+                        ) -> tuple[ir.ParserState, int, list[ir.Stmt]]:
+    """The variables `st` declares before its sub-parser call become parser locals (a
+    fresh name `<state>_<name>`; an initialiser stays where it was, as an assignment),
+    since the inlined sub-parser's states and the continuation state use them too."""
+    renames: dict[str, str] = {}
+    hoisted: list[ir.Stmt] = []
+    stmts: list[ir.Stmt] = []
+    for s in st.stmts[:at]:
+        if not isinstance(s, ir.VarDecl):
+            stmts.append(_map_names(s, renames, None))
+            continue
+        new = _Inliner.fresh(f"{st.name}_{s.name}", taken)
+        init = _map_names(s.init, renames, None)
+        renames[s.name] = new
+        hoisted.append(dataclasses.replace(s, name=new, init=None))
+        if init is not None:
+            stmts.append(ir.Assign(ir.Name(new, loc=s.loc), init, loc=s.loc))
+    if not renames:
+        return st, at, []
+    rest = _map_names(st.stmts[at:], renames, None)
+    transition = _map_names(st.transition, renames, None)
+    return dataclasses.replace(st, stmts=tuple(stmts) + rest,
+                               transition=transition), len(stmts), hoisted
 
 
 def inline_subparsers(program: ir.Program) -> ir.Program:
