@@ -119,7 +119,7 @@ def _build_fabric(run_plan: RunPlan, target: Target, program_source: Path, ledge
     placement = None
     if cluster.servers:
         placement = distributed.plan_placement(fabric, cluster, run_plan.scenario.seed)
-    fit = capacity.check(fabric)
+    fit = capacity.check(fabric, switch=target.switch.value)
     metrics["capacity"] = fit.as_dict()
     if placement is not None:
         metrics["capacity"]["per_server"] = capacity.per_server(fabric, placement)

@@ -6,7 +6,9 @@ Three budgets, each stated with its numbers:
   defaults) and the total must fit in the memory available now;
 * packet processing: every switch port can receive up to its link rate; the sum
   over all switch ports is the worst-case forwarding load, compared with what the
-  switch processes were measured to forward (bench `switch_pps`) times the cores;
+  switch processes were measured to forward times the cores: the embedded switch's
+  bench `switch_pps`, real bmv2's `same_program_bmv2_pps` (bench.bmv2_pps), else the
+  defaults below;
 * processes: one per switch plus one per host (NIC emulator) and capture.
 
 A fabric over the memory budget is refused; over the packet budget it is
@@ -27,6 +29,10 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SWITCH_RSS_MB = 80.0  # an embedded switch with fabric.p4 loaded
 DEFAULT_HOST_RSS_MB = 45.0  # NIC emulator + tcpdump
 DEFAULT_SWITCH_PPS = 8000.0  # per core, when no benchmark has run
+DEFAULT_BMV2_PPS = 2500.0  # real simple_switch_grpc with fabric.p4, per core (bench.bmv2_pps)
+# switch kind -> (bench.json figure, default when no benchmark has run)
+SWITCH_RATE = {"embedded": ("switch_pps", DEFAULT_SWITCH_PPS),
+               "bmv2": ("same_program_bmv2_pps", DEFAULT_BMV2_PPS)}
 
 
 class CapacityError(RuntimeError):
@@ -65,13 +71,16 @@ def _bench_figures() -> dict:
 
 
 def check(fabric: Fabric, memory_available_mb: float | None = None,
-          cores: int | None = None, bench: dict | None = None) -> CapacityReport:
+          cores: int | None = None, bench: dict | None = None,
+          switch: str = "embedded") -> CapacityReport:
+    """`switch`: which switch runs the fabric (embedded or bmv2), for its packet rate."""
     bench = _bench_figures() if bench is None else bench
     cores = cores or os.cpu_count() or 1
     available = _mem_available_mb() if memory_available_mb is None else memory_available_mb
     switch_mb = float(bench.get("switch_rss_mb", DEFAULT_SWITCH_RSS_MB))
     needed = len(fabric.switches) * switch_mb + len(fabric.hosts) * DEFAULT_HOST_RSS_MB
-    per_core = float(bench.get("switch_pps", DEFAULT_SWITCH_PPS))
+    rate_key, default_pps = SWITCH_RATE[switch]
+    per_core = float(bench.get(rate_key, default_pps))
     capacity = per_core * cores
     worst = 0.0
     for sw in fabric.switches:
@@ -88,7 +97,8 @@ def check(fabric: Fabric, memory_available_mb: float | None = None,
         warnings.append(
             f"{fabric.name} at full link rate asks the switches to forward {worst:.0f} packets/s; "
             f"this machine forwards about {capacity:.0f} ({cores} cores x {per_core:.0f}"
-            f"{' measured' if 'switch_pps' in bench else ' assumed'}): lower [link].rate_pps "
+            f"{' measured' if rate_key in bench else ' assumed'} for the {switch} switch): "
+            "lower [link].rate_pps "
             "or the traffic will be CPU-bound")
     return CapacityReport(fits, tuple(warnings), needed, available, worst, capacity)
 
@@ -112,9 +122,12 @@ def per_server(fabric: Fabric, placement) -> dict[str, dict]:
     return out
 
 
-def servers_needed(fabric: Fabric, cores_per_server: int, bench: dict | None = None) -> int:
-    """How many servers of `cores_per_server` cores forward `fabric` at full link rate."""
+def servers_needed(fabric: Fabric, cores_per_server: int, bench: dict | None = None,
+                   switch: str = "embedded") -> int:
+    """How many servers of `cores_per_server` cores forward `fabric` at full link rate
+    with `switch` (embedded or bmv2) switches."""
     bench = _bench_figures() if bench is None else bench
-    per_core = float(bench.get("switch_pps", DEFAULT_SWITCH_PPS))
+    rate_key, default_pps = SWITCH_RATE[switch]
+    per_core = float(bench.get(rate_key, default_pps))
     worst = sum(lk.params.rate_pps for sw in fabric.switches for lk in fabric.links_of(sw.name))
     return max(1, -(-int(worst) // int(per_core * cores_per_server)))
