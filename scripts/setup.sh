@@ -58,4 +58,7 @@ import importlib
 for mod in ("mininet.net", "scapy.all", "grpc", "p4.v1.p4runtime_pb2", "p4runtime_sh.shell", "lark"):
     importlib.import_module(mod)
 PY
+# The embedded compiler's LALR tables are built once per user and cached (~0.5 s):
+# build them now, so the first compile a user (or `make bench`) times is not that build.
+"$venv/bin/python" -c 'from p4compiler import syntax; syntax._parser()'
 log "ready: $venv"
