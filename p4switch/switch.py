@@ -237,12 +237,12 @@ class Switch(FastPaths, DataplaneApi):
         return S
 
     def _child(self, prog: Program, parent: list, frame: bytes, itype: int, fl: int) -> list:
-        """A new packet instance keeping the field list `fl` of its parent's metadata."""
+        """A new packet instance (resubmit, recirculate) keeping the field list `fl` of its
+        parent's metadata; the rest is reset, as bmv2 does: ingress_port and
+        ingress_global_timestamp are 0 unless the field list keeps them."""
         S = prog.template.copy()
         S[0] = frame
-        S[self._s_inport] = parent[self._s_inport]
         S[self._s_plen] = len(frame)
-        S[self._s_igts] = parent[self._s_igts]
         for k in prog.field_lists.get(fl, ()):
             S[k] = parent[k]
         S[self._s_itype] = itype
