@@ -41,6 +41,12 @@ class ExternConverter:
                                          "verify_checksum_with_payload",
                                          "update_checksum_with_payload"):
                 self.checksum(s.call, env, verify, cond)
+            elif isinstance(s, ir.CallStmt) and s.call.target[0] == "control_apply":
+                # an applied sub-control is inlined (p4c's InlineControlFlow): its body,
+                # then its copy-out assignments, if any
+                walk(s.call.target[2], cond)
+                for x in (s.call.target[3] if len(s.call.target) > 3 else ()):
+                    walk(x, cond)
             else:
                 raise Unsupported(getattr(s, "loc", None), "only verify_checksum/"
                                   "update_checksum calls are supported in checksum controls")

@@ -15,6 +15,12 @@ from p4switch.program_common import (
 )
 
 
+def _all_ones(mask: int, width: int) -> bool:
+    """Whether `mask` has all of the low `width` bits set (`v & mask == v` for v < 2**width)."""
+    low = (1 << width) - 1
+    return mask & low == low
+
+
 class ExpressionCodegen:
     """Mixin of Program (p4switch/program.py)."""
 
@@ -141,10 +147,14 @@ class ExpressionCodegen:
             lc, rc = l(), r()
             wl, wr = self._width_of(lc), self._width_of(rc)
             if op == "&":
-                # p4c wraps arithmetic in `& mask`; drop it where the value fits.
-                if rc.isdigit() and wl is not None and int(rc) >= (1 << wl) - 1:
+                if lc.isdigit() and rc.isdigit():
+                    return str(int(lc) & int(rc))
+                # p4c wraps arithmetic in `& mask`; drop it where the mask keeps every
+                # bit the value may have (its low bits all ones), not merely where the
+                # mask is as large: `x & 0x100` with an 8-bit x is 0, not x.
+                if rc.isdigit() and wl is not None and _all_ones(int(rc), wl):
                     return lc
-                if lc.isdigit() and wr is not None and int(lc) >= (1 << wr) - 1:
+                if lc.isdigit() and wr is not None and _all_ones(int(lc), wr):
                     return rc
                 known = [w for w in (wl, wr) if w is not None]
                 return self._known(f"({lc} & {rc})", min(known) if known else None)

@@ -237,12 +237,12 @@ class Switch(FastPaths, DataplaneApi):
         return S
 
     def _child(self, prog: Program, parent: list, frame: bytes, itype: int, fl: int) -> list:
-        """A new packet instance keeping the field list `fl` of its parent's metadata."""
+        """A new packet instance (resubmit, recirculate) keeping the field list `fl` of its
+        parent's metadata; the rest is reset, as bmv2 does: ingress_port and
+        ingress_global_timestamp are 0 unless the field list keeps them."""
         S = prog.template.copy()
         S[0] = frame
-        S[self._s_inport] = parent[self._s_inport]
         S[self._s_plen] = len(frame)
-        S[self._s_igts] = parent[self._s_igts]
         for k in prog.field_lists.get(fl, ()):
             S[k] = parent[k]
         S[self._s_itype] = itype
@@ -313,13 +313,19 @@ class Switch(FastPaths, DataplaneApi):
         if session is None:
             return
         replicas, cos, trunc = session
-        # bmv2 re-parses the original frame for an ingress clone.
-        c = self._new_packet(prog, S[0], S[self._s_inport], now)
+        # bmv2 re-parses the original frame for an ingress clone, then resets all of
+        # its metadata (also what the parser set, ingress_port, the timestamps) before
+        # copying the field list; packet_length it restores in egress.
+        parsed = self._new_packet(prog, S[0], S[self._s_inport], now)
         try:
-            prog.parse(c, S[0])
+            prog.parse(parsed, S[0])
         except Exception as e:  # noqa: BLE001
             self._pipeline_error(e)
             return
+        c = prog.template.copy()
+        for k in prog.header_slots:
+            c[k] = parsed[k]
+        c[self._s_plen] = parsed[self._s_plen]
         for k in prog.field_lists.get(fl, ()):
             c[k] = S[k]
         c[self._s_itype] = P.INSTANCE_INGRESS_CLONE
@@ -404,8 +410,7 @@ class Switch(FastPaths, DataplaneApi):
             c[k] = S[k]
         for k in prog.field_lists.get(fl, ()):
             c[k] = S[k]
-        c[self._s_inport] = S[self._s_inport]
-        c[self._s_plen] = S[self._s_plen]
+        c[self._s_plen] = S[self._s_plen]  # metadata is reset (ingress_port too), as bmv2
         c[self._s_itype] = P.INSTANCE_EGRESS_CLONE
         replicas, cos, trunc = session
         self._send_clone(c, replicas, cos, trunc, now)
