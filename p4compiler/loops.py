@@ -103,8 +103,12 @@ def unroll_for(init: list[ir.Stmt], cond: ir.Expr | None, updates: list[ir.Stmt]
     try:
         states = _iterations(init, cond, updates, body, loc, declared or {})
     except _RunTimeLoop:
-        return ir.Block((ir.Loop(tuple(init), cond if cond is not None else
-                                 ir.BoolLit(True, loc), tuple(updates), body, loc),), loc)
+        # the initialisers run once, before the loop, as ordinary statements (they may
+        # apply a table: `for (i = f(t.apply().hit); ...)`, which a loop running inside
+        # a synthesized action could not)
+        return ir.Block(tuple(init) + (ir.Loop((), cond if cond is not None else
+                                               ir.BoolLit(True, loc), tuple(updates), body,
+                                               loc),), loc)
     iterations = [[_constant_slices(body, values), *updates] for values in states]
     return ir.Block(tuple(init) + _iterate(iterations, loc), loc)
 
