@@ -103,8 +103,12 @@ def unroll_for(init: list[ir.Stmt], cond: ir.Expr | None, updates: list[ir.Stmt]
     try:
         states = _iterations(init, cond, updates, body, loc, declared or {})
     except _RunTimeLoop:
-        return ir.Block((ir.Loop(tuple(init), cond if cond is not None else
-                                 ir.BoolLit(True, loc), tuple(updates), body, loc),), loc)
+        # the initialisers run once, before the loop, as ordinary statements (they may
+        # apply a table: `for (i = f(t.apply().hit); ...)`, which a loop running inside
+        # a synthesized action could not)
+        return ir.Block(tuple(init) + (ir.Loop((), cond if cond is not None else
+                                               ir.BoolLit(True, loc), tuple(updates), body,
+                                               loc),), loc)
     iterations = [[_constant_slices(body, values), *updates] for values in states]
     return ir.Block(tuple(init) + _iterate(iterations, loc), loc)
 
@@ -248,12 +252,21 @@ def _unroll_for_in_items(tref: ir.TypeRef, name: str, items: tuple[ir.Expr, ...]
     return ir.Block(tuple(values) + _iterate(iterations, loc), loc)
 
 
-def unroll_for_in_stack(s: ir.ForInStack, size: int) -> ir.Block:
+def unroll_for_in_stack(s: ir.ForInStack, size: int, is_stack: bool = True) -> ir.Block:
     """`for (T name in stack)`: one copy of the body per element, `name` a copy of it
-    (the body may change the copy, as with a range; the stack keeps its element)."""
-    iterations = [[ir.VarDecl(s.tref, s.name, ir.Index(s.collection, ir.Lit(i, s.loc), s.loc),
+    (the body may change the copy, as with a range; the stack keeps its element).
+    A stack given by a call (`for (H x in f(t.apply().hit))`) is evaluated once, before
+    the first iteration, into `__for<line>_<col>_stack` (P4_16 12.5: the collection is
+    evaluated once; each copy of the call would apply the table again)."""
+    collection, before = s.collection, ()
+    if is_stack and any(isinstance(n, ir.Call) for n in _walk(s.collection)):
+        tmp = f"__for{s.loc.line}_{s.loc.col}_stack"
+        stack_t = ir.TypeRef("stack", elem=s.tref, width=ir.Lit(size, s.loc), loc=s.loc)
+        before = (ir.VarDecl(stack_t, tmp, s.collection, (), s.loc),)
+        collection = ir.Name(tmp, s.loc)
+    iterations = [[ir.VarDecl(s.tref, s.name, ir.Index(collection, ir.Lit(i, s.loc), s.loc),
                               (), s.loc), s.body] for i in range(size)]
-    return ir.Block(_iterate(iterations, s.loc), s.loc)
+    return ir.Block(before + _iterate(iterations, s.loc), s.loc)
 
 
 def _iterate(iterations: list[list[ir.Stmt]], loc: Location) -> tuple[ir.Stmt, ...]:

@@ -290,6 +290,12 @@ class ExpressionChecks:
             return dataclasses.replace(x, type=to)   # `(H){#}` (P4_16 8.26)
         elif isinstance(dst, ir.StructLike) and isinstance(x, (ir.ListExpr, ir.StructExpr)):
             return self.coerce(x, to, e.loc)
+        elif isinstance(dst, ir.TupleT) and isinstance(x, ir.ListExpr):
+            # `(list<T>) {1, 2}` / `(tuple<..>) {..}`: each element converts to its type
+            if len(x.items) != len(dst.items):
+                raise CompileError(e.loc, f"cannot cast a list of {len(x.items)} values "
+                                   f"to {_type_text(to)}")
+            return self.coerce(x, dst, e.loc)
         if not ok:
             raise CompileError(e.loc, f"cannot cast {_type_text(x.type)} to {to}")
         if isinstance(src, ir.Enum) and isinstance(dst, ir.Bits) and src.underlying is not None:

@@ -48,7 +48,8 @@ class StatementChecks:
         if isinstance(s, ir.ForInStack):  # frontend hook: needs the stack's size
             stack = ir.unwrap(self.expr(s.collection, scope).type)
             if isinstance(stack, ir.TupleT):  # a tuple or list value: one per component
-                return self._stmt(loops.unroll_for_in_stack(s, len(stack.items)), scope, ctx)
+                return self._stmt(loops.unroll_for_in_stack(s, len(stack.items), False),
+                                  scope, ctx)
             if not isinstance(stack, ir.Stack):
                 raise CompileError(s.loc, f"for loop over {stack}: expected a header "
                                    "stack, a tuple or a range lo .. hi")

@@ -20,6 +20,7 @@ from p4switch.program_common import (
 )
 
 MAX_ACTION_STEPS = 1 << 20  # primitives one action call may run
+U64 = (1 << 64) - 1  # simple_switch reads hash() base and max as uint64
 
 
 class ActionCodegen:
@@ -258,11 +259,13 @@ class ActionCodegen:
             calc = params[2].get("value")
             if calc not in self._calc_names:
                 raise ProgramError(f"{where}: unknown calculation {calc!r}")
-            base, size = ex(1), ex(3)
-            h = self._tmp()
-            # max = 0 gives base, as simple_switch does (not base + the whole hash)
-            return pre + [f"{h} = {self._calc_names[calc]}(S) % {size} if {size} else 0",
-                          *self._store(params[0], f"{base} + {h}", where, pre)]
+            h, sz = self._tmp(), self._tmp()
+            # simple_switch reads base and max as uint64 (their low 64 bits) and adds in
+            # 64 bits; max = 0 gives base (not base + the whole hash)
+            return pre + [f"{sz} = ({ex(3)}) & {U64}",
+                          f"{h} = {self._calc_names[calc]}(S) % {sz} if {sz} else 0",
+                          *self._store(params[0], f"(({ex(1)}) & {U64}) + {h} & {U64}",
+                                       where, pre)]
         if op == "modify_field_rng_uniform":
             need(3)
             return pre + self._store(params[0], f"_random.randint({ex(1)}, {ex(2)})", where, pre)

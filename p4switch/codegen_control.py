@@ -4,6 +4,7 @@ laid out as a graph."""
 
 from __future__ import annotations
 
+import heapq
 import json
 
 from p4switch import externs
@@ -13,6 +14,8 @@ from p4switch.program_common import (
     _hex,
     _indent,
 )
+
+MAX_INLINED_CHAIN = 150  # nodes inlined one into the next before a join is made
 
 
 class ControlCodegen:
@@ -60,6 +63,11 @@ class ControlCodegen:
                 lines += _indent(body(node, goto), 2)
             return lines
 
+        return self._emit_joined(order, index, preds, init, succs, body, end)
+
+    @staticmethod
+    def _emit_joined(order, index, preds, init, succs, body, end: list[str]) -> list[str]:
+        """An acyclic graph as nested code, join nodes as `if n == K:` blocks after it."""
         # A join node whose code, inlined to the end of the graph, is short is
         # duplicated into each predecessor instead: straight-line code is
         # faster than `n == K` dispatch. Longer tails stay shared.
@@ -67,19 +75,37 @@ class ControlCodegen:
         tail: dict = {}
         for n in reversed(order):
             tail[n] = own[n] + sum(tail[s] for s in succs(n) if s is not None)
-        joins = [n for n in order if preds.get(n, 0) > 1 and tail[n] > TAIL_DUPLICATION_LINES]
+        joins = {n for n in order if preds.get(n, 0) > 1 and tail[n] > TAIL_DUPLICATION_LINES}
+        # A node reached through MAX_INLINED_CHAIN nested inlinings (a chain of thousands
+        # of hidden tables, e.g. an unrolled loop) becomes a join too: inlining it would
+        # recurse once per node, past Python's recursion limit.
+        pending = sorted(index[n] for n in joins)
+        depth = 0
 
         def goto(s):
+            nonlocal depth
             if s is None:
                 return list(end)
+            if s not in joins and depth >= MAX_INLINED_CHAIN:
+                joins.add(s)
+                heapq.heappush(pending, index[s])  # a descendant: after the current join
             if s in joins:
                 return [f"n = {index[s]}"]
-            return body(s, goto)
+            depth += 1
+            try:
+                return body(s, goto)
+            finally:
+                depth -= 1
 
         lines = goto(init)
-        for j in joins:
-            lines.append(f"if n == {index[j]}:")
-            lines += _indent(body(j, goto))
+        emitted: set = set()
+        while pending:  # in topological order: a join's code only sets later joins
+            i = heapq.heappop(pending)
+            if i in emitted:
+                continue
+            emitted.add(i)
+            lines.append(f"if n == {i}:")
+            lines += _indent(body(order[i], goto))
         if joins:
             lines = ["n = -1"] + lines
         lines += list(end)

@@ -84,8 +84,11 @@ def _jumps(stmts: str) -> list[str]:
 
 
 def test_loop_with_runtime_bound_stays_a_loop_run_by_jumps() -> None:
-    (loop,) = body_of("for (bit<8> i = 0; i < hdr.h.b; i = i + 1) { hdr.h.a = i; }").stmts[0].stmts
-    assert isinstance(loop, ir.Loop) and loop.loc.line == 12
+    (init, loop) = body_of("for (bit<8> i = 0; i < hdr.h.b; i = i + 1) { hdr.h.a = i; }"
+                           ).stmts[0].stmts
+    # the initialiser runs once, before the loop, as an ordinary statement
+    assert isinstance(init, ir.VarDecl) and init.name == "i"
+    assert isinstance(loop, ir.Loop) and loop.loc.line == 12 and loop.init == ()
     assert _jumps("for (bit<8> i = 0; i < hdr.h.b; i = i + 1) { hdr.h.a = i; }") == \
         ["_jump_if_zero", "_jump"]
 
@@ -101,8 +104,8 @@ def test_loop_that_ends_only_by_break_is_a_run_time_loop() -> None:
 
 
 def test_loop_variable_assigned_in_the_body_makes_a_run_time_loop() -> None:
-    (loop,) = body_of("for (bit<8> i = 0; i < 10; i = i + 1) { i = i + hdr.h.b; }"
-                      ).stmts[0].stmts
+    (_, loop) = body_of("for (bit<8> i = 0; i < 10; i = i + 1) { i = i + hdr.h.b; }"
+                        ).stmts[0].stmts
     assert isinstance(loop, ir.Loop)
 
 
