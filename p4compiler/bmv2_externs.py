@@ -138,6 +138,24 @@ class ExternConverter:
 
     # ------------------------------------------------------------ extern instances
 
+    def check_register_types(self) -> None:
+        """A register's cells are bit<W> or int<W> on bmv2 (a `type` or a serializable enum
+        over one counts as one): p4c's back end refuses any other element type (a struct,
+        a header, bool, a plain enum) with "Only registers with bit or int types are
+        currently supported", before any read or write of it is looked at."""
+        for q, inst in self.instances.items():
+            if inst.type.name != "register" or not inst.type.type_args:
+                continue
+            elem = inst.type.type_args[0]
+            t = ir.unwrap(elem)
+            if isinstance(t, ir.Enum) and t.underlying is not None:
+                t = ir.unwrap(t.underlying)
+            if not isinstance(t, ir.Bits):
+                raise CompileError(inst.decl.loc, f"{q}: register<{elem}>: only registers "
+                                   "with bit<W> or int<W> cells are supported on bmv2 (as "
+                                   "p4c: keep the value in several registers, or in one "
+                                   "wide enough bit<W> one)")
+
     def convert_instances(self) -> None:
         bindings: dict[str, TableEntity] = {}
         for b in self.p.blocks.values():
