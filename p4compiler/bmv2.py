@@ -91,6 +91,7 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                 self.instances[inst.qualified] = inst
         for inst in p.global_instances:
             self.instances[inst.qualified] = inst
+        self.check_register_types()
         parser = self.convert_parser(blocks["p"])
         pipelines = [self.convert_control(blocks[r]) for r in ("ig", "eg")]
         self.convert_checksums(blocks["vr"], verify=True)

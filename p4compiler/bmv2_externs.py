@@ -138,6 +138,24 @@ class ExternConverter:
 
     # ------------------------------------------------------------ extern instances
 
+    def check_register_types(self) -> None:
+        """A register's cells are bit<W> or int<W> on bmv2 (a `type` or a serializable enum
+        over one counts as one): p4c's back end refuses any other element type (a struct,
+        a header, bool, a plain enum) with "Only registers with bit or int types are
+        currently supported", before any read or write of it is looked at."""
+        for q, inst in self.instances.items():
+            if inst.type.name != "register" or not inst.type.type_args:
+                continue
+            elem = inst.type.type_args[0]
+            t = ir.unwrap(elem)
+            if isinstance(t, ir.Enum) and t.underlying is not None:
+                t = ir.unwrap(t.underlying)
+            if not isinstance(t, ir.Bits):
+                raise CompileError(inst.decl.loc, f"{q}: register<{elem}>: only registers "
+                                   "with bit<W> or int<W> cells are supported on bmv2 (as "
+                                   "p4c: keep the value in several registers, or in one "
+                                   "wide enough bit<W> one)")
+
     def convert_instances(self) -> None:
         bindings: dict[str, TableEntity] = {}
         for b in self.p.blocks.values():
@@ -229,7 +247,7 @@ class ExternConverter:
                 fl = self.field_list_ids.get("empty") or \
                     self.new_field_list("empty", "empty", [])
             elif name == "clone3":
-                fl = self.add_field_list_from(args[2], env)  # type: ignore[arg-type]
+                fl = self.add_field_list_from(args[2], env, prims)  # type: ignore[arg-type]
             elif name == "clone_preserving_field_list":
                 fl = self.field_list_by_index(args[2], loc)  # type: ignore[arg-type]
             prim = "clone_ingress_pkt_to_egress" if ctype.member == "I2E" \
@@ -241,7 +259,7 @@ class ExternConverter:
             if name.endswith("_preserving_field_list"):
                 fl = self.field_list_by_index(args[0], loc)  # type: ignore[arg-type]
             else:
-                fl = self.add_field_list_from(args[0], env)  # type: ignore[arg-type]
+                fl = self.add_field_list_from(args[0], env, prims)  # type: ignore[arg-type]
             prims.append(self.prim(name.split("_")[0], [{"type": "hexstr",
                                                          "value": hexstr(fl)}], loc))
         elif name == "truncate":
@@ -322,8 +340,13 @@ class ExternConverter:
                     return e.values[e.members.index(a.member)]
         return None
 
-    def add_field_list_from(self, data: ir.Expr, env: _Env) -> int:
-        elements = self.field_list_elements(data, env, with_constants=False)
+    def add_field_list_from(self, data: ir.Expr, env: _Env,
+                            prims: list[dict[str, Any]]) -> int:
+        """The field list of resubmit/recirculate/clone3(data): as p4c's
+        RemoveComplexExpressions leaves them, a constant stays a constant (a `hexstr`
+        element, which preserves nothing) and any other value that is not a field is
+        first copied into a temporary; simple_switch refuses an `expression` element."""
+        elements = self.field_list_elements(data, env, True, prims)
         return self.new_field_list(None, f"fl_{len(self.field_lists) + 1}", elements)
 
     def add_learn_list(self, data: ir.Expr, env: _Env, prims: list[dict[str, Any]]) -> int:

@@ -12,6 +12,9 @@ from typing import Any
 # A parser `set` reads its source from one of these (bmv2: "Parser 'set' operation has
 # unsupported source type").
 PARSER_SET_SOURCES = ("field", "hexstr", "lookahead", "expression")
+# What a field list may hold (bmv2: "Invalid entry type '...' in field list"); a
+# constant preserves nothing.
+FIELD_LIST_ENTRIES = ("field", "hexstr")
 # Primitives whose second parameter names a field list bmv2 looks up when it clones.
 CLONE_PRIMITIVES = ("clone_ingress_pkt_to_egress", "clone_egress_pkt_to_egress")
 
@@ -23,6 +26,11 @@ class JsonRuleError(ValueError):
 def check(j: dict[str, Any]) -> None:
     """Raise JsonRuleError for the first thing bmv2 would refuse (or abort on)."""
     field_lists = {fl.get("id") for fl in j.get("field_lists") or [] if isinstance(fl, dict)}
+    for fi, fl in enumerate(j.get("field_lists") or []):
+        for el in fl.get("elements") or [] if isinstance(fl, dict) else []:
+            if isinstance(el, dict) and el.get("type") not in FIELD_LIST_ENTRIES:
+                raise JsonRuleError(f"field_lists[{fi}] ({fl.get('name')}): Invalid entry "
+                                    f"type {el.get('type')!r} in field list")
     for ai, a in enumerate(j.get("actions") or []):
         if not isinstance(a, dict):
             continue

@@ -46,6 +46,9 @@ class ProgramNames:
                                       for f in ht.get("fields", [])}
         self.registers = {r["name"]: r.get("size", 0) for r in j.get("register_arrays", [])}
         self.counters = {c["name"]: c.get("size", 0) for c in j.get("counter_arrays", [])}
+        # a direct counter's cells are its table's entries (by handle): name -> table
+        self.direct_counters = {c["name"]: c["binding"] for c in j.get("counter_arrays", [])
+                                if c.get("is_direct") and c.get("binding")}
         self.meters = {m["name"]: m.get("size", 0) for m in j.get("meter_arrays", [])}
         self.value_sets = {v["name"]: v.get("compressed_bitwidth", 0)
                            for v in j.get("parse_vsets", [])}

@@ -120,7 +120,11 @@ class EmbeddedControl:
                 self.sw.clone_session_set(c.session, [Replica(c.port)])
             elif isinstance(c, stf.CounterCheck):
                 name = n.counter(c.counter, where)
-                nb, np_ = self.sw.counter_read(name, c.index)
+                table = n.direct_counters.get(name)
+                # a direct counter's index is an entry handle, as simple_switch_CLI's
+                # counter_read takes it
+                nb, np_ = (self.sw.direct_counter_read(table, c.index) if table else
+                           self.sw.counter_read(name, c.index))
                 msg = check_counter(c, nb, np_, self.filename, name)
                 if msg:
                     outcome.mismatches.append(msg)
