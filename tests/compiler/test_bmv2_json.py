@@ -439,7 +439,8 @@ def test_checksums_verify_and_update() -> None:
 
 def test_computed_table_keys_go_through_a_temporary() -> None:
     r = compile_program("""
-        table t { key = { hdr.ipv4.dst + 1: exact; hdr.ipv4.isValid(): exact;
+        table t { key = { hdr.ipv4.dst + 1: exact @name("hdr.ipv4.dst + 1");
+                          hdr.ipv4.isValid(): exact;
                           hdr.ipv4.src[31:24]: ternary; }
                   actions = { NoAction; } }
         apply { if (true) { t.apply(); } }
