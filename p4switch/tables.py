@@ -242,6 +242,9 @@ class Table:
         if self.const_entries and not const:
             raise DataplaneError(f"table {self.name} has entries from the program, so "
                                  "no others (as on bmv2: IMMUTABLE_TABLE_ENTRIES)")
+        if not self.keys and not const:
+            raise DataplaneError(f"table {self.name} has no key: it takes no entries, only a "
+                                 "default (bmv2: NO_TABLE_KEY)")
         if len(self.entries) >= self.max_size:
             raise DataplaneError(f"table {self.name} is full ({self.max_size} entries)")
         lookup_key, match, plen = self._canonical(key)

@@ -236,6 +236,20 @@ def test_clone_e2e_and_truncate():
     assert len(out[2]) == 64 and out[1] == frame()
 
 
+def test_a_keyless_table_takes_no_entries_only_a_default():
+    """bmv2 refuses an entry on a table without key fields (NO_TABLE_KEY); one was
+    accepted and never matched."""
+    from p4switch.runtime_api import DataplaneError
+
+    p = ethernet_program()
+    p.table("ingress", "fwd", [], ["forward"], default=("forward", [2]))
+    sw = switch_for(p)
+    with pytest.raises(DataplaneError, match="NO_TABLE_KEY"):
+        sw.table_add("fwd", [], fwd(3))
+    sw.table_set_default("fwd", fwd(3))
+    assert sw.process(1, frame())[0][0] == 3
+
+
 def test_recirculate_preserves_field_list_until_done():
     p = ethernet_program().scalar("passes", 8)
     p.field_list(2, [["scalars", "passes"]])
