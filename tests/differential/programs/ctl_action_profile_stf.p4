@@ -3,7 +3,8 @@
  * and points the entry at it; act_prof_* / table_indirect_* commands build
  * members and groups, and a group picks its member by the selector's hash
  * (crc16 over the `selector` key fields) modulo the group size, members in
- * ascending handle order (bmv2). */
+ * ascending handle order (bmv2). Entries of an indirect ternary table take the STF
+ * priorities as direct ones do. */
 #include <core.p4>
 #include <v1model.p4>
 header h_t { bit<8> k; bit<8> s1; bit<8> s2; bit<8> o; bit<8> p; }
@@ -27,9 +28,16 @@ control Ig(inout headers hdr, inout metadata meta, inout standard_metadata_t sm)
         actions = { set_op; }
         implementation = action_selector(HashAlgorithm.crc16, 32w16, 32w16);
     }
+    table tern_t {
+        key = { hdr.h.s1 : ternary; }
+        actions = { set_o; mark; }
+        implementation = action_profile(32w4);
+    }
     apply {
         sm.egress_spec = 1;
-        if (hdr.h.k < 0x10) { prof_t.apply(); } else { sel_t.apply(); }
+        if (hdr.h.k < 0x10) { prof_t.apply(); }
+        else if (hdr.h.k < 0x30) { sel_t.apply(); }
+        else { tern_t.apply(); }
     }
 }
 control Eg(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) { apply { } }
