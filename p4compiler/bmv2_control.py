@@ -56,6 +56,7 @@ class ControlConverter:
             self.action_ids[self.action_key(a)] = self.convert_action(a)
         self.action_profiles: list[dict[str, Any]] = []
         self.profile_names: set[str] = set()
+        self.selector_inputs: dict[str, list[Any]] = {}   # action selector -> its input
         assert b.body is not None
         init = self.lower(list(b.body.stmts), None, None)
         init, tables, conds = self.order_nodes(init)
@@ -318,6 +319,13 @@ class ControlConverter:
             j["type"] = "indirect"
         else:
             raise Unsupported(t.loc, f"{t.name}: implementation {kind} is not supported")
+        if kind == "action_selector":
+            env = _Env()
+            inputs = [self.operand(k.expr, env) for k in t.keys if k.match_kind == "selector"]
+            if self.selector_inputs.setdefault(inst.qualified, inputs) != inputs:
+                # bmv2 hashes one input per selector (p4c's SharedActionSelectorCheck)
+                raise CompileError(inst.decl.loc, f"Action selector {inst.name} is used by "
+                                   "multiple tables with different selector inputs")
         if inst.qualified in self.profile_names:
             return
         self.profile_names.add(inst.qualified)
@@ -329,9 +337,8 @@ class ControlConverter:
             if not isinstance(algo, str):
                 raise Unsupported(t.loc, "selector algorithm must be a HashAlgorithm constant")
             prof["max_size"] = inst.args[1]
-            env = _Env()
-            prof["selector"] = {"algo": HASH_ALGOS.get(algo, algo), "input": [
-                self.operand(k.expr, env) for k in t.keys if k.match_kind == "selector"]}
+            prof["selector"] = {"algo": HASH_ALGOS.get(algo, algo),
+                                "input": self.selector_inputs[inst.qualified]}
         else:
             prof["max_size"] = inst.args[0]
         self.action_profiles.append(prof)

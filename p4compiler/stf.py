@@ -28,6 +28,13 @@ project's older one (`mcast`, `mirror`, `expect PORT none`, `priority:N`).
     counter_verify COUNTER(INDEX) [packets|bytes OP NUMBER]
     meter_set_rates METER INDEX RATE:BURST ... | meter_array_set_rates METER RATE:BURST ...
     remove all                          # delete every table entry added so far
+    act_prof_create_member PROFILE ACTION(PARAM:VALUE, ...)   # member handles 0, 1, ...
+    act_prof_create_group PROFILE                             # group handles 0, 1, ...
+    act_prof_add_member_to_group PROFILE MEMBER GROUP
+    table_indirect_add TABLE [PRIORITY] KEY:VALUE ... MEMBER
+    table_indirect_add_with_group TABLE [PRIORITY] KEY:VALUE ... GROUP
+    table_indirect_set_default TABLE MEMBER
+    table_indirect_set_default_with_group TABLE GROUP
     mcast GROUP PORT [PORT ...]         # (project dialect) group -> replicas rid 0..n-1
     mirror SESSION PORT                 # (project dialect) clone session -> port
 
@@ -40,6 +47,14 @@ an lpm prefix of the spelled digits, as bmv2stf makes them), `0x0800&&&0xff00`
 (ternary value&&&mask), `10..20` or `10->20` (range), or a plain number (decimal, 0x hex,
 0b binary, 0o octal). A hex literal on a ternary key is masked to the digits it
 spells (`0x0a` matches the low 8 bits), as in bmv2stf.
+
+On a table with `implementation = action_profile(...)` or `action_selector(...)`,
+`add` and `setdefault` create a new member of the table's action profile with
+their action and point the entry (or the default) at it. The act_prof_* and
+table_indirect_* commands are simple_switch_CLI's (with the action written as in
+`add`); PROFILE is the action profile's name or a table that uses it, and member
+and group handles count from 0 per profile in creation order, as bmv2 numbers
+them (members made by `add`/`setdefault` count too).
 
 Keywords are case-insensitive. A statement continues on the next line when a
 line ends with `\\`, and packet data may continue on lines that hold only hex.
@@ -162,8 +177,22 @@ class CounterCheck:
     line: int = 0
 
 
+@dataclass(frozen=True)
+class ProfileCommand:
+    """An action profile command (act_prof_* / table_indirect_*): `target` is the
+    profile (or a table using it) or the table; `handles` the member / group handles."""
+
+    op: str
+    target: str
+    call: ActionCall | None = None
+    keys: tuple[KeyMatch, ...] = ()
+    handles: tuple[int, ...] = ()
+    priority: int | None = None
+    line: int = 0
+
+
 Command = (AddEntry | SetDefault | McastGroup | MirrorSession | Packet | Expect | Control
-           | CounterCheck)
+           | CounterCheck | ProfileCommand)
 
 
 @dataclass
@@ -173,7 +202,8 @@ class StfScript:
     @property
     def setup(self) -> list[Command]:
         return [c for c in self.commands
-                if isinstance(c, (AddEntry, SetDefault, McastGroup, MirrorSession, Control))]
+                if isinstance(c, (AddEntry, SetDefault, McastGroup, MirrorSession, Control,
+                                  ProfileCommand))]
 
     def ports(self) -> set[int]:
         """Ports the script sends on or expects on (bmv2stf opens exactly these)."""
@@ -384,6 +414,34 @@ def _check_counter(rest: str, lineno: int, where: str) -> CounterCheck:
     return CounterCheck(m.group(1), parse_int(index), line=lineno)
 
 
+_PROFILE_OPS = ("act_prof_create_member", "act_prof_create_group",
+                "act_prof_add_member_to_group", "table_indirect_add",
+                "table_indirect_add_with_group", "table_indirect_set_default",
+                "table_indirect_set_default_with_group")
+
+
+def _profile(op: str, rest: str, lineno: int, where: str) -> ProfileCommand:
+    target, _, rest = rest.partition(" ")
+    words = rest.split()
+    if not target:
+        raise StfError(f"{where}: {op} needs a name")
+    if op == "act_prof_create_member":
+        return ProfileCommand(op, target, call=_action(rest, where), line=lineno)
+    if op == "table_indirect_add" or op == "table_indirect_add_with_group":
+        if not words or not re.fullmatch(_NUM, words[-1]):
+            raise StfError(f"{where}: {op} TABLE [PRIORITY] KEY:VALUE ... HANDLE")
+        prio = None
+        if len(words) > 1 and re.fullmatch(r"\d+", words[0]):
+            prio = int(words.pop(0))
+        keys = tuple(_key(w, where) for w in words[:-1])
+        return ProfileCommand(op, target, keys=keys, handles=(parse_int(words[-1]),),
+                              priority=prio, line=lineno)
+    count = {"act_prof_create_group": 0, "act_prof_add_member_to_group": 2}.get(op, 1)
+    if len(words) != count or not all(re.fullmatch(_NUM, w) for w in words):
+        raise StfError(f"{where}: {op} takes a name and {count} handle(s)")
+    return ProfileCommand(op, target, handles=tuple(parse_int(w) for w in words), line=lineno)
+
+
 def _statement(word: str, rest: str, lineno: int, where: str) -> Command | None:
     if word == "add":
         return _add(rest, lineno, where)
@@ -408,17 +466,20 @@ def _statement(word: str, rest: str, lineno: int, where: str) -> Command | None:
         return MirrorSession(nums[0], nums[1], lineno)
     if word in _CONTROL_ARITY or word in ("meter_set_rates", "meter_array_set_rates"):
         return _control(word, rest, lineno, where)
+    if word in _PROFILE_OPS:
+        return _profile(word, rest, lineno, where)
     if word in ("check_counter", "counter_verify"):
         return _check_counter(rest, lineno, where)
     if word == "remove":
         if rest.strip().lower() != "all":
-            raise StfError(f"{where}: only 'remove all' is supported")
+            raise StfError(f"{where}: unsupported STF command 'remove {rest.strip()}' at line "
+                           f"{lineno} (only 'remove all')")
         return Control("remove_all", (), lineno)
     if word in ("wait", "no_packet"):
         if rest.strip():
             raise StfError(f"{where}: {word} takes no operands")
         return Control(word, (), lineno)
-    raise StfError(f"{where}: unknown command {word!r}")
+    raise StfError(f"{where}: unsupported STF command {word!r} at line {lineno}")
 
 
 _CONTINUATION = re.compile(r"[0-9a-fA-F*$][0-9a-fA-F*$\s]*$")

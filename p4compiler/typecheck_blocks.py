@@ -34,6 +34,7 @@ from .typecheck_tree import (
     _lvalue_root,
     _referenced_params,
     key_name,
+    p4c_can_name_key,
 )
 
 
@@ -398,8 +399,11 @@ class BlockChecks:
             # before inlining).
             aliased = isinstance(root, ir.Name) and isinstance(scope.lookup(root.name),
                                                                AliasEntity)
-            name = ir.annotation_string(k.annotations, "name") or \
-                key_name(k.expr if aliased else e)
+            name = ir.annotation_string(k.annotations, "name")
+            if name is None and not p4c_can_name_key(k.expr):
+                raise CompileError(k.loc, f"{key_name(k.expr)}: Complex key expression "
+                                   "requires a @name annotation")
+            name = name or key_name(k.expr if aliased else e)
             keys.append(TypedKey(e, k.match_kind, name, k.annotations))
         if not d.actions:
             raise CompileError(d.loc, f"{d.name}: table has no actions property")

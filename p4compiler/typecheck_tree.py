@@ -373,11 +373,33 @@ def key_name(e: ir.Expr) -> str:
             # p4c names a union member's validity key after the bmv2 field it matches.
             return f"{key_name(e.callee.expr)}.$valid$"
         return f"{key_name(e.callee)}()"
+    if isinstance(e, ir.Call):
+        args = ", ".join(key_name(a.value) for a in e.args if a.value is not None)
+        return f"{key_name(e.callee)}({args})"
     if isinstance(e, ir.Binary):
         return f"{key_name(e.left)} {e.op} {key_name(e.right)}"
     if isinstance(e, ir.Cast):
         return key_name(e.expr)
     return "key"
+
+
+def p4c_can_name_key(e: ir.Expr) -> bool:
+    """Whether p4c's TableKeyNames names this key expression (as written) by itself: a
+    name, field, stack element, constant, slice, `x & y` of such, or `h.isValid()`.
+    Any other key (`f(x)`, `a + 1`, a cast) needs a @name annotation in p4c."""
+    if isinstance(e, (ir.Name, ir.Lit)):
+        return True
+    if isinstance(e, ir.Member):
+        return p4c_can_name_key(e.expr)
+    if isinstance(e, ir.Index):
+        return p4c_can_name_key(e.expr) and p4c_can_name_key(e.index)
+    if isinstance(e, ir.Slice):
+        return all(p4c_can_name_key(x) for x in (e.expr, e.hi, e.lo))
+    if isinstance(e, ir.Binary) and e.op == "&":
+        return p4c_can_name_key(e.left) and p4c_can_name_key(e.right)
+    if isinstance(e, ir.Call) and isinstance(e.callee, ir.Member):
+        return e.callee.member == "isValid" and not e.args and p4c_can_name_key(e.callee.expr)
+    return False
 
 
 def _is_union_member(e: ir.Expr) -> bool:

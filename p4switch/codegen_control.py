@@ -274,7 +274,10 @@ class ControlCodegen:
             selector = self._profile_selector(t.get("action_profile"))
             if selector is not None:
                 hexpr = selector
-            lines += ["if hit:", f"    a, ad = {ap}.resolve(e, {hexpr})", "else:",
+            # an entry, or a default set by table_indirect_set_default, names a member
+            # or a group; a default set as an action call (P4Runtime) is direct
+            lines += ["if e.member is not None or e.group is not None:",
+                      f"    a, ad = {ap}.resolve(e, {hexpr})", "else:",
                       "    a = e.action", "    ad = e.args"]
         else:
             lines += ["a = e.action", "ad = e.args"]

@@ -35,6 +35,14 @@ from p4compiler import stf
 from p4switch.runtime_api import MatchKind, MatchParam
 from p4switch.stf_check import Outcome, StfRunError, check_counter, compare
 from p4switch.stf_names import ProgramNames, StfNameError
+from p4switch.stf_profiles import (
+    Group,
+    GroupMember,
+    IndirectDefault,
+    Member,
+    ProfileSteps,
+    is_indirect,
+)
 
 BMV2_DIR = "/usr/local/p4ref/bin"
 _PCAP_HEADER = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)
@@ -84,6 +92,12 @@ def _key_text(p: MatchParam) -> str:
         raise StfNameError("optional match keys cannot be written with simple_switch_CLI")
     return f"{p.value:#x}"
 
+
+def _priority(table: dict, priority: int | None) -> str:
+    """bmv2stf's priority for a table that needs one: 10000 - the STF's (bmv2: lower wins)."""
+    if any(k["match_type"] in ("ternary", "range", "optional") for k in table["key"]):
+        return f" {10000 - (priority or 0)}"
+    return ""
 
 
 def _die_with_parent() -> None:
@@ -280,19 +294,41 @@ class Bmv2Control:
         self.names, self.filename = names, filename
         self.nodes = 0
         self.touched: set[str] = set()
+        self.profiles = ProfileSteps(names)
+
+    def _step(self, s) -> str:
+        if isinstance(s, Member):
+            args = " ".join(f"{v:#x}" for v in s.call.args)
+            return f"act_prof_create_member {s.profile} {s.call.action} {args}".rstrip()
+        if isinstance(s, Group):
+            return f"act_prof_create_group {s.profile}"
+        if isinstance(s, GroupMember):
+            return f"act_prof_add_member_to_group {s.profile} {s.member} {s.group}"
+        t = s.table
+        group = s.target.group is not None
+        handle = s.target.group if group else s.target.member
+        with_group = "_with_group" if group else ""
+        if isinstance(s, IndirectDefault):
+            return f"table_indirect_set_default{with_group} {t['name']} {handle}"
+        key = " ".join(_key_text(p) for p in s.key)
+        self.touched.add(t["name"])
+        return (f"table_indirect_add{with_group} {t['name']} {key} => {handle}"
+                + _priority(t, s.priority))
 
     def lines(self, c) -> list[str]:
         n, where = self.names, f"{self.filename}:{c.line}"
+        if isinstance(c, stf.ProfileCommand) or (
+                isinstance(c, (stf.AddEntry, stf.SetDefault))
+                and is_indirect(n.table(c.table, where))):
+            return [self._step(s) for s in self.profiles.steps(c, where)]
         if isinstance(c, stf.AddEntry):
             t = n.table(c.table, where)
             call = n.call(t, c.action, where)
             key = " ".join(_key_text(p) for p in n.match_key(t, c.keys, where))
             args = " ".join(f"{v:#x}" for v in call.args)
-            prio = ""
-            if any(k["match_type"] in ("ternary", "range", "optional") for k in t["key"]):
-                prio = f" {10000 - (c.priority or 0)}"
             self.touched.add(t["name"])
-            return [f"table_add {t['name']} {call.action} {key} => {args}{prio}"]
+            return [f"table_add {t['name']} {call.action} {key} => {args}"
+                    + _priority(t, c.priority)]
         if isinstance(c, stf.SetDefault):
             t = n.table(c.table, where)
             call = n.call(t, c.action, where)

@@ -33,6 +33,15 @@ from p4switch.runtime_api import DataplaneError, Replica
 from p4switch.stf_check import Outcome, StfRunError, check_counter, compare
 from p4switch.stf_corpus import ProgramResult, main_corpus
 from p4switch.stf_names import ProgramNames, StfNameError
+from p4switch.stf_profiles import (
+    Group,
+    GroupMember,
+    IndirectDefault,
+    IndirectEntry,
+    Member,
+    ProfileSteps,
+    is_indirect,
+)
 
 __all__ = ["Outcome", "StfRunError", "compare", "run", "run_embedded", "main"]
 
@@ -98,13 +107,37 @@ class EmbeddedControl:
     def __init__(self, sw, names: ProgramNames, filename: str):
         self.sw, self.names, self.filename = sw, names, filename
         self.rep = Replication(sw)
+        self.profiles = ProfileSteps(names)
         self.touched: set[str] = set()
+
+    def _indirect(self, c, where: str) -> bool:
+        if isinstance(c, stf.ProfileCommand):
+            return True
+        return (isinstance(c, (stf.AddEntry, stf.SetDefault))
+                and is_indirect(self.names.table(c.table, where)))
+
+    def _step(self, s) -> None:
+        sw = self.sw
+        if isinstance(s, Member):
+            sw.act_prof_add_member(s.profile, s.handle, s.call)
+        elif isinstance(s, Group):
+            sw.act_prof_set_group(s.profile, s.handle, [])
+        elif isinstance(s, GroupMember):
+            sw.act_prof_set_group(s.profile, s.group, list(s.members))
+        elif isinstance(s, IndirectEntry):
+            sw.table_add(s.table["name"], s.key, s.target, (s.priority or 0) + 1)
+            self.touched.add(s.table["name"])
+        elif isinstance(s, IndirectDefault):
+            sw.table_set_default(s.table["name"], s.target)
 
     def apply(self, c, outcome: Outcome) -> None:
         where = f"{self.filename}:{c.line}"
         n = self.names
         try:
-            if isinstance(c, stf.AddEntry):
+            if self._indirect(c, where):
+                for s in self.profiles.steps(c, where):
+                    self._step(s)
+            elif isinstance(c, stf.AddEntry):
                 t = n.table(c.table, where)
                 key = n.match_key(t, c.keys, where)
                 # STF priorities count from 0 (bmv2stf gives bmv2 10000 - p); P4Runtime's from 1

@@ -58,6 +58,10 @@ class ActionProfile:
         self.max_size = max_size
         self.members: dict[int, tuple[int, tuple[int, ...]]] = {}
         self.groups: dict[int, list[int]] = {}
+        # bmv2's member handle per member id: the lowest free one when the member was
+        # made. bmv2 keeps a group's members as a set ordered by handle and picks the
+        # member at hash % size in that order, whatever order they joined in.
+        self.handles: dict[int, int] = {}
         self._action_ids = action_ids
         self._arity = action_arity
 
@@ -74,6 +78,8 @@ class ActionProfile:
         if member_id in self.members:
             raise DataplaneError(f"action profile {self.name}: member {member_id} exists")
         self.members[member_id] = self._resolve_call(call)
+        used = set(self.handles.values())
+        self.handles[member_id] = next(h for h in itertools.count() if h not in used)
 
     def modify_member(self, member_id: int, call: ActionCall) -> None:
         if member_id not in self.members:
@@ -83,6 +89,7 @@ class ActionProfile:
     def delete_member(self, member_id: int) -> None:
         if self.members.pop(member_id, None) is None:
             raise DataplaneError(f"action profile {self.name}: no member {member_id}")
+        self.handles.pop(member_id, None)
         for members in self.groups.values():
             while member_id in members:
                 members.remove(member_id)
@@ -91,7 +98,7 @@ class ActionProfile:
         for m in member_ids:
             if m not in self.members:
                 raise DataplaneError(f"action profile {self.name}: no member {m}")
-        self.groups[group_id] = list(member_ids)
+        self.groups[group_id] = sorted(member_ids, key=self.handles.__getitem__)
 
     def delete_group(self, group_id: int) -> None:
         if self.groups.pop(group_id, None) is None:
@@ -235,6 +242,9 @@ class Table:
         if self.const_entries and not const:
             raise DataplaneError(f"table {self.name} has entries from the program, so "
                                  "no others (as on bmv2: IMMUTABLE_TABLE_ENTRIES)")
+        if not self.keys and not const:
+            raise DataplaneError(f"table {self.name} has no key: it takes no entries, only a "
+                                 "default (bmv2: NO_TABLE_KEY)")
         if len(self.entries) >= self.max_size:
             raise DataplaneError(f"table {self.name} is full ({self.max_size} entries)")
         lookup_key, match, plen = self._canonical(key)
@@ -308,7 +318,9 @@ class Table:
         if self.default_const:
             raise DataplaneError(f"table {self.name}: default action is const")
         if isinstance(target, IndirectTarget):
-            raise DataplaneError(f"table {self.name}: default must be an action call")
+            # bmv2's table_indirect_set_default[_with_group]: a miss runs the member's action
+            self.default = self._make_entry(target, -1)
+            return
         aid = self.action_ids.get(target.action)
         if aid is None:
             raise DataplaneError(f"table {self.name}: action {target.action!r} not allowed")

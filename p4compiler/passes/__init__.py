@@ -12,6 +12,7 @@ from .default_actions import DefaultActions
 from .drop_pure_calls import DropPureCalls
 from .hoist_table_applies import HoistTableApplies
 from .inline_actions import InlineActions
+from .key_side_effects import KeySideEffects
 from .local_initializers import LocalInitializers
 from .remove_unused_tables import RemoveUnusedTables
 from .runtime_index_keys import RuntimeIndexKeys
@@ -19,7 +20,7 @@ from .strength_reduction import StrengthReduction
 from .temps import Temps
 
 PASSES = (DefaultActions, LocalInitializers, InlineActions, HoistTableApplies,
-          RuntimeIndexKeys, StrengthReduction, DropPureCalls, RemoveUnusedTables,
+          KeySideEffects, RuntimeIndexKeys, StrengthReduction, DropPureCalls, RemoveUnusedTables,
           SplitAggregateMux)
 
 

@@ -277,6 +277,30 @@ def test_action_profiles_and_selectors() -> None:
         ["ipv4", "src"], ["ipv4", "proto"]]
 
 
+def test_a_selector_shared_by_tables_hashes_one_input() -> None:
+    """bmv2 hashes one input per action selector: tables sharing one must give it the
+    same selector keys (p4c's SharedActionSelectorCheck), else an error at the selector."""
+    import pytest
+
+    from p4compiler.errors import CompileError
+
+    text = """
+        action a() { }
+        action_selector(HashAlgorithm.crc16, 32w64, 32w14) sel;
+        table s1 { key = { hdr.ipv4.dst: exact; hdr.ipv4.src: selector; }
+                   actions = { a; } implementation = sel; }
+        table s2 { key = { hdr.ipv4.proto: exact; KEY: selector; }
+                   actions = { a; } implementation = sel; }
+        apply { s1.apply(); s2.apply(); }
+    """
+    r = compile_program(text.replace("KEY", "hdr.ipv4.src"))
+    (prof,) = pipeline(r)["action_profiles"]
+    assert [x["value"] for x in prof["selector"]["input"]] == [["ipv4", "src"]]
+    with pytest.raises(CompileError, match="Action selector sel is used by multiple tables "
+                                           "with different selector inputs"):
+        compile_program(text.replace("KEY", "hdr.ipv4.dst"))
+
+
 def test_v1model_externs_map_to_bmv2_primitives() -> None:
     r = compile_program("""
         action a() {
@@ -439,7 +463,8 @@ def test_checksums_verify_and_update() -> None:
 
 def test_computed_table_keys_go_through_a_temporary() -> None:
     r = compile_program("""
-        table t { key = { hdr.ipv4.dst + 1: exact; hdr.ipv4.isValid(): exact;
+        table t { key = { hdr.ipv4.dst + 1: exact @name("hdr.ipv4.dst + 1");
+                          hdr.ipv4.isValid(): exact;
                           hdr.ipv4.src[31:24]: ternary; }
                   actions = { NoAction; } }
         apply { if (true) { t.apply(); } }

@@ -141,8 +141,13 @@ def test_p4c_dialect_expectations_and_control_commands() -> None:
     ("mc_node_associate 1", "takes 2 operands"),
     ("check_counter c(x)", "must be a number"),
     ("meter_array_set_rates m 5", "RATE:BURST"),
-    ("remove 3", "remove all"),
+    ("remove 3", "unsupported STF command 'remove 3' at line 2"),
     ("wait 3", "no operands"),
+    ("table_dump t", "unsupported STF command 'table_dump' at line 2"),
+    ("act_prof_create_group p 3", "takes a name and 0 handle(s)"),
+    ("act_prof_add_member_to_group p 1", "takes a name and 2 handle(s)"),
+    ("table_indirect_add t k:1 m", "TABLE [PRIORITY] KEY:VALUE ... HANDLE"),
+    ("act_prof_create_member p", "expected ACTION"),
 ])
 def test_malformed_p4c_lines_name_the_line(line: str, message: str) -> None:
     with pytest.raises(stf.StfError) as e:
@@ -164,6 +169,11 @@ mirroring_add 5 4
 register_write r 1 2
 check_counter c(1) packets == 2
 meter_array_set_rates m 0.5:10
+act_prof_create_member p a(x:1)
+act_prof_create_group p
+act_prof_add_member_to_group p 0 0
+table_indirect_add_with_group t 3 k:0x0a** 0
+table_indirect_set_default t 0
 packet 0 0102 03
 expect 1 01** $
 expect 2
@@ -186,3 +196,23 @@ wait
             stf.parse(" ".join(t), "f.stf")
         except stf.StfError as e:
             assert str(e).startswith("f.stf:")
+
+
+def test_action_profile_commands() -> None:
+    """simple_switch_CLI's act_prof_* / table_indirect_* with STF's action and key forms."""
+    script = stf.parse("""act_prof_create_member ig.p set_o(v:0x11, port:2)
+act_prof_create_group sel_t
+act_prof_add_member_to_group sel_t 0 1
+table_indirect_add t k:1 h.b:0x0a** 0
+table_indirect_add_with_group t 7 k:2 1
+table_indirect_set_default t 3
+table_indirect_set_default_with_group t 0
+""")
+    c = script.commands
+    assert all(isinstance(x, stf.ProfileCommand) for x in c) and script.setup == c
+    assert c[0].target == "ig.p" and c[0].call == stf.ActionCall("set_o", (("v", 0x11),
+                                                                          ("port", 2)))
+    assert c[2].handles == (0, 1)
+    assert [k.name for k in c[3].keys] == ["k", "h.b"] and c[3].handles == (0,)
+    assert c[3].priority is None and c[4].priority == 7 and c[4].handles == (1,)
+    assert c[5].handles == (3,) and c[6].op == "table_indirect_set_default_with_group"

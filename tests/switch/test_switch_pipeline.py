@@ -236,6 +236,20 @@ def test_clone_e2e_and_truncate():
     assert len(out[2]) == 64 and out[1] == frame()
 
 
+def test_a_keyless_table_takes_no_entries_only_a_default():
+    """bmv2 refuses an entry on a table without key fields (NO_TABLE_KEY); one was
+    accepted and never matched."""
+    from p4switch.runtime_api import DataplaneError
+
+    p = ethernet_program()
+    p.table("ingress", "fwd", [], ["forward"], default=("forward", [2]))
+    sw = switch_for(p)
+    with pytest.raises(DataplaneError, match="NO_TABLE_KEY"):
+        sw.table_add("fwd", [], fwd(3))
+    sw.table_set_default("fwd", fwd(3))
+    assert sw.process(1, frame())[0][0] == 3
+
+
 def test_recirculate_preserves_field_list_until_done():
     p = ethernet_program().scalar("passes", 8)
     p.field_list(2, [["scalars", "passes"]])
@@ -447,6 +461,25 @@ def test_action_selector_group_spreads_flows_over_members():
     assert len({sw.process(2, frame(ipv4={"src": 7}))[0][0] for _ in range(5)}) == 1
     sw.table_add("ecmp", [exact(0x0801)], IndirectTarget(member=2))
     assert sw.process(2, frame(ether_type=0x0801))[0][0] == 3
+
+
+def test_a_group_orders_its_members_as_bmv2_numbers_them():
+    """bmv2 keeps a group's members ordered by member handle (the lowest free one when
+    the member was made) and picks the member at hash % size in that order; the
+    order members joined the group in does not count."""
+    p = ethernet_program()
+    p.table("ingress", "ecmp", [("exact", ["ethernet", "ether_type"])], ["forward", "drop"],
+            default=("drop", []), type="indirect_ws", action_profile="ecmp_ap")
+    p._pipeline("ingress")["action_profiles"].append({
+        "name": "ecmp_ap", "id": 0, "max_size": 16,
+        "selector": {"algo": "crc16", "input": [field("ipv4", "src"), field("ipv4", "dst")]}})
+    sw = switch_for(p)
+    for member, port in ((30, 1), (20, 2), (10, 3)):   # bmv2 handles 0, 1, 2
+        sw.act_prof_add_member("ecmp_ap", member, fwd(port))
+    sw.act_prof_delete_member("ecmp_ap", 20)
+    sw.act_prof_add_member("ecmp_ap", 40, fwd(4))      # takes the freed handle 1
+    sw.act_prof_set_group("ecmp_ap", 1, [10, 40, 30])
+    assert sw._prog().profiles["ecmp_ap"].groups[1] == [30, 40, 10]
 
 
 def test_log_console_traces_tables_and_ports(tmp_path):

@@ -26,7 +26,7 @@ control Ig(inout headers hdr, inout metadata meta, inout standard_metadata_t sm)
     table t {
         key = {
             hdr.s[hdr.i.idx].a        : exact;
-            hdr.s[hdr.i.idx + 8w1].b  : exact;
+            hdr.s[hdr.i.idx + 8w1].b  : exact @name("next_b");  // p4c: not a name by itself
         }
         actions = { fwd; }
         const entries = {
