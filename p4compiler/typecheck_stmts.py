@@ -376,6 +376,9 @@ class StatementChecks:
         # (copy-in before the body, copy-out after it).
         copy_in: list[ir.Stmt] = []
         copy_out: list[ir.Stmt] = []
+        # An `out` argument starts with its headers invalid (p4c resets them at the
+        # inlined apply: DoResetHeaders::generateResets), whether passed directly or
+        # through a temporary.
         for i, (p, pt, v) in enumerate(typed):
             writable = p.direction in ("out", "inout")
             aliased = any(_overlaps(v, w) and (writable or q.direction in ("out", "inout"))
@@ -386,21 +389,21 @@ class StatementChecks:
                     and v.ref.owner == "control" and v.type == pt and not aliased:
                 inner.declare(p.name, ParamEntity(p.name, p.direction, pt, "control",
                                                   v.ref.index, p.annotations), p.loc)
+                if p.direction == "out":
+                    copy_in.extend(_header_resets(v, pt, e.loc))
             elif p.direction in ("", "in") and _is_constant(v):
                 inner.declare(p.name, AliasEntity(p.name, v, "in"), p.loc)
             elif _is_lvalue_path(v) and not aliased:
                 inner.declare(p.name, AliasEntity(p.name, v, p.direction), p.loc)
+                if p.direction == "out":
+                    copy_in.extend(_header_resets(v, pt, e.loc))
             else:
                 tmp = self.new_temp(p.name, pt, e.loc)
                 inner.declare(p.name, AliasEntity(p.name, tmp, p.direction), p.loc)
                 if p.direction != "out":
                     copy_in.append(ir.Assign(tmp, v, e.loc))
-                elif isinstance(ir.unwrap(pt), ir.StructLike) and \
-                        ir.unwrap(pt).kind == "header":  # type: ignore[union-attr]
-                    copy_in.append(ir.CallStmt(ir.Call(
-                        ir.Member(tmp, "setInvalid", e.loc, ir.CallableT("builtin",
-                                                                         "setInvalid")),
-                        (), (), e.loc, ir.Void(), ("builtin", "setInvalid")), e.loc))
+                else:
+                    copy_in.extend(_header_resets(tmp, pt, e.loc))
                 if writable:
                     copy_out.append(ir.Assign(v, tmp, e.loc))
         first_local = len(blk.local_decls)
@@ -493,3 +496,20 @@ def _required(params: tuple[ir.Param, ...]) -> int:
         if p.default is None and ir.annotation(p.annotations, "optional") is None:
             n = i + 1
     return n
+
+
+def _header_resets(v: ir.Expr, t: Any, loc: Location) -> list[ir.Stmt]:
+    """`setInvalid()` of every header within `v` of type `t` (struct and union fields,
+    stack elements), as p4c's DoResetHeaders::generateResets."""
+    t = ir.unwrap(t)
+    if isinstance(t, ir.Stack):
+        return [r for i in range(t.size) for r in _header_resets(
+            ir.Index(v, ir.Lit(i, loc, ir.Bits(32)), loc, t.elem), t.elem, loc)]
+    if not isinstance(t, ir.StructLike):
+        return []
+    if t.kind == "header":
+        return [ir.CallStmt(ir.Call(
+            ir.Member(v, "setInvalid", loc, ir.CallableT("builtin", "setInvalid")),
+            (), (), loc, ir.Void(), ("builtin", "setInvalid")), loc)]
+    return [r for f in t.fields
+            for r in _header_resets(ir.Member(v, f.name, loc, f.type), f.type, loc)]

@@ -7,10 +7,14 @@ is inlined as p4c's frontend does.
   statements after the call and the original transition;
 * the sub-parser's states become `<inst>_<state>`; `accept` in them goes to the
   continuation state, `reject` stays `reject`;
-* its parameters are replaced by the call's arguments (the spec's copy-in/copy-out is
-  equivalent for lvalue arguments that do not alias each other, which is what is
-  accepted here; named arguments go by name, left-out ones take the parameters'
-  defaults), its locals become caller locals named `<inst>_<name>`;
+* its directional parameters become caller locals `<inst>_<param>` (one per instance,
+  as p4c's inliner): at the call, `in`/`inout` ones are assigned their arguments and the
+  headers of `out` ones are made invalid (P4_16 6.8 copy-in; an `out` argument's
+  headers the sub-parser does not write come back invalid); the continuation state
+  starts by copying `out`/`inout` ones back to their arguments (copy-out, in parameter
+  order), so a sub-parser that rejects copies nothing out. Directionless parameters
+  (`packet_in`) are replaced by their arguments. Named arguments go by name, left-out
+  ones take the parameters' defaults. Its locals become caller locals `<inst>_<name>`;
 * variables the applying state declares before the call become parser locals
   `<state>_<name>`, as the inlined states use them (a state entered again keeps the
   value of its previous visit instead of starting uninitialised: unspecified anyway,
@@ -77,13 +81,15 @@ def _apply_target(s: Any, subs: dict[str, ir.ParserDecl]) -> str | None:
 
 
 class _Inliner:
-    def __init__(self, parsers: dict[str, ir.ParserDecl]) -> None:
+    def __init__(self, parsers: dict[str, ir.ParserDecl], types: dict[str, Any]) -> None:
         self.parsers = parsers
+        self.types = types
 
     def parser(self, d: ir.ParserDecl, depth: int = 0) -> ir.ParserDecl:
         if depth > 16:
             raise CompileError(d.loc, f"{d.name}: sub-parsers nested too deeply (recursion?)")
         subs: dict[str, ir.ParserDecl] = {}
+        targs: dict[str, tuple[ir.TypeRef, ...]] = {}
         new_locals: list[ir.Stmt] = []
         for loc_decl in d.locals:
             t = loc_decl.tref if isinstance(loc_decl, ir.Instantiation) else None
@@ -93,6 +99,7 @@ class _Inliner:
                     raise CompileError(loc_decl.loc, f"{loc_decl.name}: sub-parsers with "
                                        "constructor parameters are not supported")
                 subs[loc_decl.name] = self.parser(sub, depth + 1)
+                targs[loc_decl.name] = t.args
             else:
                 new_locals.append(loc_decl)
         if not subs:
@@ -102,6 +109,7 @@ class _Inliner:
             n for x in d.locals if isinstance(n := getattr(x, "name", None), str)}
         states: list[ir.ParserState] = []
         uses: dict[str, int] = {}
+        temps: dict[str, dict[str, str]] = {}
         work = list(d.states)
         while work:
             st = work.pop(0)
@@ -118,15 +126,24 @@ class _Inliner:
             k = uses.get(inst, 0)
             uses[inst] = k + 1
             prefix = f"{inst}_" if k == 0 else f"{inst}_{k}_"
+            if inst not in temps:
+                temps[inst] = {}
+                for p in subs[inst].params:
+                    tref = _bind_type(p.tref, subs[inst].type_params, targs[inst])
+                    if p.direction and tref is not None:
+                        nm = self.fresh(f"{inst}_{p.name}", taken_vars)
+                        temps[inst][p.name] = nm
+                        new_locals.append(ir.VarDecl(tref, nm, None, loc=p.loc))
             cont = self.fresh(f"{st.name}_after_{inst}", taken)
+            sub_states, sub_locals, copy_in, copy_out = self.copy(
+                subs[inst], call, prefix, cont, taken, temps[inst])
             states.append(dataclasses.replace(
-                st, stmts=st.stmts[:at],
+                st, stmts=st.stmts[:at] + copy_in,
                 transition=ir.Transition(prefix + "start", loc=call.loc)))
-            sub_states, sub_locals = self.copy(subs[inst], call, prefix, cont, taken)
             states.extend(sub_states)
             new_locals.extend(sub_locals)
-            work.insert(0, ir.ParserState(cont, st.stmts[at + 1:], st.transition,
-                                          loc=st.loc))
+            work.insert(0, ir.ParserState(cont, copy_out + st.stmts[at + 1:],
+                                          st.transition, loc=st.loc))
         return dataclasses.replace(d, locals=tuple(new_locals), states=tuple(states))
 
     @staticmethod
@@ -155,14 +172,32 @@ class _Inliner:
         walk(st.stmts)
 
     def copy(self, sub: ir.ParserDecl, call: ir.CallStmt, prefix: str, cont: str,
-             taken: set[str]) -> tuple[list[ir.ParserState], list[ir.Stmt]]:
+             taken: set[str], temps: dict[str, str]
+             ) -> tuple[list[ir.ParserState], list[ir.Stmt], tuple[ir.Stmt, ...],
+                        tuple[ir.Stmt, ...]]:
         args = _bind_args(sub, call)
         names: dict[str, Any] = {}
+        copy_in: list[ir.Stmt] = []
+        copy_out: list[ir.Stmt] = []
         for p, a in zip(sub.params, args, strict=True):
-            if a.value is None or p.direction in ("out", "inout") and not _is_lvalue(a.value):
+            discard = a.value is None and p.direction == "out"
+            if not discard and (a.value is None or p.direction in ("out", "inout")
+                                and not _is_lvalue(a.value)):
                 raise CompileError(a.loc, f"{sub.name}.apply: argument for {p.name} must be "
                                    "a variable, field or header here")
-            names[p.name] = a.value
+            if p.name not in temps:
+                # directionless (packet_in), or typed by a type parameter the
+                # instantiation does not give: the argument itself
+                names[p.name] = a.value
+                continue
+            names[p.name] = temps[p.name]
+            tmp = ir.Name(temps[p.name], loc=a.loc)
+            if p.direction == "out":
+                copy_in.extend(_resets(p.tref, tmp, self.types, a.loc))
+            else:
+                copy_in.append(ir.Assign(tmp, a.value, loc=a.loc))
+            if p.direction != "in" and not discard:
+                copy_out.append(ir.Assign(a.value, tmp, loc=a.loc))
         sub_locals = []
         for loc_decl in sub.locals:
             nm = getattr(loc_decl, "name", None)
@@ -178,7 +213,50 @@ class _Inliner:
         smap["accept"] = cont
         out = [dataclasses.replace(_map_names(s, names, smap), name=smap[s.name])
                for s in sub.states]
-        return out, sub_locals
+        return out, sub_locals, tuple(copy_in), tuple(copy_out)
+
+
+def _bind_type(tref: ir.TypeRef, params: tuple[str, ...], args: tuple[ir.TypeRef, ...]
+               ) -> ir.TypeRef | None:
+    """`tref` with the sub-parser's type parameters replaced by the instantiation's type
+    arguments; None when it names a type parameter left to inference."""
+    if tref.kind == "name" and tref.name in params:
+        i = params.index(tref.name)
+        return args[i] if i < len(args) else None
+    parts = {}
+    if tref.elem is not None:
+        elem = _bind_type(tref.elem, params, args)
+        if elem is None:
+            return None
+        parts["elem"] = elem
+    if tref.args:
+        bound = [_bind_type(a, params, args) for a in tref.args]
+        if any(b is None for b in bound):
+            return None
+        parts["args"] = tuple(b for b in bound if b is not None)
+    return dataclasses.replace(tref, **parts) if parts else tref
+
+
+def _resets(tref: ir.TypeRef, expr: ir.Expr, types: dict[str, Any], loc: Any,
+            depth: int = 0) -> list[ir.Stmt]:
+    """`expr.setInvalid();` for every header within a value of type `tref` (struct and
+    header-union fields, stack elements), as p4c's DoResetHeaders::generateResets."""
+    if depth > 32:
+        return []
+    if tref.kind == "stack" and tref.elem is not None and isinstance(tref.width, ir.Lit):
+        return [r for i in range(tref.width.value)
+                for r in _resets(tref.elem, ir.Index(expr, ir.Lit(i, loc=loc), loc=loc),
+                                 types, loc, depth + 1)]
+    d = types.get(tref.name) if tref.kind == "name" else None
+    if isinstance(d, ir.TypedefDecl):
+        return _resets(d.tref, expr, types, loc, depth + 1)
+    if not isinstance(d, ir.StructDecl):
+        return []
+    if d.kind == "header":
+        return [ir.CallStmt(ir.Call(ir.Member(expr, "setInvalid", loc=loc), (), loc=loc),
+                            loc=loc)]
+    return [r for f in d.fields
+            for r in _resets(f.tref, ir.Member(expr, f.name, loc=loc), types, loc, depth + 1)]
 
 
 def _bind_args(sub: ir.ParserDecl, call: ir.CallStmt) -> tuple[ir.Arg, ...]:
@@ -228,7 +306,9 @@ def inline_subparsers(program: ir.Program) -> ir.Program:
     if not any(isinstance(x, ir.Instantiation) and x.tref.kind == "name"
                and x.tref.name in parsers for d in parsers.values() for x in d.locals):
         return program
-    inl = _Inliner(parsers)
+    types = {d.name: d for d in program.decls
+             if isinstance(d, (ir.StructDecl, ir.TypedefDecl))}
+    inl = _Inliner(parsers, types)
     decls = tuple(inl.parser(d) if isinstance(d, ir.ParserDecl) else d
                   for d in program.decls)
     return dataclasses.replace(program, decls=decls)

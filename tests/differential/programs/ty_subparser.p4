@@ -3,7 +3,9 @@
 // argument read after the call, statements after the call in the same state, and
 // reject inside the sub-parser ending the whole parse (bmv2 then drops nothing here:
 // v1model continues to ingress with parser_error set, so the ingress sends such
-// packets to port 3).
+// packets to port 3). A sub-parser that rejects copies nothing out (P4_16 6.8: out and
+// inout arguments are copied back when it returns, at accept; p4c's parser inliner
+// copies them in the state after the sub-parser's accept).
 #include <core.p4>
 #include <v1model.p4>
 
