@@ -34,6 +34,9 @@ _NEVER = 1 << 62  # the offset of a name that is never declared as a type
 _TYPE_START_VALUES = {"bit", "int", "varbit", "bool", "tuple", "list", "string", "error",
                       "void"}
 _ANGLE_OPENERS = {"bit", "int", "varbit", "tuple", "list", "value_set"}
+# Tokens that end an expression or a type name, so that a `.` after them selects
+# a member (a leading `.` is the top-level scope prefix of a name instead).
+_MEMBER_OWNER_END = {"IDENT", "TYPE_IDENT", "RPAR", "RSQB"}
 
 
 def scan_type_names(text: str) -> dict[str, int]:
@@ -155,9 +158,14 @@ class PostLex:
             if ty == "L_ANGLE_LT":
                 prev = out[-1] if out else None
                 nxt = tokens[i + 1] if i + 1 < n else None
+                # A member name (`meta.counter < 5`) is no type even when it
+                # spells one: it opens type arguments only as a method would.
+                member = (len(out) >= 3 and out[-2].type == "DOT"
+                          and out[-3].type in _MEMBER_OWNER_END)
                 if prev is not None and (
-                    prev.type == "TYPE_IDENT" or prev.value in _ANGLE_OPENERS
-                    or (prev.type == "IDENT" and nxt is not None
+                    (prev.type == "TYPE_IDENT" and not member)
+                    or prev.value in _ANGLE_OPENERS
+                    or (prev.type in ("IDENT", "TYPE_IDENT") and nxt is not None
                         and (nxt.value in _TYPE_START_VALUES or nxt.value in names
                              or i + 1 in scoped))
                 ):
