@@ -149,6 +149,7 @@ class _Shadows:
         self.depth = 0
         self.parens = 0
         self.stmt_index = 0                      # where the statement starts in `out`
+        self.fields: set[int] = set()            # depths of struct/header bodies
 
     def __contains__(self, name: str) -> bool:
         return any(n == name for _, n in self.active)
@@ -166,7 +167,7 @@ class _Shadows:
     def declare(self, name: str) -> None:
         if self.parens:
             self.pending.append(name)
-        else:
+        elif self.depth not in self.fields:  # a field is no object (p4c: no scope entry)
             self.active.append((self.depth, name))
 
     def step(self, ty: str, out: list[Token]) -> None:
@@ -181,7 +182,10 @@ class _Shadows:
             self.depth += 1
             self.active += [(self.depth, n) for n in self.pending]
             self.pending = []
+            if _statement_head(out, self.stmt_index) in ("STRUCT", "HEADER", "HEADER_UNION"):
+                self.fields.add(self.depth)
         elif ty == "RBRACE":
+            self.fields.discard(self.depth)
             self.depth -= 1
             self.active = [(d, n) for d, n in self.active if d <= self.depth]
         elif ty == "SEMICOLON" and not self.parens:

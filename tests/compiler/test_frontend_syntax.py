@@ -312,6 +312,10 @@ def test_bad_entry_priorities_are_errors(entries: str, props: str, message: str)
     "typedef bit<8> my_t;\n"
     "control X() { apply { { my_t counter = 1; counter = counter + 1; } } }\n"
     "control Y() { counter(4, CounterType.packets) c; apply { my_t x = 0; c.count((bit<32>)x); } }",
+    # a field named like its type is no object: the type stays usable in the struct
+    "typedef bit<48> mac_t;\nstruct s_t { mac_t mac_t; mac_t other; }\n"
+    "header h2_t { bit<8> counter; bit<8> b; }\n"
+    "control X() { counter(4, CounterType.packets) c; apply { s_t v; v.other = 1; } }",
     # a for-in loop variable
     "control X() { apply { bit<8> s = 0; for (bit<8> meter in 1 .. 3) { s = s + meter; } } }",
 ])
