@@ -34,6 +34,9 @@ _NEVER = 1 << 62  # the offset of a name that is never declared as a type
 _TYPE_START_VALUES = {"bit", "int", "varbit", "bool", "tuple", "list", "string", "error",
                       "void"}
 _ANGLE_OPENERS = {"bit", "int", "varbit", "tuple", "list", "value_set"}
+# Tokens that end an expression or a type name, so that a `.` after them selects
+# a member (a leading `.` is the top-level scope prefix of a name instead).
+_MEMBER_OWNER_END = {"IDENT", "TYPE_IDENT", "RPAR", "RSQB"}
 
 
 def scan_type_names(text: str) -> dict[str, int]:
@@ -130,6 +133,82 @@ def _scoped_params(tokens: list[Token], declared: Mapping[str, int]) -> set[int]
     return scoped
 
 
+# Objects that shadow a type name: p4c's lexer looks names up in its scoped symbol
+# table, so a variable, constant or parameter named `counter` (v1model's extern) is
+# no type inside its scope.
+_TYPE_END = {"TYPE_IDENT", "R_ANGLE", "BOOL", "ERROR", "INT"}
+_DECL_END = {"EQUAL", "SEMICOLON", "COMMA", "RPAR", "IN"}  # IN: `for (T x in ...)`
+
+
+class _Shadows:
+    """Names declared as objects in the enclosing scopes, as the token stream goes."""
+
+    def __init__(self) -> None:
+        self.active: list[tuple[int, str]] = []  # (brace depth, name)
+        self.pending: list[str] = []             # parameters of the next block
+        self.depth = 0
+        self.parens = 0
+        self.stmt_index = 0                      # where the statement starts in `out`
+        self.fields: set[int] = set()            # depths of struct/header bodies
+
+    def __contains__(self, name: str) -> bool:
+        return any(n == name for _, n in self.active)
+
+    def declares(self, out: list[Token], nxt: str | None) -> bool:
+        """Whether the name after `out` (followed by `nxt`) is an object's
+        declaration: a variable, constant or parameter (`bit<8> counter = 0;`),
+        or an instance (`register<bit<8>>(4) counter;`)."""
+        prev = out[-1].type if out else None
+        start = _statement_head(out, self.stmt_index)
+        if prev == "RPAR":
+            return nxt == "SEMICOLON" and start == "TYPE_IDENT"
+        return prev in _TYPE_END and nxt in _DECL_END and start not in ("TYPEDEF", "TYPE")
+
+    def declare(self, name: str) -> None:
+        if self.parens:
+            self.pending.append(name)
+        elif self.depth not in self.fields:  # a field is no object (p4c: no scope entry)
+            self.active.append((self.depth, name))
+
+    def step(self, ty: str, out: list[Token]) -> None:
+        """Follow the nesting and statements up to a token of type `ty`."""
+        if not out or out[-1].type in ("SEMICOLON", "LBRACE", "RBRACE"):
+            self.stmt_index = len(out)
+        if ty == "LPAR":
+            self.parens += 1
+        elif ty == "RPAR":
+            self.parens = max(0, self.parens - 1)
+        elif ty == "LBRACE":
+            self.depth += 1
+            self.active += [(self.depth, n) for n in self.pending]
+            self.pending = []
+            if _statement_head(out, self.stmt_index) in ("STRUCT", "HEADER", "HEADER_UNION"):
+                self.fields.add(self.depth)
+        elif ty == "RBRACE":
+            self.fields.discard(self.depth)
+            self.depth -= 1
+            self.active = [(d, n) for d, n in self.active if d <= self.depth]
+        elif ty == "SEMICOLON" and not self.parens:
+            self.pending = []
+
+
+def _statement_head(out: list[Token], i: int) -> str:
+    """The type of the statement's first token after its annotations
+    (`@name("x")`, `@p4runtime_translation(...)`, `@hidden`)."""
+    n = len(out)
+    while i < n and out[i].type == "AT":
+        i += 2  # `@` and the annotation's name
+        if i < n and out[i].type in ("LPAR", "LSQB"):
+            depth = 0
+            while i < n:
+                depth += out[i].type in ("LPAR", "LSQB")
+                depth -= out[i].type in ("RPAR", "RSQB")
+                i += 1
+                if not depth:
+                    break
+    return out[i].type if i < n else ""
+
+
 class PostLex:
     """Retypes IDENT tokens naming types, and angle brackets of type arguments."""
 
@@ -145,19 +224,27 @@ class PostLex:
         out: list[Token] = []
         depth = 0  # how many type-argument lists are open
         n = len(tokens)
+        shadows = _Shadows()
         for i, tok in enumerate(tokens):
             ty = tok.type
-            if ty == "IDENT" and (
-                names.get(tok.value, _NEVER) <= (tok.start_pos or 0) or i in scoped
-            ):
+            shadows.step(ty, out)
+            if ty == "IDENT" and (i in scoped or (
+                names.get(tok.value, _NEVER) <= (tok.start_pos or 0)
+                and not self._object(shadows, tok, out, tokens[i + 1] if i + 1 < n else None)
+            )):
                 tok = Token.new_borrow_pos("TYPE_IDENT", tok.value, tok)
                 ty = "TYPE_IDENT"
             if ty == "L_ANGLE_LT":
                 prev = out[-1] if out else None
                 nxt = tokens[i + 1] if i + 1 < n else None
+                # A member name (`meta.counter < 5`) is no type even when it
+                # spells one: it opens type arguments only as a method would.
+                member = (len(out) >= 3 and out[-2].type == "DOT"
+                          and out[-3].type in _MEMBER_OWNER_END)
                 if prev is not None and (
-                    prev.type == "TYPE_IDENT" or prev.value in _ANGLE_OPENERS
-                    or (prev.type == "IDENT" and nxt is not None
+                    (prev.type == "TYPE_IDENT" and not member)
+                    or prev.value in _ANGLE_OPENERS
+                    or (prev.type in ("IDENT", "TYPE_IDENT") and nxt is not None
                         and (nxt.value in _TYPE_START_VALUES or nxt.value in names
                              or i + 1 in scoped))
                 ):
@@ -182,3 +269,15 @@ class PostLex:
                 continue
             out.append(tok)
         return iter(out)
+
+    @staticmethod
+    def _object(shadows: _Shadows, tok: Token, out: list[Token], nxt: Token | None) -> bool:
+        """Whether this type-named identifier names an object here: its own
+        declaration (`bit<8> counter = 0;`, a parameter `in bit<8> counter`) or a
+        use in the scope of one."""
+        if tok.value in shadows:
+            return True
+        if shadows.declares(out, nxt.type if nxt else None):
+            shadows.declare(str(tok.value))
+            return True
+        return False

@@ -4,7 +4,9 @@ Supports #include "..." and <...> (with the shipped core.p4 and v1model.p4),
 object-like and function-like #define (macros.py: expansion as cpp does it),
 #undef, #ifdef/#ifndef/#if/#elif/#else/#endif with `defined` and C arithmetic,
 #error, #warning, #line (renumbers the lines that follow, as p4c honours cpp's
-line markers) and #pragma (ignored, as p4c's lexer does). Every output line
+line markers) and #pragma (`#pragma once` as cpp; others ignored, as p4c's
+lexer does). Lines end as in cpp (CR LF, a lone CR or LF) and a UTF-8 byte
+order mark at the start of a file is skipped, as cpp does. Every output line
 remembers the file and line it came from, so later errors point into the
 original sources. A macro invocation whose arguments span several lines is
 expanded onto its first line; the lines it consumed stay as empty lines.
@@ -55,18 +57,23 @@ class Preprocessor:
         self._lines: list[str] = []
         self._origins: list[Location] = []
         self._depth = 0
+        self._files: list[Path] = []   # the files being included, innermost last
+        self._once: set[Path] = set()  # files that said `#pragma once`
 
     def run(self, path: str) -> Source:
         self._include(Path(path), Location("<command line>", 0))
         return Source("\n".join(self._lines) + "\n", self._origins)
 
     def run_text(self, text: str, filename: str = "<string>") -> Source:
-        self._process(text, filename, Path(filename).parent)
+        self._process(_cpp_lines(text), filename, Path(filename).parent)
         return Source("\n".join(self._lines) + "\n", self._origins)
 
     # -- files -----------------------------------------------------------------
 
     def _include(self, path: Path, loc: Location) -> None:
+        real = path.resolve()
+        if real in self._once:  # cpp: a `#pragma once` file is read once
+            return
         try:
             data = path.read_bytes()
         except OSError as e:
@@ -76,7 +83,9 @@ class Preprocessor:
         self._depth += 1
         if self._depth > 64:
             raise CompileError(loc, "#include nested too deeply (recursive include?)")
+        self._files.append(real)
         self._process(text, name, path.parent)
+        self._files.pop()
         self._depth -= 1
 
     @staticmethod
@@ -180,7 +189,10 @@ class Preprocessor:
             raise CompileError(loc, f"#error {rest}")
         elif d == "warning":
             self.warnings.append(f"{loc}: warning: {rest}")
-        elif d != "pragma":
+        elif d == "pragma":
+            if rest == "once" and self._files:
+                self._once.add(self._files[-1])
+        else:
             raise CompileError(loc, f"unknown preprocessor directive #{d}")
         return True
 
@@ -259,12 +271,19 @@ def decode_source(data: bytes, name: str) -> str:
             raise CompileError(Location(name, 1 + data.count(b"\n", 0, offset)),
                                f"not a text file (byte 0x00 at offset {offset})")
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = 1 + data.count(b"\n", 0, e.start)
         raise CompileError(Location(name, line),
                            f"not a text file (byte 0x{data[e.start]:02x} at offset {e.start}: "
                            "sources must be UTF-8)") from None
+    return _cpp_lines(text)
+
+
+def _cpp_lines(text: str) -> str:
+    """As cpp reads a file: a leading byte order mark is no text, and CR LF or a
+    lone CR end a line like LF (so a `\\` before CR LF continues the line)."""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _strip_comments(text: str) -> str:

@@ -302,3 +302,24 @@ def test_bad_entry_priorities_are_errors(entries: str, props: str, message: str)
     with pytest.raises(CompileError) as e:
         compile_text(_with_table(entries, props), "t.p4")
     assert message in e.value.message
+
+
+@pytest.mark.parametrize("text", [
+    # a prototype's parameter named like a type shadows nothing after the `;`
+    "extern void f(in bit<8> counter);\n"
+    "control X() { counter(4, CounterType.packets) c; apply { c.count(0); } }",
+    # a typedef's name is a type, an object's name in a nested block ends with it
+    "typedef bit<8> my_t;\n"
+    "control X() { apply { { my_t counter = 1; counter = counter + 1; } } }\n"
+    "control Y() { counter(4, CounterType.packets) c; apply { my_t x = 0; c.count((bit<32>)x); } }",
+    # a field named like its type is no object: the type stays usable in the struct
+    "typedef bit<48> mac_t;\nstruct s_t { mac_t mac_t; mac_t other; }\n"
+    "header h2_t { bit<8> counter; bit<8> b; }\n"
+    "control X() { counter(4, CounterType.packets) c; apply { s_t v; v.other = 1; } }",
+    # a for-in loop variable
+    "control X() { apply { bit<8> s = 0; for (bit<8> meter in 1 .. 3) { s = s + meter; } } }",
+])
+def test_names_shadowing_types_are_scoped(text: str) -> None:
+    # p4c's lexer asks its scoped symbol table: an object named like a type is the
+    # object only inside its scope, so the type is usable again after it
+    parse(Preprocessor().run_text("#include <core.p4>\n#include <v1model.p4>\n" + text, "t.p4"))

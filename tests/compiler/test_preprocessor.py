@@ -62,3 +62,25 @@ def test_errors_have_locations(text: str, msg: str) -> None:
     with pytest.raises(CompileError) as e:
         Preprocessor().run_text(text, "t.p4")
     assert msg in e.value.message and e.value.loc.file == "t.p4"
+
+
+def test_pragma_once_reads_a_file_once(tmp_path) -> None:
+    # As cpp: `#pragma once` counts for the file whatever path includes it, and
+    # only when the directive is in an active branch.
+    (tmp_path / "once.p4").write_text("#pragma once\nx\n")
+    (tmp_path / "maybe.p4").write_text("#if 0\n#pragma once\n#endif\ny\n")
+    main = tmp_path / "main.p4"
+    main.write_text('#include "once.p4"\n#include "./once.p4"\n#include "maybe.p4"\n'
+                    '#include "maybe.p4"\n#pragma pack\nz\n')
+    out = [line for line in Preprocessor().run(str(main)).text.splitlines() if line.strip()]
+    assert out == ["x", "y", "y", "z"]
+
+
+def test_line_ends_and_byte_order_mark_as_cpp(tmp_path) -> None:
+    # A UTF-8 byte order mark starts no text; CR LF and a lone CR end lines, so a
+    # backslash before CR LF continues a definition.
+    main = tmp_path / "main.p4"
+    main.write_bytes(b"\xef\xbb\xbf#define F(x) \\\r\n  (x + 1)\r\nF(2)\ra\r\nb")
+    src = Preprocessor().run(str(main))
+    assert [line.strip() for line in src.text.splitlines() if line.strip()] == ["(2 + 1)", "a", "b"]
+    assert src.location(src.text.splitlines().index("b") + 1, 1).line == 5
