@@ -125,6 +125,11 @@ class ExternConverter:
                 prims.append(self.prim("assign", [{"type": "field", "value": tmp},
                                                   self.operand(x, env)], x.loc))
                 out.append({"type": "field", "value": tmp})
+            elif with_constants and isinstance(x, ir.Cast):
+                # A cast in a checksum's field list: p4c's ExpressionConverter writes the
+                # operand itself (casts are no-ops there), so `(bit<32>)h.len16` adds the
+                # 16-bit field to the calculation, not 32 bits.
+                out.extend(self.field_list_elements(x.expr, env, with_constants, prims))
             elif with_constants:
                 # A checksum's calculation input: p4c writes {"type": "expression"} here,
                 # and simple_switch refuses that JSON at load ("Unsupported input type").
