@@ -136,6 +136,11 @@ class ExpressionConverter:
                 return ("union_stack_field", [*base, e.member])
             if kind == "stack_next" and self.block is not None and self.block.kind == "parser":
                 return ("stack_next_field", [base, e.member])   # `s.next.f` read in a parser
+            if kind == "stack_expr" and self.block is not None \
+                    and self.block.kind == "parser" and isinstance(bt, ir.StructLike):
+                # `s[i].f` read in a parser (a select key, a `set`): p4c's access_field on
+                # dereference_header_stack (apply blocks branch on the index instead).
+                return ("stack_expr_field", (*base, [f.name for f in bt.fields].index(e.member)))
             if kind == "stack_expr":
                 raise Unsupported(e.loc, "fields of header stack elements with a run-time "
                                   "index are not supported")
@@ -208,6 +213,14 @@ class ExpressionConverter:
                 index = [f.name for f in fields].index(v[1])
                 return {"type": "expression", "value": {
                     "op": "access_field", "left": stack, "right": index}}
+            if kind == "stack_expr_field":
+                stack, index, field = v
+                ref = {"type": "header_stack", "value": stack}
+                elem = {"type": "expression", "value": {
+                    "op": "dereference_header_stack", "left": ref,
+                    "right": self.tree(index, env)}}
+                return {"type": "expression", "value": {
+                    "op": "access_field", "left": elem, "right": field}}
             if kind == "union_stack_field":
                 return self.union_stack_field(e, v)
             if kind == "param":

@@ -125,6 +125,11 @@ class ExternConverter:
                 prims.append(self.prim("assign", [{"type": "field", "value": tmp},
                                                   self.operand(x, env)], x.loc))
                 out.append({"type": "field", "value": tmp})
+            elif with_constants and isinstance(x, ir.Cast):
+                # A cast in a checksum's field list: p4c's ExpressionConverter writes the
+                # operand itself (casts are no-ops there), so `(bit<32>)h.len16` adds the
+                # 16-bit field to the calculation, not 32 bits.
+                out.extend(self.field_list_elements(x.expr, env, with_constants, prims))
             elif with_constants:
                 # A checksum's calculation input: p4c writes {"type": "expression"} here,
                 # and simple_switch refuses that JSON at load ("Unsupported input type").
@@ -278,8 +283,12 @@ class ExternConverter:
                 assert data is not None
                 items = list(data.items) if isinstance(data, ir.ListExpr) else \
                     [x for _, x in data.fields] if isinstance(data, ir.StructExpr) else [data]
+                text, items = _flatten_log_msg(msg.value, items) \
+                    if isinstance(data, (ir.ListExpr, ir.StructExpr)) else (msg.value, items)
                 values = [op(x, env) for x in items]
-            prims.append(self.prim("log_msg", [{"type": "string", "value": msg.value},
+            else:
+                text = msg.value
+            prims.append(self.prim("log_msg", [{"type": "string", "value": text},
                                                {"type": "parameters_vector",
                                                 "value": values}], loc))
         elif name in ("verify_checksum", "update_checksum", "verify_checksum_with_payload",
@@ -365,3 +374,48 @@ class ExternConverter:
         lid = len(self.learn_lists) + 1
         self.learn_lists.append({"id": lid, "name": name, "elements": elements})
         return lid
+
+
+def _is_struct_like(e: ir.Expr) -> bool:
+    return isinstance(ir.unwrap(e.type), ir.StructLike)  # type: ignore[arg-type]
+
+
+def _unfold(e: ir.Expr) -> tuple[str, list[ir.Expr]]:
+    """A struct or header value in a log_msg list: `(f1:{},f2:(g:{}))` and its fields."""
+    t = ir.unwrap(e.type)  # type: ignore[arg-type]
+    assert isinstance(t, ir.StructLike)
+    parts: list[str] = []
+    fields: list[ir.Expr] = []
+    for f in t.fields:
+        m = ir.Member(e, f.name, e.loc, f.type)
+        if _is_struct_like(m):
+            text, sub = _unfold(m)
+            parts.append(f"{f.name}:{text}")
+            fields.extend(sub)
+        else:
+            parts.append(f"{f.name}:{{}}")
+            fields.append(m)
+    return "(" + ",".join(parts) + ")", fields
+
+
+def _flatten_log_msg(fmt: str, items: list[ir.Expr]) -> tuple[str, list[ir.Expr]]:
+    """p4c's FlattenLogMsg: when a log_msg list holds a struct or a header, each such
+    item's `{}` becomes `(name:{},...)` over its fields (nested structs in parentheses,
+    no validity bit) and the list holds the fields; bmv2 takes no header or struct
+    there (simple_switch aborts on a "header" element)."""
+    if not any(_is_struct_like(x) for x in items):
+        return fmt, items
+    out, values = "", []
+    for x in items:
+        n = fmt.find("{}")
+        if n >= 0:
+            out += fmt[:n]
+            fmt = fmt[n + 2:]
+        if _is_struct_like(x):
+            text, fields = _unfold(x)
+            out += text
+            values.extend(fields)
+        else:
+            out += "{}"
+            values.append(x)
+    return out + fmt, values

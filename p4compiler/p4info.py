@@ -183,22 +183,24 @@ class P4InfoBuilder:
     # -- what the control plane sees
 
     def referenced_actions(self) -> list[ActionEntity]:
-        """Actions a table references or an apply block calls, as p4c lists them.
+        """Actions a table references or an apply block calls, in p4c's order: block by
+        block (V1Switch's order), the top-level actions the block uses first (p4c's
+        LocalizeAllActions copies them to the start of the control), in program order,
+        then the block's own, in declaration order.
 
         An action only called from another action is not listed: p4c inlines it."""
         seen: dict[int, ActionEntity] = {}
+        ordered: list[ActionEntity] = []
         for b in self.p.blocks.values():
+            used: dict[int, ActionEntity] = {}
             for t in b.tables:
                 for r in t.actions:
-                    seen.setdefault(id(r.action), r.action)
+                    used.setdefault(id(r.action), r.action)
             for a in b.direct_actions:
-                seen.setdefault(id(a), a)
-        ordered = []
-        for b in self.p.blocks.values():
-            for a in b.actions:
-                if id(a) in seen:
-                    ordered.append(a)
-        ordered += [a for a in seen.values() if a.control is None]
+                used.setdefault(id(a), a)
+            seen.update(used)
+            ordered += [a for a in self.p.global_actions if id(a) in used]
+            ordered += [a for a in b.actions if id(a) in used]
         ordered += [a for a in seen.values() if a not in ordered]
         unique: dict[str, ActionEntity] = {}
         for a in ordered:
@@ -257,7 +259,6 @@ class P4InfoBuilder:
         self.add_controller_headers()
         self.add_value_sets()
         self.add_digests(digests)
-        self.sort()
         return info
 
     def add_pkg_info(self) -> None:
@@ -569,20 +570,6 @@ class P4InfoBuilder:
             m = se.members.add()
             m.name = name
             m.value = (value & ((1 << t.underlying.bits) - 1)).to_bytes(nbytes, "big")
-
-    def sort(self) -> None:
-        """p4c lists each kind of resource by id."""
-        for kind in ("tables", "actions", "action_profiles", "counters", "direct_counters",
-                     "meters", "direct_meters", "controller_packet_metadata", "value_sets",
-                     "registers", "digests"):
-            repeated = getattr(self.info, kind)
-            items = []
-            for x in sorted(repeated, key=lambda x: x.preamble.id):
-                c = type(x)()
-                c.CopyFrom(x)
-                items.append(c)
-            del repeated[:]
-            repeated.extend(items)
 
 
 def build(program: TypedProgram) -> p4info_pb2.P4Info:

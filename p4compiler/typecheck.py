@@ -214,7 +214,9 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
             digests=self.digests,
             constants={n: e.value.value for n, e in self.globals.names.items()
                        if isinstance(e, ConstEntity) and isinstance(e.value, ir.Lit)},
-            main_annotations=main.annotations, no_action=self.globals.lookup("NoAction"))
+            main_annotations=main.annotations, no_action=self.globals.lookup("NoAction"),
+            global_actions=[e for e in self.globals.names.values()
+                            if isinstance(e, ActionEntity)])
 
     def check_role_signature(self, d: Any, role: str, htype: ir.Type, mtype: ir.Type
                              ) -> None:

@@ -213,6 +213,7 @@ class TypedProgram:
     constants: dict[str, Any] = field(default_factory=dict)
     main_annotations: tuple[ir.Annotation, ...] = ()
     no_action: Any = None                    # core.p4's NoAction, for the mid end
+    global_actions: list[ActionEntity] = field(default_factory=list)  # in program order
 
     def block_list(self) -> list[TypedBlock]:
         return list(self.blocks.values())

@@ -573,3 +573,19 @@ def test_assert_and_assume_take_data() -> None:
         assert param["type"] == "expression"
         assert param["value"]["type"] == "expression"
         assert param["value"]["value"]["op"] == "b2d"
+
+
+def test_log_msg_lists_the_fields_of_a_header_or_struct_as_p4c_flattens_them() -> None:
+    """p4c's FlattenLogMsg: a header or struct item's `{}` becomes `(name:{},...)` over
+    its fields (nested structs in parentheses); bmv2 aborts on a "header" element."""
+    r = compile_program("""
+        action a() { log_msg("e={} m={} t={}", { hdr.ethernet, meta, hdr.ipv4.ttl }); }
+        apply { a(); }
+    """, meta="bit<8> n; in_t i;", decls="struct in_t { bit<4> x; bool b; }")
+    p = action(r, "Ing.a")["primitives"][0]["parameters"]
+    assert p[0] == {"type": "string", "value":
+                    "e=(dst:{},src:{},etype:{}) m=(n:{},i:(x:{},b:{})) t={}"}
+    assert [x["value"] for x in p[1]["value"]] == [
+        ["ethernet", "dst"], ["ethernet", "src"], ["ethernet", "etype"],
+        ["scalars", "userMetadata.n"], ["scalars", "userMetadata.i.x"],
+        ["scalars", "userMetadata.i.b"], ["ipv4", "ttl"]]

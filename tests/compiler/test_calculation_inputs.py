@@ -36,7 +36,8 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 """
 
 
-@pytest.mark.parametrize("element", ["hdr.h.a ++ hdr.h.b", "hdr.h.a + 1"])
+@pytest.mark.parametrize("element", ["hdr.h.a ++ hdr.h.b", "hdr.h.a + 1",
+                                     "(bit<16>)(hdr.h.a + hdr.h.b)"])
 def test_an_expression_in_a_checksum_field_list_is_a_clear_error(element: str) -> None:
     with pytest.raises(CompileError) as e:
         compile_text(PROGRAM.replace("LIST", element), "calc.p4")
@@ -48,3 +49,11 @@ def test_fields_and_constants_are_the_calculation_inputs() -> None:
     result = compile_text(PROGRAM.replace("LIST", "hdr.h.a, 8w7, hdr.h.b"), "calc.p4")
     inputs = result.json["calculations"][0]["input"]
     assert [i["type"] for i in inputs] == ["field", "hexstr", "field"]
+
+
+def test_a_cast_element_is_its_operand_as_p4c_writes_it() -> None:
+    """p4c's ExpressionConverter drops casts: `(bit<16>)hdr.h.a` is the 8-bit field."""
+    result = compile_text(PROGRAM.replace("LIST", "(bit<16>)hdr.h.a, hdr.h.b"), "calc.p4")
+    inputs = result.json["calculations"][0]["input"]
+    assert inputs == [{"type": "field", "value": ["h", "a"]},
+                      {"type": "field", "value": ["h", "b"]}]

@@ -177,10 +177,22 @@ def test_digest_has_type_info() -> None:
     assert r.json["learn_lists"][0]["name"] == "learn_t"
 
 
-def test_resources_are_listed_by_id() -> None:
-    info = compile_file(str(PROGRAMS / "calc.p4")).p4info
-    ids = [a.preamble.id for a in info.actions]
-    assert ids == sorted(ids)
+def test_resources_are_listed_in_program_order_as_p4c() -> None:
+    """p4c's P4Info lists what it finds in order, not by id: tables by block and
+    declaration; actions block by block, the top-level ones a block uses first (in
+    program order), then the block's own (as p4c's issue1352-bmv2 and
+    custom-type-restricted-fields outputs show)."""
+    r = compile_program("""
+        action zeta() { }
+        action beta() { }
+        table t2 { key = { hdr.ipv4.dst: exact; } actions = { alpha; zeta; NoAction; } }
+        table t1 { key = { hdr.ipv4.src: exact; } actions = { beta; omega; } }
+        apply { t2.apply(); t1.apply(); }
+    """, decls="action omega() { }\naction alpha() { }")
+    info = r.p4info
+    assert [t.preamble.name for t in info.tables] == ["Ing.t2", "Ing.t1"]
+    assert [a.preamble.name for a in info.actions] == [
+        "NoAction", "omega", "alpha", "Ing.zeta", "Ing.beta"]
 
 
 def test_pkginfo_annotation_on_main() -> None:
