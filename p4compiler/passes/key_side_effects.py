@@ -20,7 +20,7 @@ import dataclasses
 from typing import Any
 
 from .. import ir
-from ..typecheck_entities import TableEntity, TypedProgram
+from ..typecheck_entities import TableEntity
 from ..typecheck_stmts import StatementChecks
 from ..typecheck_tree import _inline_calls
 from .runtime_index_keys import RuntimeIndexKeys
@@ -54,16 +54,8 @@ class KeySideEffects(RuntimeIndexKeys):
         super().__init__(temps)
         self.lowering = _Lowering(temps)
 
-    def run(self, program: TypedProgram) -> None:
-        for b in program.blocks.values():
-            if b.kind == "control" and b.body is not None:
-                self.temps.block = b
-                self.computes = {}
-                for t in b.tables:
-                    if any(_inline_calls(k.expr) for k in t.keys):
-                        self.table(t)
-                if self.computes:
-                    b.body = ir.Block(tuple(self.stmts(b.body.stmts)), b.body.loc)
+    def wants(self, t: TableEntity) -> bool:
+        return any(_inline_calls(k.expr) for k in t.keys)
 
     def table(self, t: TableEntity) -> None:
         keys, computes = [], []

@@ -43,9 +43,14 @@ class RuntimeIndexKeys:
                 self.temps.block = b
                 self.computes = {}
                 for t in b.tables:
-                    self.table(t)
+                    if self.wants(t):
+                        self.table(t)
                 if self.computes:
                     b.body = ir.Block(tuple(self.stmts(b.body.stmts)), b.body.loc)
+
+    def wants(self, t: TableEntity) -> bool:
+        """Whether this pass rewrites the keys of `t` (every table here)."""
+        return True
 
     def table(self, t: TableEntity) -> None:
         keys = []
