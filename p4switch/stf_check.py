@@ -23,6 +23,7 @@ class Outcome:
 
     outputs: dict[int, list[bytes]] = field(default_factory=lambda: defaultdict(list))
     mismatches: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)   # ordering_notes(): not failures
 
     @property
     def passed(self) -> bool:
@@ -88,3 +89,47 @@ def check_counter(c: stf.CounterCheck, nbytes: int, npkts: int, filename: str,
         return None
     return (f"counter {name or c.counter}[{c.index}] ({filename}:{c.line}): {c.what} {have}, "
             f"expected {c.op} {c.value}")
+
+
+# ----------------------------------------------------------------- ordering
+def ordering_notes(script: stf.StfScript, filename: str) -> list[str]:
+    """Control commands that real bmv2 applies before a packet the script sends
+    earlier. simple_switch in pcap-file mode (as p4c's bmv2stf.py runs it, and
+    p4switch/stf_bmv2.py) merges its port files by timestamp: it takes a packet
+    only once every other port's file holds a later packet or has ended. A packet
+    is therefore processed only after the script has gone on to write a packet on
+    every other port (or has ended), and the control commands written meanwhile
+    are already in force for it. The embedded run applies commands in script
+    order, so for these commands the two runners can differ."""
+    ports = script.ports()
+    if len(ports) < 2:
+        return []
+    cmds = script.commands
+    end = len(cmds)
+    later: dict[int, list[int]] = {p: [] for p in ports}   # packet indices per port
+    for i, c in enumerate(cmds):
+        if isinstance(c, stf.Packet):
+            later[c.port].append(i)
+    released_at: list[tuple[int, int]] = []   # (packet index, index it is taken at)
+    floor = 0
+    for i, c in enumerate(cmds):
+        if not isinstance(c, stf.Packet):
+            continue
+        at = max((next((j for j in later[q] if j > i), end) for q in ports if q != c.port),
+                 default=end)
+        floor = max(floor, at)   # taken in timestamp order: never before an earlier one
+        released_at.append((i, floor))
+    notes = []
+    for i, c in enumerate(cmds):
+        if isinstance(c, (stf.Packet, stf.Expect, stf.CounterCheck)):
+            continue
+        if isinstance(c, stf.Control) and c.op in ("wait", "no_packet"):
+            continue
+        held = next((k for k, at in released_at if k < i < at), None)
+        if held is not None:
+            notes.append(f"{filename}:{c.line}: on real bmv2 this command is already in force "
+                         f"for the packet of line {cmds[held].line} (port {cmds[held].port}): "
+                         "simple_switch takes a packet only once every other port has a "
+                         "later one or has ended; the embedded run applies it in script "
+                         "order")
+    return notes

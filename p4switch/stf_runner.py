@@ -30,7 +30,7 @@ from pathlib import Path
 
 from p4compiler import stf
 from p4switch.runtime_api import DataplaneError, Replica
-from p4switch.stf_check import Outcome, StfRunError, check_counter, compare
+from p4switch.stf_check import Outcome, StfRunError, check_counter, compare, ordering_notes
 from p4switch.stf_corpus import ProgramResult, main_corpus
 from p4switch.stf_names import ProgramNames, StfNameError
 from p4switch.stf_profiles import (
@@ -275,8 +275,11 @@ def run(p4: str, stf_path: str, include_dirs: list[str] | None = None,
     if switch == "bmv2":
         from p4switch.stf_bmv2 import run_bmv2
 
-        return run_bmv2(j, script, name, timeout=timeout, keep=log)
-    return run_embedded(j, script, name, log)
+        outcome = run_bmv2(j, script, name, timeout=timeout, keep=log)
+    else:
+        outcome = run_embedded(j, script, name, log)
+    outcome.notes = ordering_notes(script, name)
+    return outcome
 
 
 class _Timeout(Exception):
@@ -328,6 +331,9 @@ def run_program(p4: str, switches: tuple[str, ...], includes: list[str], timeout
             first = outcome.mismatches[0] if outcome.mismatches else ""
             res.verdicts[s] = "pass" if outcome.passed else "mismatch"
             res.details[s] = " ".join(first.split())[:300]
+        if not res.agree and (notes := ordering_notes(script, path.with_suffix(".stf").name)):
+            for s in switches:   # the likely reason the two differ
+                res.details[s] = (res.details[s] + " | " + " ".join(notes[0].split()))[:500]
         return res
     except _Timeout:
         for s in switches:
@@ -392,6 +398,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fabriclab-stf: internal error: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
     try:
+        for n in outcome.notes:
+            print(f"fabriclab-stf: note: {n}", file=sys.stderr)
         print(f"{'PASS' if outcome.passed else 'FAIL'} {args.script}")
         for m in outcome.mismatches:
             print(m)

@@ -383,3 +383,45 @@ def test_a_runner_killed_mid_run_leaves_no_simple_switch_behind(tmp_path):
         time.sleep(0.05)
     os.kill(switch_pid, signal.SIGKILL)
     pytest.fail(f"simple_switch {switch_pid} outlived its runner")
+
+
+# An entry added after the packet it decides. With ports 0 and 2 in the script,
+# simple_switch takes the packet only when port 2's file (expects only) has ended, so on
+# bmv2 the entry is in force for it; the embedded run applies the add in script order.
+LATE_ADD_STF = """\
+packet 0 01 0000
+add by_a h.a:0x01 fwd(port:2)
+expect 2 01 0000
+"""
+
+
+def test_ordering_notes_name_the_commands_bmv2_applies_before_an_earlier_packet():
+    from p4compiler import stf
+    from p4switch.stf_check import ordering_notes
+
+    notes = ordering_notes(stf.parse(LATE_ADD_STF, "late.stf"), "late.stf")
+    assert len(notes) == 1 and notes[0].startswith("late.stf:2:"), notes
+    assert "packet of line 1 (port 0)" in notes[0]
+    # one port: simple_switch takes each packet as it is written
+    one_port = LATE_ADD_STF.replace("expect 2", "expect 0").replace("port:2", "port:0")
+    assert ordering_notes(stf.parse(one_port, "one.stf"), "one.stf") == []
+    # packets on both ports: port 1's packet waits for the next one on port 0, so the add
+    # between them is in force for it, and the add before any packet is not noted
+    both = ("add by_a h.a:2 fwd(port:1)\npacket 0 02 0000\npacket 1 02 0000\n"
+            "add by_a h.a:1 fwd(port:0)\npacket 0 01 0000\npacket 1 01 0000\n")
+    notes = ordering_notes(stf.parse(both, "both.stf"), "both.stf")
+    assert [n.split(":")[1] for n in notes] == ["4"], notes
+    assert "packet of line 3 (port 1)" in notes[0]
+
+
+def test_a_late_add_is_applied_in_script_order_and_noted(tmp_path, capsys):
+    assert _run(tmp_path, BASIC_P4, LATE_ADD_STF) == 1    # dropped: the entry came later
+    err = capsys.readouterr().err
+    assert "note: test.stf:2: on real bmv2 this command is already in force" in err
+
+
+@needs_bmv2
+def test_bmv2_applies_the_late_add_before_the_packet_as_the_note_says(tmp_path, capsys):
+    assert _run(tmp_path, BASIC_P4, LATE_ADD_STF, "--switch", "bmv2", "--timeout", "30") == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("PASS") and "note: test.stf:2:" in captured.err
