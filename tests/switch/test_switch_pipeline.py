@@ -442,7 +442,8 @@ def test_meter_colours_packets_beyond_the_burst_red():
     assert sw.meter_get("m", 1) == [(1e-6, 2), (1e-6, 3)]
 
 
-def test_action_selector_group_spreads_flows_over_members():
+def _ecmp_switch():
+    """An ethernet program whose table `ecmp` sits behind a crc16 action selector."""
     p = ethernet_program()
     p.table("ingress", "ecmp", [("exact", ["ethernet", "ether_type"])], ["forward", "drop"],
             default=("drop", []), type="indirect_ws", action_profile="ecmp_ap")
@@ -450,6 +451,11 @@ def test_action_selector_group_spreads_flows_over_members():
         "name": "ecmp_ap", "id": 0, "max_size": 16,
         "selector": {"algo": "crc16", "input": [field("ipv4", "src"), field("ipv4", "dst")]}})
     sw = switch_for(p)
+    return sw
+
+
+def test_action_selector_group_spreads_flows_over_members():
+    sw = _ecmp_switch()
     sw.act_prof_add_member("ecmp_ap", 1, fwd(1))
     sw.act_prof_add_member("ecmp_ap", 2, fwd(3))
     sw.act_prof_set_group("ecmp_ap", 10, [1, 2])
@@ -467,13 +473,7 @@ def test_a_group_orders_its_members_as_bmv2_numbers_them():
     """bmv2 keeps a group's members ordered by member handle (the lowest free one when
     the member was made) and picks the member at hash % size in that order; the
     order members joined the group in does not count."""
-    p = ethernet_program()
-    p.table("ingress", "ecmp", [("exact", ["ethernet", "ether_type"])], ["forward", "drop"],
-            default=("drop", []), type="indirect_ws", action_profile="ecmp_ap")
-    p._pipeline("ingress")["action_profiles"].append({
-        "name": "ecmp_ap", "id": 0, "max_size": 16,
-        "selector": {"algo": "crc16", "input": [field("ipv4", "src"), field("ipv4", "dst")]}})
-    sw = switch_for(p)
+    sw = _ecmp_switch()
     for member, port in ((30, 1), (20, 2), (10, 3)):   # bmv2 handles 0, 1, 2
         sw.act_prof_add_member("ecmp_ap", member, fwd(port))
     sw.act_prof_delete_member("ecmp_ap", 20)
