@@ -209,7 +209,7 @@ def test_flow_control_is_set_on_every_switch_with_each_links_quantum_and_buffer(
     assert pfc.mode is fc.Mode.PFC and pfc.hoq_lifetime_us == 0, "HoQ lifetime is CREDIT's"
 
 
-def test_pfc_paces_links_shaped_after_the_pipeline_within_half_the_headroom(monkeypatch):
+def test_pfc_paces_links_shaped_after_the_pipeline_within_a_quarter_of_the_headroom(monkeypatch):
     from controller import bringup, program_constants
     from controller import flow_control as fc
     from traffic.flow_control import FlowControl
@@ -226,8 +226,8 @@ def test_pfc_paces_links_shaped_after_the_pipeline_within_half_the_headroom(monk
                                        program_constants.fabric_p4(), hold_loops={"s1", "s2"},
                                        pace_links=True)
         if mode is FlowControl.PFC:
-            assert written["conn1"] == {1: fc.LinkPace(500_000, 16 * 500_000),
-                                        2: fc.LinkPace(500_000, 16 * 500_000)}
+            assert written["conn1"] == {1: fc.LinkPace(500_000, 8 * 500_000),
+                                        2: fc.LinkPace(500_000, 8 * 500_000)}
         else:
             assert written["conn1"] is None, mode  # credits bound the backlog already
 
