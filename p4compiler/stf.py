@@ -35,6 +35,9 @@ project's older one (`mcast`, `mirror`, `expect PORT none`, `priority:N`).
     act_prof_create_member PROFILE ACTION(PARAM:VALUE, ...)   # member handles 0, 1, ...
     act_prof_create_group PROFILE                             # group handles 0, 1, ...
     act_prof_add_member_to_group PROFILE MEMBER GROUP
+    act_prof_remove_member_from_group PROFILE MEMBER GROUP
+    act_prof_modify_member PROFILE MEMBER ACTION(PARAM:VALUE, ...)
+    act_prof_delete_member PROFILE MEMBER | act_prof_delete_group PROFILE GROUP
     table_indirect_add TABLE [PRIORITY] KEY:VALUE ... MEMBER
     table_indirect_add_with_group TABLE [PRIORITY] KEY:VALUE ... GROUP
     table_indirect_set_default TABLE MEMBER
@@ -58,7 +61,8 @@ their action and point the entry (or the default) at it. The act_prof_* and
 table_indirect_* commands are simple_switch_CLI's (with the action written as in
 `add`); PROFILE is the action profile's name or a table that uses it, and member
 and group handles count from 0 per profile in creation order, as bmv2 numbers
-them (members made by `add`/`setdefault` count too).
+them (members made by `add`/`setdefault` count too; a new one takes the lowest
+handle free, so a deleted one's handle is given again).
 
 Counter and meter commands take simple_switch_CLI's operands (`counter_write` is
 index, packets, bytes); on a direct counter or meter the index is an entry handle
@@ -432,7 +436,9 @@ def _check_counter(rest: str, lineno: int, where: str) -> CounterCheck:
 
 
 _PROFILE_OPS = ("act_prof_create_member", "act_prof_create_group",
-                "act_prof_add_member_to_group", "table_indirect_add",
+                "act_prof_add_member_to_group", "act_prof_modify_member",
+                "act_prof_delete_member", "act_prof_remove_member_from_group",
+                "act_prof_delete_group", "table_indirect_add",
                 "table_indirect_add_with_group", "table_indirect_set_default",
                 "table_indirect_set_default_with_group")
 
@@ -444,6 +450,12 @@ def _profile(op: str, rest: str, lineno: int, where: str) -> ProfileCommand:
         raise StfError(f"{where}: {op} needs a name")
     if op == "act_prof_create_member":
         return ProfileCommand(op, target, call=_action(rest, where), line=lineno)
+    if op == "act_prof_modify_member":
+        handle, _, act = rest.strip().partition(" ")
+        if not re.fullmatch(_NUM, handle):
+            raise StfError(f"{where}: {op} PROFILE MEMBER ACTION(PARAM:VALUE, ...)")
+        return ProfileCommand(op, target, call=_action(act, where),
+                              handles=(parse_int(handle),), line=lineno)
     if op == "table_indirect_add" or op == "table_indirect_add_with_group":
         if not words or not re.fullmatch(_NUM, words[-1]):
             raise StfError(f"{where}: {op} TABLE [PRIORITY] KEY:VALUE ... HANDLE")
@@ -453,7 +465,8 @@ def _profile(op: str, rest: str, lineno: int, where: str) -> ProfileCommand:
         keys = tuple(_key(w, where) for w in words[:-1])
         return ProfileCommand(op, target, keys=keys, handles=(parse_int(words[-1]),),
                               priority=prio, line=lineno)
-    count = {"act_prof_create_group": 0, "act_prof_add_member_to_group": 2}.get(op, 1)
+    count = {"act_prof_create_group": 0, "act_prof_add_member_to_group": 2,
+             "act_prof_remove_member_from_group": 2}.get(op, 1)
     if len(words) != count or not all(re.fullmatch(_NUM, w) for w in words):
         raise StfError(f"{where}: {op} takes a name and {count} handle(s)")
     return ProfileCommand(op, target, handles=tuple(parse_int(w) for w in words), line=lineno)

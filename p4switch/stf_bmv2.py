@@ -36,10 +36,14 @@ from p4switch.runtime_api import MatchKind, MatchParam
 from p4switch.stf_check import NamedEntries, Outcome, StfRunError, check_counter, compare
 from p4switch.stf_names import ProgramNames, StfNameError
 from p4switch.stf_profiles import (
+    DeleteGroup,
+    DeleteMember,
     Group,
     GroupMember,
+    GroupMemberRemoved,
     IndirectDefault,
     Member,
+    ModifyMember,
     ProfileSteps,
     is_indirect,
 )
@@ -305,6 +309,15 @@ class Bmv2Control:
             return f"act_prof_create_group {s.profile}"
         if isinstance(s, GroupMember):
             return f"act_prof_add_member_to_group {s.profile} {s.member} {s.group}"
+        if isinstance(s, GroupMemberRemoved):
+            return f"act_prof_remove_member_from_group {s.profile} {s.member} {s.group}"
+        if isinstance(s, ModifyMember):
+            args = " ".join(f"{v:#x}" for v in s.call.args)
+            return f"act_prof_modify_member {s.profile} {s.call.action} {s.handle} {args}".rstrip()
+        if isinstance(s, DeleteMember):
+            return f"act_prof_delete_member {s.profile} {s.handle}"
+        if isinstance(s, DeleteGroup):
+            return f"act_prof_delete_group {s.profile} {s.handle}"
         t = s.table
         group = s.target.group is not None
         handle = s.target.group if group else s.target.member

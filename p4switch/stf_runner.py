@@ -41,11 +41,15 @@ from p4switch.stf_check import (
 from p4switch.stf_corpus import ProgramResult, main_corpus
 from p4switch.stf_names import ProgramNames, StfNameError
 from p4switch.stf_profiles import (
+    DeleteGroup,
+    DeleteMember,
     Group,
     GroupMember,
+    GroupMemberRemoved,
     IndirectDefault,
     IndirectEntry,
     Member,
+    ModifyMember,
     ProfileSteps,
     is_indirect,
 )
@@ -130,8 +134,14 @@ class EmbeddedControl:
             sw.act_prof_add_member(s.profile, s.handle, s.call)
         elif isinstance(s, Group):
             sw.act_prof_set_group(s.profile, s.handle, [])
-        elif isinstance(s, GroupMember):
+        elif isinstance(s, (GroupMember, GroupMemberRemoved)):
             sw.act_prof_set_group(s.profile, s.group, list(s.members))
+        elif isinstance(s, ModifyMember):
+            sw.act_prof_modify_member(s.profile, s.handle, s.call)
+        elif isinstance(s, DeleteMember):
+            sw.act_prof_delete_member(s.profile, s.handle)
+        elif isinstance(s, DeleteGroup):
+            sw.act_prof_delete_group(s.profile, s.handle)
         elif isinstance(s, IndirectEntry):
             h = sw.table_add(s.table["name"], s.key, s.target, (s.priority or 0) + 1)
             self.named.name(name, s.table["name"], h)

@@ -179,6 +179,10 @@ def test_entry_names_counter_writes_and_removes() -> None:
     ("act_prof_add_member_to_group p 1", "takes a name and 2 handle(s)"),
     ("table_indirect_add t k:1 m", "TABLE [PRIORITY] KEY:VALUE ... HANDLE"),
     ("act_prof_create_member p", "expected ACTION"),
+    ("act_prof_modify_member p a(x:1)", "PROFILE MEMBER ACTION"),
+    ("act_prof_delete_member p", "takes a name and 1 handle(s)"),
+    ("act_prof_remove_member_from_group p 1", "takes a name and 2 handle(s)"),
+    ("act_prof_delete_group p 1 2", "takes a name and 1 handle(s)"),
 ])
 def test_malformed_p4c_lines_name_the_line(line: str, message: str) -> None:
     with pytest.raises(stf.StfError) as e:
@@ -227,6 +231,20 @@ wait
             stf.parse(" ".join(t), "f.stf")
         except stf.StfError as e:
             assert str(e).startswith("f.stf:")
+
+
+def test_action_profile_changes() -> None:
+    script = stf.parse("""
+        act_prof_modify_member p 2 a(x:5)
+        act_prof_delete_member p 1
+        act_prof_remove_member_from_group p 3 0
+        act_prof_delete_group p 0
+    """)
+    mod, dele, rm, delg = script.commands
+    assert (mod.op, mod.target, mod.handles, mod.call.params) == \
+        ("act_prof_modify_member", "p", (2,), (("x", 5),))
+    assert (dele.handles, rm.handles, delg.handles) == ((1,), (3, 0), (0,))
+    assert script.setup == script.commands
 
 
 def test_action_profile_commands() -> None:

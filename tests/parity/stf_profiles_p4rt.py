@@ -15,11 +15,15 @@ from __future__ import annotations
 from p4switch.runtime_api import MatchKind
 from p4switch.stf_names import ProgramNames
 from p4switch.stf_profiles import (
+    DeleteGroup,
+    DeleteMember,
     Group,
     GroupMember,
+    GroupMemberRemoved,
     IndirectDefault,
     IndirectEntry,
     Member,
+    ModifyMember,
     ProfileSteps,
     is_indirect,
 )
@@ -63,16 +67,23 @@ class P4RuntimeProfiles:
 
         info = self.conn.p4info
         u = p4runtime_pb2.Update(type=p4runtime_pb2.Update.INSERT)
-        if isinstance(s, Member):
+        if isinstance(s, (Member, ModifyMember, DeleteMember)):
             m = u.entity.action_profile_member
             m.action_profile_id = info.id("action_profiles", s.profile)
             m.member_id = s.handle + 1
-            m.action.CopyFrom(self._action(s.call))
-        elif isinstance(s, (Group, GroupMember)):
+            if isinstance(s, DeleteMember):
+                u.type = p4runtime_pb2.Update.DELETE
+            else:
+                m.action.CopyFrom(self._action(s.call))
+                if isinstance(s, ModifyMember):
+                    u.type = p4runtime_pb2.Update.MODIFY
+        elif isinstance(s, (Group, GroupMember, GroupMemberRemoved, DeleteGroup)):
             g = u.entity.action_profile_group
             g.action_profile_id = info.id("action_profiles", s.profile)
-            if isinstance(s, Group):
+            if isinstance(s, (Group, DeleteGroup)):
                 g.group_id = s.handle + 1
+                if isinstance(s, DeleteGroup):
+                    u.type = p4runtime_pb2.Update.DELETE
             else:
                 u.type = p4runtime_pb2.Update.MODIFY   # the group with its members now
                 g.group_id = s.group + 1

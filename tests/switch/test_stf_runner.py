@@ -488,3 +488,22 @@ def test_bad_entry_names_are_one_line_and_exit_2(tmp_path, capsys, script, messa
     assert _run(tmp_path, NAMED_P4.read_text(), script) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+PROFILE_P4 = NAMED_P4.with_name("ctl_stf_profile_changes.p4")
+
+
+@pytest.mark.parametrize("script, message", [
+    ("act_prof_create_member sel_t set_op(v:1, port:1)\nact_prof_create_group sel_t\n"
+     "act_prof_add_member_to_group sel_t 0 0\nact_prof_delete_member sel_t 0",
+     "test.stf:4: member 0 of Ig.sel_t is still in group 0 (bmv2: MBR_STILL_USED)"),
+    ("act_prof_create_member prof_t mark()\nact_prof_delete_member prof_t 0\n"
+     "act_prof_modify_member prof_t 0 mark()", "test.stf:3: action profile Ig.prof_t has no "
+     "member 0"),
+    ("act_prof_create_group sel_t\nact_prof_remove_member_from_group sel_t 0 0",
+     "test.stf:2: action profile Ig.sel_t has no member 0"),
+])
+def test_bad_profile_changes_are_one_line_and_exit_2(tmp_path, capsys, script, message):
+    assert _run(tmp_path, PROFILE_P4.read_text(), script) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
