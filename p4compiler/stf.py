@@ -7,7 +7,8 @@ project's older one (`mcast`, `mirror`, `expect PORT none`, `priority:N`).
     # comment (to the end of the line); names may be quoted ("t", as p4testgen
     # writes them); a table may be named by its path from the package instance
     # (`main.ig.t`, `main.eg.t`: p4switch/stf_names.py)
-    add TABLE [PRIORITY] KEY:VALUE ... ACTION(PARAM:VALUE, ...) [= HANDLE] [priority:N]
+    add TABLE [PRIORITY] KEY:VALUE ... ACTION(PARAM:VALUE, ...) [= NAME] [priority:N]
+                                        # `= NAME` names the entry (check_counter, remove)
     setdefault TABLE ACTION(PARAM:VALUE, ...)
     packet PORT HEX...                  # inject (spaces inside HEX are ignored)
     expect PORT HEX... [$]              # next packet out of PORT, see below
@@ -23,14 +24,20 @@ project's older one (`mcast`, `mirror`, `expect PORT none`, `priority:N`).
     mirroring_delete SESSION
     register_write REGISTER INDEX VALUE | register_reset REGISTER | register_read REGISTER INDEX
     pvs_add VALUE_SET VALUE | pvs_remove VALUE_SET VALUE | pvs_clear VALUE_SET
-    counter_write COUNTER INDEX BYTES PACKETS | counter_read COUNTER INDEX
+    counter_write COUNTER INDEX PACKETS BYTES | counter_read COUNTER INDEX | counter_reset COUNTER
     check_counter COUNTER(INDEX) [packets|bytes OP NUMBER]   # OP: == != < <= > >=
+    check_counter COUNTER(NAME) ...     # NAME (or $NAME): an entry named by `add ... = NAME`
     counter_verify COUNTER(INDEX) [packets|bytes OP NUMBER]
     meter_set_rates METER INDEX RATE:BURST ... | meter_array_set_rates METER RATE:BURST ...
+    meter_get_rates METER INDEX
     remove all                          # delete every table entry added so far
+    remove NAME                         # delete the entry named by `add ... = NAME`
     act_prof_create_member PROFILE ACTION(PARAM:VALUE, ...)   # member handles 0, 1, ...
     act_prof_create_group PROFILE                             # group handles 0, 1, ...
     act_prof_add_member_to_group PROFILE MEMBER GROUP
+    act_prof_remove_member_from_group PROFILE MEMBER GROUP
+    act_prof_modify_member PROFILE MEMBER ACTION(PARAM:VALUE, ...)
+    act_prof_delete_member PROFILE MEMBER | act_prof_delete_group PROFILE GROUP
     table_indirect_add TABLE [PRIORITY] KEY:VALUE ... MEMBER
     table_indirect_add_with_group TABLE [PRIORITY] KEY:VALUE ... GROUP
     table_indirect_set_default TABLE MEMBER
@@ -54,7 +61,12 @@ their action and point the entry (or the default) at it. The act_prof_* and
 table_indirect_* commands are simple_switch_CLI's (with the action written as in
 `add`); PROFILE is the action profile's name or a table that uses it, and member
 and group handles count from 0 per profile in creation order, as bmv2 numbers
-them (members made by `add`/`setdefault` count too).
+them (members made by `add`/`setdefault` count too; a new one takes the lowest
+handle free, so a deleted one's handle is given again).
+
+Counter and meter commands take simple_switch_CLI's operands (`counter_write` is
+index, packets, bytes); on a direct counter or meter the index is an entry handle
+(0, 1, ... per table in the order entries were added), as the CLI takes it.
 
 Keywords are case-insensitive. A statement continues on the next line when a
 line ends with `\\`, and packet data may continue on lines that hold only hex.
@@ -103,6 +115,7 @@ class AddEntry:
     action: ActionCall
     priority: int | None = None
     line: int = 0
+    handle: str | None = None   # `= NAME`: a name for the entry
 
 
 @dataclass(frozen=True)
@@ -175,6 +188,7 @@ class CounterCheck:
     op: str = "=="
     value: int = 0
     line: int = 0
+    entry: str | None = None   # COUNTER(NAME): the entry `add ... = NAME` named
 
 
 @dataclass(frozen=True)
@@ -212,6 +226,7 @@ class StfScript:
 
 _NUM = r"(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|\d[\d_]*)"
 _NAME = r"[A-Za-z_$][\w$.\[\]]*"
+_ENTRY = r"[A-Za-z_$][\w$]*"   # an entry's name (`add ... = NAME`), p4c's STF ID
 # An action name may hold any character but blanks and `(`: p4testgen quotes the names
 # that @name annotations give ("set#b"), as a p4c STF string token.
 _ACTION = re.compile(r"(" + _NAME + r"|[^\s(]+)\s*\((.*)\)\s*$", re.S)
@@ -339,7 +354,11 @@ def _add(rest: str, lineno: int, where: str) -> AddEntry:
     if m:
         priority = parse_int(m.group(1))
         rest = rest[:m.start()]
-    rest = re.sub(r"\)\s*=\s*[\w$]+\s*$", ")", rest)  # `= HANDLE`: a name for the entry
+    handle = None
+    m = re.search(r"\)\s*=\s*(" + _ENTRY + r")\s*$", rest)   # `= NAME`: names the entry
+    if m:
+        handle = m.group(1)
+        rest = rest[:m.start()] + ")"
     paren = _opening_paren(rest.rstrip())
     if paren < 0 or not rest.rstrip().endswith(")"):
         raise StfError(f"{where}: add needs an ACTION(...)")
@@ -352,7 +371,7 @@ def _add(rest: str, lineno: int, where: str) -> AddEntry:
         raise StfError(f"{where}: add needs an action name")
     action = _action(head[-1] + rest[paren:], where)
     keys = tuple(_key(t, where) for t in head[:-1])
-    return AddEntry(table, keys, action, priority, lineno)
+    return AddEntry(table, keys, action, priority, lineno, handle)
 
 
 def _expect(rest: str, lineno: int, where: str) -> Expect:
@@ -400,22 +419,26 @@ def _control(op: str, rest: str, lineno: int, where: str) -> Control:
 
 
 def _check_counter(rest: str, lineno: int, where: str) -> CounterCheck:
-    m = re.fullmatch(r"(" + _NAME + r")\s*\(\s*(\w+)\s*\)\s*(?:(packets|bytes)\s*"
+    m = re.fullmatch(r"(" + _NAME + r")\s*\(\s*([\w$]+)\s*\)\s*(?:(packets|bytes)\s*"
                      r"(==|!=|<=|>=|<|>)\s*(" + _NUM + r"))?", rest.strip())
     if not m:
         raise StfError(f"{where}: expected COUNTER(INDEX) [packets|bytes OP NUMBER]")
-    index = m.group(2)
-    if not re.fullmatch(_NUM, index):
-        raise StfError(f"{where}: counter index {index!r} must be a number "
-                       "(entry handles are not supported)")
+    index, entry = m.group(2), None
+    if not re.fullmatch(_NUM, index):   # p4c's id_or_index: an entry's `= NAME`
+        if not re.fullmatch(_ENTRY, index):
+            raise StfError(f"{where}: counter index {index!r} is neither a number nor "
+                           "an entry's NAME (add ... = NAME)")
+        index, entry = "0", index
     if m.group(3):
         return CounterCheck(m.group(1), parse_int(index), m.group(3), m.group(4),
-                            parse_int(m.group(5)), lineno)
-    return CounterCheck(m.group(1), parse_int(index), line=lineno)
+                            parse_int(m.group(5)), lineno, entry)
+    return CounterCheck(m.group(1), parse_int(index), line=lineno, entry=entry)
 
 
 _PROFILE_OPS = ("act_prof_create_member", "act_prof_create_group",
-                "act_prof_add_member_to_group", "table_indirect_add",
+                "act_prof_add_member_to_group", "act_prof_modify_member",
+                "act_prof_delete_member", "act_prof_remove_member_from_group",
+                "act_prof_delete_group", "table_indirect_add",
                 "table_indirect_add_with_group", "table_indirect_set_default",
                 "table_indirect_set_default_with_group")
 
@@ -427,6 +450,12 @@ def _profile(op: str, rest: str, lineno: int, where: str) -> ProfileCommand:
         raise StfError(f"{where}: {op} needs a name")
     if op == "act_prof_create_member":
         return ProfileCommand(op, target, call=_action(rest, where), line=lineno)
+    if op == "act_prof_modify_member":
+        handle, _, act = rest.strip().partition(" ")
+        if not re.fullmatch(_NUM, handle):
+            raise StfError(f"{where}: {op} PROFILE MEMBER ACTION(PARAM:VALUE, ...)")
+        return ProfileCommand(op, target, call=_action(act, where),
+                              handles=(parse_int(handle),), line=lineno)
     if op == "table_indirect_add" or op == "table_indirect_add_with_group":
         if not words or not re.fullmatch(_NUM, words[-1]):
             raise StfError(f"{where}: {op} TABLE [PRIORITY] KEY:VALUE ... HANDLE")
@@ -436,7 +465,8 @@ def _profile(op: str, rest: str, lineno: int, where: str) -> ProfileCommand:
         keys = tuple(_key(w, where) for w in words[:-1])
         return ProfileCommand(op, target, keys=keys, handles=(parse_int(words[-1]),),
                               priority=prio, line=lineno)
-    count = {"act_prof_create_group": 0, "act_prof_add_member_to_group": 2}.get(op, 1)
+    count = {"act_prof_create_group": 0, "act_prof_add_member_to_group": 2,
+             "act_prof_remove_member_from_group": 2}.get(op, 1)
     if len(words) != count or not all(re.fullmatch(_NUM, w) for w in words):
         raise StfError(f"{where}: {op} takes a name and {count} handle(s)")
     return ProfileCommand(op, target, handles=tuple(parse_int(w) for w in words), line=lineno)
@@ -471,10 +501,11 @@ def _statement(word: str, rest: str, lineno: int, where: str) -> Command | None:
     if word in ("check_counter", "counter_verify"):
         return _check_counter(rest, lineno, where)
     if word == "remove":
-        if rest.strip().lower() != "all":
-            raise StfError(f"{where}: unsupported STF command 'remove {rest.strip()}' at line "
-                           f"{lineno} (only 'remove all')")
-        return Control("remove_all", (), lineno)
+        if rest.strip().lower() == "all":
+            return Control("remove_all", (), lineno)
+        if not re.fullmatch(_ENTRY, rest.strip()):
+            raise StfError(f"{where}: remove takes 'all' or an entry's NAME (add ... = NAME)")
+        return Control("remove_entry", (rest.strip(),), lineno)
     if word in ("wait", "no_packet"):
         if rest.strip():
             raise StfError(f"{where}: {word} takes no operands")

@@ -33,13 +33,17 @@ from pathlib import Path
 
 from p4compiler import stf
 from p4switch.runtime_api import MatchKind, MatchParam
-from p4switch.stf_check import Outcome, StfRunError, check_counter, compare
+from p4switch.stf_check import NamedEntries, Outcome, StfRunError, check_counter, compare
 from p4switch.stf_names import ProgramNames, StfNameError
 from p4switch.stf_profiles import (
+    DeleteGroup,
+    DeleteMember,
     Group,
     GroupMember,
+    GroupMemberRemoved,
     IndirectDefault,
     Member,
+    ModifyMember,
     ProfileSteps,
     is_indirect,
 )
@@ -295,6 +299,7 @@ class Bmv2Control:
         self.nodes = 0
         self.touched: set[str] = set()
         self.profiles = ProfileSteps(names)
+        self.named = NamedEntries()
 
     def _step(self, s) -> str:
         if isinstance(s, Member):
@@ -304,6 +309,15 @@ class Bmv2Control:
             return f"act_prof_create_group {s.profile}"
         if isinstance(s, GroupMember):
             return f"act_prof_add_member_to_group {s.profile} {s.member} {s.group}"
+        if isinstance(s, GroupMemberRemoved):
+            return f"act_prof_remove_member_from_group {s.profile} {s.member} {s.group}"
+        if isinstance(s, ModifyMember):
+            args = " ".join(f"{v:#x}" for v in s.call.args)
+            return f"act_prof_modify_member {s.profile} {s.call.action} {s.handle} {args}".rstrip()
+        if isinstance(s, DeleteMember):
+            return f"act_prof_delete_member {s.profile} {s.handle}"
+        if isinstance(s, DeleteGroup):
+            return f"act_prof_delete_group {s.profile} {s.handle}"
         t = s.table
         group = s.target.group is not None
         handle = s.target.group if group else s.target.member
@@ -353,7 +367,12 @@ class Bmv2Control:
         if op in ("wait", "no_packet"):
             return []
         if op == "remove_all":
+            self.named.entries.clear()
             return [f"table_clear {t}" for t in sorted(self.touched)]
+        if op == "remove_entry":
+            table, handle = self.named.pop(a[0], where)
+            indirect = "_indirect" if is_indirect(n.tables[table]) else ""
+            return [f"table{indirect}_delete {table} {handle}"]
         if op.startswith("register_"):
             return [" ".join([op, n.register(a[0], where)] + [str(x) for x in a[1:]])]
         if op.startswith("pvs_"):
@@ -385,9 +404,7 @@ def run_bmv2(j: dict, script: stf.StfScript, filename: str = "<stf>", timeout: f
 
         def flush() -> None:
             if batch:
-                text = sw.cli_run(batch)
-                for m in _CLI_ERROR.finditer(text):
-                    outcome.mismatches.append(f"simple_switch_CLI ({filename}): {m.group(0)}")
+                _cli_errors(sw.cli_run(batch), filename, outcome)
                 batch.clear()
         for c in script.commands:
             if isinstance(c, stf.Packet):
@@ -395,17 +412,27 @@ def run_bmv2(j: dict, script: stf.StfScript, filename: str = "<stf>", timeout: f
                 sw.send(c.port, c.data)
             elif isinstance(c, stf.CounterCheck):
                 checks.append(c)
+            elif isinstance(c, stf.AddEntry) and c.handle:
+                flush()   # alone, to read the handle bmv2 gives the entry
+                batch.extend(ctl.lines(c))
+                text = sw.cli_run(batch)
+                batch.clear()
+                _cli_errors(text, filename, outcome)
+                handles = re.findall(r"Entry has been added with handle (\d+)", text)
+                if handles:
+                    t = names.table(c.table, f"{filename}:{c.line}")
+                    ctl.named.name(c.handle, t["name"], int(handles[-1]))
             elif not isinstance(c, stf.Expect):
                 batch.extend(ctl.lines(c))
         flush()
         sw.close_inputs()
         sw.quiesce()
         for c in checks:  # read at the end: bmv2 has processed the packets by then
-            name = names.counter(c.counter, f"{filename}:{c.line}")
-            text = sw.cli_run([f"counter_read {name} {c.index}"])
+            name, _, index = ctl.named.counter_cell(c, names, f"{filename}:{c.line}")
+            text = sw.cli_run([f"counter_read {name} {index}"])
             counts = _counter_answer(text)
             msg = (check_counter(c, counts[1], counts[0], filename, name) if counts else
-                   f"counter {name}[{c.index}]: simple_switch_CLI did not answer ({text[:80]})")
+                   f"counter {name}[{index}]: simple_switch_CLI did not answer ({text[:80]})")
             if msg:
                 outcome.mismatches.append(msg)
     except StfNameError as e:
@@ -419,6 +446,11 @@ def run_bmv2(j: dict, script: stf.StfScript, filename: str = "<stf>", timeout: f
     outcome.outputs = defaultdict(list, outputs)
     outcome.mismatches.extend(compare(script, outcome.outputs, filename))
     return outcome
+
+
+def _cli_errors(text: str, filename: str, outcome: Outcome) -> None:
+    for m in _CLI_ERROR.finditer(text):
+        outcome.mismatches.append(f"simple_switch_CLI ({filename}): {m.group(0)}")
 
 
 def _counter_answer(text: str) -> tuple[int, int] | None:

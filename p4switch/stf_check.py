@@ -87,8 +87,48 @@ def check_counter(c: stf.CounterCheck, nbytes: int, npkts: int, filename: str,
     have = npkts if c.what == "packets" else nbytes
     if _OPS[c.op](have, c.value):
         return None
-    return (f"counter {name or c.counter}[{c.index}] ({filename}:{c.line}): {c.what} {have}, "
+    cell = c.entry if c.entry is not None else c.index
+    return (f"counter {name or c.counter}[{cell}] ({filename}:{c.line}): {c.what} {have}, "
             f"expected {c.op} {c.value}")
+
+
+# ----------------------------------------------------------------- named entries
+class NamedEntries:
+    """Entries the script named (`add ... = NAME`): NAME -> (table, entry handle).
+    p4c's STF writes `check_counter C($NAME)` for the entry `= NAME` made; a leading
+    `$` is not part of the name."""
+
+    def __init__(self):
+        self.entries: dict[str, tuple[str, int]] = {}
+
+    def name(self, name: str | None, table: str, handle: int) -> None:
+        if name:
+            self.entries[name.lstrip("$")] = (table, handle)
+
+    def get(self, name: str, where: str) -> tuple[str, int]:
+        if name.lstrip("$") in self.entries:   # `$A` and `A` name the same entry
+            return self.entries[name.lstrip("$")]
+        known = ", ".join(sorted(self.entries)) or "none"
+        raise StfRunError(f"{where}: no entry named {name!r} (add ... = NAME; named: {known})")
+
+    def pop(self, name: str, where: str) -> tuple[str, int]:
+        found = self.get(name, where)
+        self.entries = {k: v for k, v in self.entries.items() if v != found}
+        return found
+
+    def counter_cell(self, c: stf.CounterCheck, names, where: str
+                     ) -> tuple[str, str | None, int]:
+        """(counter, table if direct, index or entry handle) that check_counter reads."""
+        name = names.counter(c.counter, where)
+        table = names.direct_counters.get(name)
+        if c.entry is None:
+            return name, table, c.index
+        etable, handle = self.get(c.entry, where)
+        if table != etable:
+            raise StfRunError(f"{where}: {c.entry} is an entry of {etable}; counter {name} "
+                              + (f"counts {table}'s entries" if table else
+                                 "is not a direct counter"))
+        return name, table, handle
 
 
 # ----------------------------------------------------------------- ordering

@@ -50,6 +50,9 @@ class ProgramNames:
         self.direct_counters = {c["name"]: c["binding"] for c in j.get("counter_arrays", [])
                                 if c.get("is_direct") and c.get("binding")}
         self.meters = {m["name"]: m.get("size", 0) for m in j.get("meter_arrays", [])}
+        # a direct meter's cells are its table's entries, as a direct counter's
+        self.direct_meters = {m["name"]: m["binding"] for m in j.get("meter_arrays", [])
+                              if m.get("is_direct") and m.get("binding")}
         self.value_sets = {v["name"]: v.get("compressed_bitwidth", 0)
                            for v in j.get("parse_vsets", [])}
 

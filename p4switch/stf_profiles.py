@@ -49,6 +49,33 @@ class GroupMember:
 
 
 @dataclass(frozen=True)
+class ModifyMember:
+    profile: str
+    handle: int
+    call: ActionCall
+
+
+@dataclass(frozen=True)
+class DeleteMember:
+    profile: str
+    handle: int
+
+
+@dataclass(frozen=True)
+class GroupMemberRemoved:
+    profile: str
+    member: int
+    group: int
+    members: tuple[int, ...]   # the group's members after this one left, ascending
+
+
+@dataclass(frozen=True)
+class DeleteGroup:
+    profile: str
+    handle: int
+
+
+@dataclass(frozen=True)
 class IndirectEntry:
     table: dict
     key: list[MatchParam]
@@ -62,7 +89,8 @@ class IndirectDefault:
     target: IndirectTarget
 
 
-Step = Member | Group | GroupMember | IndirectEntry | IndirectDefault
+Step = (Member | Group | GroupMember | IndirectEntry | IndirectDefault | ModifyMember
+        | DeleteMember | GroupMemberRemoved | DeleteGroup)
 
 
 def is_indirect(table: dict) -> bool:
@@ -78,8 +106,8 @@ class ProfileSteps:
         for t in names.tables.values():
             if is_indirect(t) and t.get("action_profile"):
                 self.users.setdefault(t["action_profile"], []).append(t)
-        self.members: dict[str, int] = {}
-        self.groups: dict[str, list[list[int]]] = {}
+        self.members: dict[str, set[int]] = {}           # profile -> live member handles
+        self.groups: dict[str, list[list[int] | None]] = {}   # by handle; None: deleted
 
     def profile(self, name: str, where: str) -> str:
         """An action profile by name (or unique suffix), or the profile of a table."""
@@ -95,13 +123,18 @@ class ProfileSteps:
 
     def _member(self, prof: str, call: stf.ActionCall, where: str) -> Member:
         table = self.users[prof][0]
-        h = self.members.get(prof, 0)
-        self.members[prof] = h + 1
+        live = self.members.setdefault(prof, set())
+        h = next(i for i in range(len(live) + 1) if i not in live)   # bmv2: lowest free
+        live.add(h)
         return Member(prof, h, self.names.call(table, call, where))
 
     def _check(self, prof: str, kind: str, handle: int, where: str) -> None:
-        have = self.members.get(prof, 0) if kind == "member" else len(self.groups.get(prof, []))
-        if not 0 <= handle < have:
+        if kind == "member":
+            ok = handle in self.members.get(prof, set())
+        else:
+            groups = self.groups.get(prof, [])
+            ok = 0 <= handle < len(groups) and groups[handle] is not None
+        if not ok:
             raise StfNameError(f"{where}: action profile {prof} has no {kind} {handle}")
 
     def _indirect_table(self, name: str, where: str) -> dict:
@@ -134,8 +167,11 @@ class ProfileSteps:
                 raise StfNameError(f"{where}: action profile {prof} has no selector: "
                                    "no groups")
             groups = self.groups.setdefault(prof, [])
-            groups.append([])
-            return [Group(prof, len(groups) - 1)]
+            h = next((i for i, g in enumerate(groups) if g is None), len(groups))
+            if h == len(groups):
+                groups.append([])
+            groups[h] = []
+            return [Group(prof, h)]
         if op == "act_prof_add_member_to_group":
             prof = self.profile(c.target, where)
             mbr, grp = c.handles
@@ -147,6 +183,8 @@ class ProfileSteps:
             members.append(mbr)
             members.sort()
             return [GroupMember(prof, mbr, grp, tuple(members))]
+        if op.startswith("act_prof_"):
+            return [self._change(op, self.profile(c.target, where), c, where)]
         t = self._indirect_table(c.target, where)
         prof = t["action_profile"]
         group = op.endswith("_with_group")
@@ -157,3 +195,29 @@ class ProfileSteps:
             key = self.names.match_key(t, c.keys, where)
             return [IndirectEntry(t, key, target, c.priority)]
         return [IndirectDefault(t, target)]
+
+    def _change(self, op: str, prof: str, c: stf.ProfileCommand, where: str) -> Step:
+        """act_prof_modify_member / _delete_member / _remove_member_from_group /
+        _delete_group, with bmv2's checks on handles and use."""
+        kind = "group" if op == "act_prof_delete_group" else "member"
+        self._check(prof, kind, c.handles[0], where)
+        h = c.handles[0]
+        if op == "act_prof_modify_member":
+            return ModifyMember(prof, h, self.names.call(self.users[prof][0], c.call, where))
+        if op == "act_prof_delete_member":
+            used = [g for g, ms in enumerate(self.groups.get(prof, [])) if ms and h in ms]
+            if used:
+                raise StfNameError(f"{where}: member {h} of {prof} is still in group "
+                                   f"{used[0]} (bmv2: MBR_STILL_USED)")
+            self.members[prof].discard(h)
+            return DeleteMember(prof, h)
+        if op == "act_prof_delete_group":
+            self.groups[prof][h] = None
+            return DeleteGroup(prof, h)
+        grp = c.handles[1]
+        self._check(prof, "group", grp, where)
+        members = self.groups[prof][grp]
+        if h not in members:
+            raise StfNameError(f"{where}: member {h} is not in group {grp}")
+        members.remove(h)
+        return GroupMemberRemoved(prof, h, grp, tuple(members))

@@ -30,15 +30,26 @@ from pathlib import Path
 
 from p4compiler import stf
 from p4switch.runtime_api import DataplaneError, Replica
-from p4switch.stf_check import Outcome, StfRunError, check_counter, compare, ordering_notes
+from p4switch.stf_check import (
+    NamedEntries,
+    Outcome,
+    StfRunError,
+    check_counter,
+    compare,
+    ordering_notes,
+)
 from p4switch.stf_corpus import ProgramResult, main_corpus
 from p4switch.stf_names import ProgramNames, StfNameError
 from p4switch.stf_profiles import (
+    DeleteGroup,
+    DeleteMember,
     Group,
     GroupMember,
+    GroupMemberRemoved,
     IndirectDefault,
     IndirectEntry,
     Member,
+    ModifyMember,
     ProfileSteps,
     is_indirect,
 )
@@ -109,6 +120,7 @@ class EmbeddedControl:
         self.rep = Replication(sw)
         self.profiles = ProfileSteps(names)
         self.touched: set[str] = set()
+        self.named = NamedEntries()
 
     def _indirect(self, c, where: str) -> bool:
         if isinstance(c, stf.ProfileCommand):
@@ -116,16 +128,23 @@ class EmbeddedControl:
         return (isinstance(c, (stf.AddEntry, stf.SetDefault))
                 and is_indirect(self.names.table(c.table, where)))
 
-    def _step(self, s) -> None:
+    def _step(self, s, name: str | None) -> None:
         sw = self.sw
         if isinstance(s, Member):
             sw.act_prof_add_member(s.profile, s.handle, s.call)
         elif isinstance(s, Group):
             sw.act_prof_set_group(s.profile, s.handle, [])
-        elif isinstance(s, GroupMember):
+        elif isinstance(s, (GroupMember, GroupMemberRemoved)):
             sw.act_prof_set_group(s.profile, s.group, list(s.members))
+        elif isinstance(s, ModifyMember):
+            sw.act_prof_modify_member(s.profile, s.handle, s.call)
+        elif isinstance(s, DeleteMember):
+            sw.act_prof_delete_member(s.profile, s.handle)
+        elif isinstance(s, DeleteGroup):
+            sw.act_prof_delete_group(s.profile, s.handle)
         elif isinstance(s, IndirectEntry):
-            sw.table_add(s.table["name"], s.key, s.target, (s.priority or 0) + 1)
+            h = sw.table_add(s.table["name"], s.key, s.target, (s.priority or 0) + 1)
+            self.named.name(name, s.table["name"], h)
             self.touched.add(s.table["name"])
         elif isinstance(s, IndirectDefault):
             sw.table_set_default(s.table["name"], s.target)
@@ -136,13 +155,14 @@ class EmbeddedControl:
         try:
             if self._indirect(c, where):
                 for s in self.profiles.steps(c, where):
-                    self._step(s)
+                    self._step(s, getattr(c, "handle", None))
             elif isinstance(c, stf.AddEntry):
                 t = n.table(c.table, where)
                 key = n.match_key(t, c.keys, where)
                 # STF priorities count from 0 (bmv2stf gives bmv2 10000 - p); P4Runtime's from 1
                 prio = (c.priority or 0) + 1
-                self.sw.table_add(t["name"], key, n.call(t, c.action, where), prio)
+                h = self.sw.table_add(t["name"], key, n.call(t, c.action, where), prio)
+                self.named.name(c.handle, t["name"], h)
                 self.touched.add(t["name"])
             elif isinstance(c, stf.SetDefault):
                 t = n.table(c.table, where)
@@ -152,12 +172,11 @@ class EmbeddedControl:
             elif isinstance(c, stf.MirrorSession):
                 self.sw.clone_session_set(c.session, [Replica(c.port)])
             elif isinstance(c, stf.CounterCheck):
-                name = n.counter(c.counter, where)
-                table = n.direct_counters.get(name)
                 # a direct counter's index is an entry handle, as simple_switch_CLI's
                 # counter_read takes it
-                nb, np_ = (self.sw.direct_counter_read(table, c.index) if table else
-                           self.sw.counter_read(name, c.index))
+                name, table, index = self.named.counter_cell(c, n, where)
+                nb, np_ = (self.sw.direct_counter_read(table, index) if table else
+                           self.sw.counter_read(name, index))
                 msg = check_counter(c, nb, np_, self.filename, name)
                 if msg:
                     outcome.mismatches.append(msg)
@@ -178,14 +197,15 @@ class EmbeddedControl:
             name = n.register(a[0], where)
             for i in range(n.registers[name]):
                 sw.register_write(name, i, 0)
-        elif op == "counter_write":
-            sw.counter_write(n.counter(a[0], where), a[1], a[2], a[3])
-        elif op == "counter_reset":
-            name = n.counter(a[0], where)
-            for i in range(n.counters[name]):
-                sw.counter_write(name, i, 0, 0)
+        elif op.startswith("counter_"):
+            self._counter(op, a, where)
         elif op == "meter_set_rates":
-            sw.meter_set(n.meter(a[0], where), a[1], list(a[2]))
+            name = n.meter(a[0], where)
+            table = n.direct_meters.get(name)   # the index is an entry handle
+            if table:
+                sw.direct_meter_set(table, a[1], list(a[2]))
+            else:
+                sw.meter_set(name, a[1], list(a[2]))
         elif op == "meter_array_set_rates":
             name = n.meter(a[0], where)
             for i in range(n.meters[name]):
@@ -193,6 +213,9 @@ class EmbeddedControl:
         elif op == "remove_all":
             for t in sorted(self.touched):
                 sw.table_clear(t)
+            self.named.entries.clear()
+        elif op == "remove_entry":
+            sw.table_delete(*self.named.pop(a[0], where))
         elif op in ("pvs_add", "pvs_remove", "pvs_clear"):
             name = n.value_set(a[0], where)
             if op == "pvs_clear":
@@ -201,11 +224,28 @@ class EmbeddedControl:
                 (sw.value_set_add if op == "pvs_add" else sw.value_set_remove)(name, a[1])
         elif op == "register_read":
             n.register(a[0], where)  # only checks the name: the CLI prints the value
-        elif op == "counter_read":
-            n.counter(a[0], where)
         elif op == "meter_get_rates":
             n.meter(a[0], where)
         # wait, no_packet, mirroring_get: nothing to do in a synchronous run
+
+    def _counter(self, op: str, a: tuple, where: str) -> None:
+        """counter_write NAME INDEX PACKETS BYTES / counter_reset NAME / counter_read,
+        with simple_switch_CLI's operands: on a direct counter INDEX is an entry handle."""
+        sw, name = self.sw, self.names.counter(a[0], where)
+        table = self.names.direct_counters.get(name)
+        if op == "counter_write":
+            index, packets, nbytes = a[1], a[2], a[3]
+            if table:
+                sw.direct_counter_write(table, index, nbytes, packets)
+            else:
+                sw.counter_write(name, index, nbytes, packets)
+        elif op == "counter_reset":
+            if table:
+                sw.direct_counter_reset(table)
+            else:
+                for i in range(self.names.counters[name]):
+                    sw.counter_write(name, i, 0, 0)
+        # counter_read: the name is checked; the CLI only prints the value
 
 
 # ----------------------------------------------------------------- running

@@ -94,6 +94,12 @@ class DataplaneApi:
         e = self._table(table).get(handle)
         e.nbytes, e.npkts = nbytes, packets
 
+    def direct_counter_reset(self, table: str) -> None:
+        """Zero the counts of every entry of `table` (simple_switch_CLI's counter_reset
+        on a direct counter: bm_mt_reset_counters)."""
+        for e in self._table(table).entries.values():
+            e.nbytes = e.npkts = 0
+
     def _value_set(self, name: str) -> set:
         vs = self._prog().parse_vsets.get(name)
         if vs is None:

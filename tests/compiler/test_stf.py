@@ -136,18 +136,53 @@ def test_p4c_dialect_expectations_and_control_commands() -> None:
     assert script.ports() == {0, 1, 2}
 
 
+def test_entry_names_counter_writes_and_removes() -> None:
+    """p4c's `add ... = ID` and `check_counter C(ID)` (also `$ID`, as p4c's own example
+    writes it), `remove NAME`, and simple_switch_CLI's counter/meter commands."""
+    script = stf.parse("""
+        add t 3 k:1 a(x:2) = first
+        add t k:2 a(x:3) = $second priority:4
+        check_counter c($first) bytes >= 7
+        check_counter c(second)
+        remove second
+        remove all
+        counter_write c 1 5 100
+        counter_reset c
+        counter_read c 1
+        meter_set_rates m 0 0.5:1 1:2
+        meter_get_rates m 0
+        mirroring_get 4
+    """)
+    first, second, check1, check2, rm, rmall, *rest = script.commands
+    assert (first.handle, first.priority, second.handle, second.priority) == \
+        ("first", 3, "$second", 4)
+    assert second.action.params == (("x", 3),)
+    assert (check1.entry, check1.what, check1.op, check1.value) == ("$first", "bytes", ">=", 7)
+    assert check2.entry == "second" and check2.value == 0
+    assert (rm.op, rm.args, rmall.op) == ("remove_entry", ("second",), "remove_all")
+    assert [(c.op, c.args) for c in rest[:3]] == [
+        ("counter_write", ("c", 1, 5, 100)), ("counter_reset", ("c",)), ("counter_read", ("c", 1))]
+    assert rest[3].args == ("m", 0, ((0.5, 1), (1.0, 2)))
+    assert [c.op for c in rest[4:]] == ["meter_get_rates", "mirroring_get"]
+
+
 @pytest.mark.parametrize("line, message", [
     ("expect 1 01 $ 02", "'$' may only end"),
     ("mc_node_associate 1", "takes 2 operands"),
-    ("check_counter c(x)", "must be a number"),
+    ("check_counter c(1x)", "neither a number nor an entry's NAME"),
     ("meter_array_set_rates m 5", "RATE:BURST"),
-    ("remove 3", "unsupported STF command 'remove 3' at line 2"),
+    ("remove 3", "remove takes 'all' or an entry's NAME"),
+    ("remove a b", "remove takes 'all' or an entry's NAME"),
     ("wait 3", "no operands"),
     ("table_dump t", "unsupported STF command 'table_dump' at line 2"),
     ("act_prof_create_group p 3", "takes a name and 0 handle(s)"),
     ("act_prof_add_member_to_group p 1", "takes a name and 2 handle(s)"),
     ("table_indirect_add t k:1 m", "TABLE [PRIORITY] KEY:VALUE ... HANDLE"),
     ("act_prof_create_member p", "expected ACTION"),
+    ("act_prof_modify_member p a(x:1)", "PROFILE MEMBER ACTION"),
+    ("act_prof_delete_member p", "takes a name and 1 handle(s)"),
+    ("act_prof_remove_member_from_group p 1", "takes a name and 2 handle(s)"),
+    ("act_prof_delete_group p 1 2", "takes a name and 1 handle(s)"),
 ])
 def test_malformed_p4c_lines_name_the_line(line: str, message: str) -> None:
     with pytest.raises(stf.StfError) as e:
@@ -196,6 +231,20 @@ wait
             stf.parse(" ".join(t), "f.stf")
         except stf.StfError as e:
             assert str(e).startswith("f.stf:")
+
+
+def test_action_profile_changes() -> None:
+    script = stf.parse("""
+        act_prof_modify_member p 2 a(x:5)
+        act_prof_delete_member p 1
+        act_prof_remove_member_from_group p 3 0
+        act_prof_delete_group p 0
+    """)
+    mod, dele, rm, delg = script.commands
+    assert (mod.op, mod.target, mod.handles, mod.call.params) == \
+        ("act_prof_modify_member", "p", (2,), (("x", 5),))
+    assert (dele.handles, rm.handles, delg.handles) == ((1,), (3, 0), (0,))
+    assert script.setup == script.commands
 
 
 def test_action_profile_commands() -> None:

@@ -13,6 +13,7 @@ process's id, so two runs never touch each other's links.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -143,7 +144,8 @@ class Lab:
         res = Result()
         try:
             res.errors = sh.run_stf(target, self.conn, self.socks, script, name,
-                                    trace=res.frames)
+                                    trace=res.frames,
+                                    program=json.loads(json_path.read_text()))
         finally:
             sh.remove_replication(self.conn, script)
         return res

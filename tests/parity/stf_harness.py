@@ -244,6 +244,8 @@ def apply_setup(conn, c) -> None:
         cs = update.entity.packet_replication_engine_entry.clone_session_entry
         cs.session_id = session
         cs.replicas.add(egress_port=port, instance=0)
+    elif kind == "Control" and c.op in ("wait", "no_packet"):
+        return  # the packets are waited for anyway
     elif kind == "Control":  # a runtime CLI command with no P4Runtime stand-in here
         raise ValueError(f"line {c.line}: {c.op} is not supported over P4Runtime by this "
                          "harness (only mirroring_add)")
@@ -323,17 +325,26 @@ def _collect(socks: dict[int, socket.socket], got: dict[int, list[bytes]],
 
 
 def run_stf(target: Target, conn, socks: dict[int, socket.socket], script,
-            name: str, trace: list[dict[int, list[bytes]]] | None = None) -> list[str]:
+            name: str, trace: list[dict[int, list[bytes]]] | None = None,
+            program: dict | None = None) -> list[str]:
     """Run the script's commands in order; return the mismatches (empty: pass).
     `trace`, if given, gets one dict per packet sent: port -> the frames that came out
-    after it (before the next packet)."""
+    after it (before the next packet). `program` (the bmv2 JSON) lets the script use
+    action profiles and selectors (stf_profiles_p4rt.py)."""
     cmds = script.commands
+    profiles = None
+    if program is not None:
+        from stf_profiles_p4rt import P4RuntimeProfiles
+
+        profiles = P4RuntimeProfiles(conn, program)
     got: dict[int, list[bytes]] = defaultdict(list)
     errors: list[str] = []
     for i, c in enumerate(cmds):
         kind = type(c).__name__
         where = f"{name}:{c.line}"
-        if kind in ("AddEntry", "SetDefault", "McastGroup", "MirrorSession", "Control"):
+        if profiles is not None and profiles.takes(c):
+            profiles.apply(c, where)
+        elif kind in ("AddEntry", "SetDefault", "McastGroup", "MirrorSession", "Control"):
             apply_setup(conn, c)
         elif kind == "Packet":
             want: dict[int, int] = defaultdict(int)

@@ -425,3 +425,85 @@ def test_bmv2_applies_the_late_add_before_the_packet_as_the_note_says(tmp_path, 
     assert _run(tmp_path, BASIC_P4, LATE_ADD_STF, "--switch", "bmv2", "--timeout", "30") == 0
     captured = capsys.readouterr()
     assert captured.out.startswith("PASS") and "note: test.stf:2:" in captured.err
+
+
+# ---- the STF commands of p4c's bmv2 driver and simple_switch_CLI's counter/meter commands
+# (differential programs: entries named with `= NAME`, counter_write/counter_reset with the
+# CLI's operands, meter_set_rates on a direct meter); the same script on both switches
+STF_COMMAND_PROGRAMS = sorted(
+    (Path(__file__).resolve().parents[1] / "differential" / "programs").glob("ctl_stf_*.p4"))
+
+
+def _program(p4: Path, *extra: str) -> int:
+    return main([str(p4), str(p4.with_suffix(".stf")), *extra])
+
+
+@pytest.mark.parametrize("p4", STF_COMMAND_PROGRAMS, ids=[p.stem for p in STF_COMMAND_PROGRAMS])
+def test_stf_command_programs_pass_on_the_embedded_switch(p4: Path, capsys):
+    assert _program(p4) == 0, capsys.readouterr().out
+
+
+@needs_bmv2
+@pytest.mark.parametrize("p4", STF_COMMAND_PROGRAMS, ids=[p.stem for p in STF_COMMAND_PROGRAMS])
+def test_stf_command_programs_pass_on_bmv2(p4: Path, capsys):
+    assert _program(p4, "--switch", "bmv2", "--timeout", "30") == 0, capsys.readouterr().out
+
+
+NAMED_P4 = (Path(__file__).resolve().parents[1] / "differential" / "programs"
+            / "ctl_stf_named_entries.p4")
+COUNTER_P4 = NAMED_P4.with_name("ctl_stf_counter_write.p4")
+
+
+@pytest.mark.parametrize("switch", ["embedded", pytest.param("bmv2", marks=needs_bmv2)])
+def test_a_named_entry_counter_that_does_not_hold_names_the_entry(tmp_path, capsys, switch):
+    script = ("add Ig.t hdr.h.k:1 Ig.fwd(port:1) = one\n"
+              "packet 0 01 00 aa\nexpect 1 01 00 aa\n"
+              "check_counter Ig.hits($one) packets == 2\n")
+    assert _run(tmp_path, NAMED_P4.read_text(), script, "--switch", switch,
+                "--timeout", "30") == 1
+    assert "counter Ig.hits[$one] (test.stf:4): packets 1, expected == 2" in \
+        capsys.readouterr().out
+
+
+@pytest.mark.parametrize("switch", ["embedded", pytest.param("bmv2", marks=needs_bmv2)])
+def test_counter_write_takes_packets_then_bytes(tmp_path, capsys, switch):
+    # simple_switch_CLI's counter_write <name> <index> <packets> <bytes>
+    script = ("counter_write Ig.seen 3 7 1000\n"
+              "packet 0 03 00\n"
+              "expect 0 03 00\n"   # no entry: egress_spec stays 0
+              "check_counter Ig.seen(3) packets == 8\n"
+              "check_counter Ig.seen(3) bytes == 1002\n")
+    assert _run(tmp_path, COUNTER_P4.read_text(), script, "--switch", switch,
+                "--timeout", "30") == 0, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("script, message", [
+    ("check_counter Ig.hits($nobody)", "test.stf:1: no entry named '$nobody'"),
+    ("remove nobody", "test.stf:1: no entry named 'nobody' (add ... = NAME; named: none)"),
+    ("add Ig.p hdr.h.k:1 Ig.keep() = a\ncheck_counter Ig.hits(a)",
+     "test.stf:2: a is an entry of Ig.p; counter Ig.hits counts Ig.t's entries"),
+    ("add Ig.t hdr.h.k:1 Ig.miss() = a\nremove all\nremove a", "test.stf:3: no entry named 'a'"),
+])
+def test_bad_entry_names_are_one_line_and_exit_2(tmp_path, capsys, script, message):
+    assert _run(tmp_path, NAMED_P4.read_text(), script) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+PROFILE_P4 = NAMED_P4.with_name("ctl_stf_profile_changes.p4")
+
+
+@pytest.mark.parametrize("script, message", [
+    ("act_prof_create_member sel_t set_op(v:1, port:1)\nact_prof_create_group sel_t\n"
+     "act_prof_add_member_to_group sel_t 0 0\nact_prof_delete_member sel_t 0",
+     "test.stf:4: member 0 of Ig.sel_t is still in group 0 (bmv2: MBR_STILL_USED)"),
+    ("act_prof_create_member prof_t mark()\nact_prof_delete_member prof_t 0\n"
+     "act_prof_modify_member prof_t 0 mark()", "test.stf:3: action profile Ig.prof_t has no "
+     "member 0"),
+    ("act_prof_create_group sel_t\nact_prof_remove_member_from_group sel_t 0 0",
+     "test.stf:2: action profile Ig.sel_t has no member 0"),
+])
+def test_bad_profile_changes_are_one_line_and_exit_2(tmp_path, capsys, script, message):
+    assert _run(tmp_path, PROFILE_P4.read_text(), script) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
