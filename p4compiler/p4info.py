@@ -33,6 +33,8 @@ DIGEST = p4info_pb2.P4Ids.DIGEST
 
 _NOT_PREAMBLE_ANNOTATIONS = {"name", "id", "brief", "description", "hidden", "tableonly",
                              "defaultonly", "match", "pure", "noSideEffects"}
+# Annotations that configure an action selector in the P4Info, not listed in its preamble.
+_SELECTOR_ANNOTATIONS = {"max_group_size", "selector_size_semantics", "max_member_weight"}
 _MATCH_TYPES = {
     "exact": p4info_pb2.MatchField.EXACT, "lpm": p4info_pb2.MatchField.LPM,
     "ternary": p4info_pb2.MatchField.TERNARY, "range": p4info_pb2.MatchField.RANGE,
@@ -120,6 +122,14 @@ def _id_annotation(annotations: tuple[ir.Annotation, ...]) -> int | None:
         return None
     if not a.args or not isinstance(a.args[0], ir.Lit) or a.args[0].value < 0:
         raise CompileError(a.loc, "@id should be an unsigned integer")
+    return a.args[0].value
+
+
+def _int_annotation(annotations: tuple[ir.Annotation, ...], name: str) -> int | None:
+    """The integer literal of @name(N), or None without one."""
+    a = ir.annotation(annotations, name)
+    if a is None or not a.args or not isinstance(a.args[0], ir.Lit):
+        return None
     return a.args[0].value
 
 
@@ -431,15 +441,34 @@ class P4InfoBuilder:
                     r.type_spec.bitstring.bit.bitwidth = 32
                 r.size = i.args[0]
             elif kind in ("action_profile", "action_selector"):
-                ap = self.info.action_profiles.add()
-                self.preamble(ap.preamble, ACTION_PROFILE, i.qualified, i.annotations)
-                for t in profile_tables.get(i.qualified, []):
-                    ap.table_ids.append(self.symbols.id(TABLE, t.qualified))
-                ap.with_selector = kind == "action_selector"
-                ap.size = i.args[1] if kind == "action_selector" else i.args[0]
-                mgs = ir.annotation(i.annotations, "max_group_size")
-                if mgs and mgs.args and isinstance(mgs.args[0], ir.Lit):
-                    ap.max_group_size = mgs.args[0].value
+                self.add_action_profile(i, kind == "action_selector",
+                                        profile_tables.get(i.qualified, []))
+
+    def add_action_profile(self, i: InstanceEntity, with_selector: bool,
+                           tables: list[TableEntity]) -> None:
+        """As p4c's addActionProfile: @max_group_size, @selector_size_semantics and
+        @max_member_weight configure a selector (an action profile without one ignores
+        them) and are not repeated as preamble annotations; a selector's size counts the
+        members' weights unless @selector_size_semantics("sum_of_members") says otherwise."""
+        ap = self.info.action_profiles.add()
+        anns = tuple(a for a in i.annotations if a.name not in _SELECTOR_ANNOTATIONS)
+        self.preamble(ap.preamble, ACTION_PROFILE, i.qualified, anns)
+        for t in tables:
+            ap.table_ids.append(self.symbols.id(TABLE, t.qualified))
+        ap.with_selector = with_selector
+        ap.size = i.args[1] if with_selector else i.args[0]
+        if not with_selector:
+            return
+        mgs = _int_annotation(i.annotations, "max_group_size")
+        if mgs is not None:
+            ap.max_group_size = mgs
+        if ir.annotation_string(i.annotations, "selector_size_semantics") == "sum_of_members":
+            ap.sum_of_members.SetInParent()
+            weight = _int_annotation(i.annotations, "max_member_weight")
+            if weight is not None:
+                ap.sum_of_members.max_member_weight = weight
+        else:
+            ap.sum_of_weights.SetInParent()
 
     def add_controller_headers(self) -> None:
         for h in self.p.controller_headers:

@@ -28,6 +28,11 @@ _DIRECTIVE = re.compile(r"^\s*#\s*(\w+)\s*(.*)$", re.S)
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _BUILTIN = ("__LINE__", "__FILE__")
 
+# Macros every program sees, as p4c-bm2-ss appends -D__TARGET_BMV2__ to cpp's options
+# ("for compatibility with the previous compiler"); cpp defines a bare -D as 1. -D options
+# come after them, so a -D of the same name replaces one, and #undef removes it.
+PREDEFINED = {"__TARGET_BMV2__": "1"}
+
 
 @dataclass
 class Source:
@@ -50,7 +55,7 @@ class Preprocessor:
         self.include_dirs = [Path(d) for d in include_dirs or []]
         self.expander = Expander()
         self.macros: dict[str, Macro] = self.expander.macros
-        for name, value in (defines or {}).items():
+        for name, value in {**PREDEFINED, **(defines or {})}.items():
             self.macros[_name_of(name)] = parse_define(
                 f"{name} {value}", Location("<command line>", 0))
         self.warnings: list[str] = []

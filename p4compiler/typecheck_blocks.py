@@ -501,8 +501,10 @@ class BlockChecks:
         if isinstance(v, ir.Call) and isinstance(v.callee, ir.TypeName):
             # An anonymous instance (`implementation = action_profile(128)`): p4c names it
             # after the table, or takes a @name on the property as its whole name (not
-            # qualified by the control).
-            d = ir.Instantiation(v.callee.tref, v.args, table, (), p.loc)
+            # qualified by the control). The property's other annotations are the
+            # instance's (p4c's getTableImplementationAnnotations: @max_group_size).
+            anns = tuple(a for a in p.annotations if a.name != "name")
+            d = ir.Instantiation(v.callee.tref, v.args, table, anns, p.loc)
             inner = Scope(scope)
             inst = self.instantiate(d, inner, prefix)
             explicit = ir.annotation_string(p.annotations, "name")

@@ -4,9 +4,11 @@ A table that declares no `default_action` gets `@defaultonly NoAction` appended 
 action list (unless NoAction is already there) and `default_action = NoAction()`, not
 const, exactly as p4c's front end writes it: a miss then does nothing (P4_16 spec 14.2.1.3),
 and the P4Info lists NoAction with scope DEFAULT_ONLY. Tables with an action profile or
-selector are left alone (bmv2 has no default action for them).
+selector get them too (p4c's front end does not look at `implementation`): NoAction is then
+one of their actions in the JSON and the P4Info, so the control plane may make a member of
+it; the bmv2 back end leaves their default entry out, with p4c's warning.
 
-Guarantees to the next pass: every table without an implementation has a default action.
+Guarantees to the next pass: every table has a default action.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ class DefaultActions:
         no_action = _find_no_action(program)
         for b in program.blocks.values():
             for t in b.tables:
-                if t.default_action is not None or t.implementation is not None:
+                if t.default_action is not None:
                     continue
                 if no_action is None:
                     no_action = _new_no_action()

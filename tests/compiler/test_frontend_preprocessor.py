@@ -157,7 +157,8 @@ def _tokens(text: str) -> list[str]:
 def test_repository_programs_preprocess_as_cpp_does(program: Path) -> None:
     includes = [str(program.parent), str(ROOT / "p4src" / "include")]
     ours = Preprocessor(include_dirs=includes).run(str(program)).text
-    cmd = ["cpp", "-P", "-nostdinc", "-undef", "-I", str(SYSTEM_INCLUDE_DIR)]
+    # the options p4c-bm2-ss gives cpp (it appends -D__TARGET_BMV2__)
+    cmd = ["cpp", "-P", "-nostdinc", "-undef", "-D__TARGET_BMV2__", "-I", str(SYSTEM_INCLUDE_DIR)]
     for d in includes:
         cmd += ["-I", d]
     theirs = subprocess.run(cmd + [str(program)], capture_output=True, text=True,
@@ -176,3 +177,12 @@ def test_computed_include_expands_macros_first(tmp_path) -> None:
     main = tmp_path / "main.p4"
     main.write_text('#define HDR "inc.p4"\n#include HDR\n')
     assert "included" in Preprocessor().run(str(main)).text
+
+
+def test_target_bmv2_is_predefined_as_p4c_bm2_ss_does() -> None:
+    assert pp("#ifdef __TARGET_BMV2__\nyes __TARGET_BMV2__\n#endif\n") == ["yes 1"]
+
+
+def test_a_command_line_define_replaces_the_predefined_target_macro() -> None:
+    text = Preprocessor(defines={"__TARGET_BMV2__": "7"}).run_text("__TARGET_BMV2__\n").text
+    assert text.split() == ["7"]

@@ -450,3 +450,36 @@ def test_initial_default_action_gives_a_serializable_enum_argument_its_value() -
     assert t.const_default_action_id == 0
     assert [(a.param_id, a.value) for a in t.initial_default_action.arguments] == [
         (1, b"\x86\xdd")]
+
+
+def test_annotations_on_an_inline_implementation_configure_its_profile() -> None:
+    # p4c's action_profile_max_group_size_annotation sample: @max_group_size on the
+    # `implementation` property sets the selector's max_group_size (an action profile
+    # without a selector has none), is not a preamble annotation, and a selector's size
+    # semantics are sum_of_weights.
+    info = compile_program("""
+        action a(bit<9> port) { sm.egress_spec = port; }
+        table t { key = { hdr.ipv4.dst: exact; } actions = { a; }
+                  @name("ap") @max_group_size(200) implementation = action_profile(32w128); }
+        table s { key = { hdr.ipv4.src: selector; } actions = { a; }
+                  @name("ap_ws") @max_group_size(200)
+                  implementation = action_selector(HashAlgorithm.identity, 32w1024, 32w10); }
+        apply { t.apply(); s.apply(); }
+    """).p4info
+    ap, ws = by_name(info.action_profiles, "ap"), by_name(info.action_profiles, "ap_ws")
+    assert (ap.max_group_size, ap.HasField("sum_of_weights")) == (0, False)
+    assert (ws.max_group_size, ws.HasField("sum_of_weights")) == (200, True)
+    assert list(ap.preamble.annotations) == list(ws.preamble.annotations) == []
+
+
+def test_selector_size_semantics_sum_of_members_with_a_member_weight() -> None:
+    info = compile_program("""
+        action a(bit<9> port) { sm.egress_spec = port; }
+        @max_group_size(8) @selector_size_semantics("sum_of_members") @max_member_weight(4)
+        action_selector(HashAlgorithm.crc16, 32w64, 32w16) sel;
+        table s { key = { hdr.ipv4.src: selector; } actions = { a; } implementation = sel; }
+        apply { s.apply(); }
+    """).p4info
+    ws = by_name(info.action_profiles, "Ing.sel")
+    assert ws.max_group_size == 8 and ws.sum_of_members.max_member_weight == 4
+    assert not ws.HasField("sum_of_weights") and list(ws.preamble.annotations) == []
