@@ -47,6 +47,7 @@ from p4switch.program_common import (
     _sign_extend,
     _two_comp_mod,
     _usat_cast,
+    malformed,
 )
 from p4switch.runtime_api import ActionCall, MatchKind, MatchParam
 from p4switch.tables import ActionProfile, Entry, KeyField, Table
@@ -60,10 +61,6 @@ class Program(ExpressionCodegen, ParserCodegen, ControlCodegen, ActionCodegen,
                  clock_us: Callable[[], float] | None = None):
         if not isinstance(j, dict):
             raise ProgramError("bmv2 JSON: expected a JSON object at the top level")
-        try:
-            json_checks.check(j)
-        except json_checks.JsonRuleError as e:
-            raise ProgramError(str(e)) from None
         self.json = j
         self.trace = trace
         self.clock_us = clock_us or (lambda: time.monotonic() * 1e6)
@@ -77,10 +74,19 @@ class Program(ExpressionCodegen, ParserCodegen, ControlCodegen, ActionCodegen,
         self._stack_keys: dict[str, str] = {}  # header stack -> its descriptors' name
         self._baked: dict[str, Entry] = {}  # tables generated with these default entries
         self._codegen_lock = threading.Lock()  # specialise() may run on any thread
-        self._layout()
-        self._objects()
-        self._scan_uses()
-        self.source = self._generate()
+        try:
+            json_checks.check(j)
+            self._layout()
+            self._objects()
+            self._scan_uses()
+            self.source = self._generate()
+        except json_checks.JsonRuleError as e:
+            raise ProgramError(str(e)) from None
+        except ProgramError:
+            raise
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError,
+                OverflowError) as e:
+            raise malformed(e) from None
         try:
             code = compile(self.source, "<p4switch program>", "exec")
         except SyntaxError as e:  # a bug in the generator, not in the JSON
@@ -92,7 +98,11 @@ class Program(ExpressionCodegen, ParserCodegen, ControlCodegen, ActionCodegen,
         self.deparse = self.ns["deparse"]
         # parse + ingress + egress + deparse as one function on local variables
         # (see _gen_fused); None if this program cannot be fused.
-        fused = None if trace else self._gen_fused()
+        try:
+            fused = None if trace else self._gen_fused()
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError,
+                OverflowError) as e:
+            raise malformed(e) from None
         self.fused_source = None
         self.fused = None
         if fused is not None:

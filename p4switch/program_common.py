@@ -55,6 +55,46 @@ class ProgramError(ValueError):
     """A bmv2 JSON the switch cannot run; the message names the element."""
 
 
+# The part of the switch that read the JSON when it met a shape it did not expect:
+# module (or program.py's method) -> what it was reading.
+_READING = {
+    "json_checks": "the references between its elements", "codegen_parser": "the parsers",
+    "codegen_control": "the pipelines' tables and conditionals",
+    "codegen_actions": "the actions", "codegen_expr": "an expression",
+    "codegen_assigned": "the actions", "codegen_fused": "the pipelines",
+    "_layout": "the header types, headers, stacks and unions",
+    "_objects": "the errors, actions, extern arrays, field lists, calculations and "
+                "pipelines",
+}
+
+
+def malformed(exc: BaseException) -> ProgramError:
+    """A ProgramError for a JSON whose shape the switch did not expect (a value of the
+    wrong type, a missing attribute, an index out of range): what it was reading and the
+    nearest named element, instead of a traceback."""
+    reading, element = "the JSON", None
+    tb = exc.__traceback__
+    frames = []
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        module = frame.f_globals.get("__name__", "")
+        if not module.startswith("p4switch."):
+            continue
+        part = module.rsplit(".", 1)[1]
+        if reading == "the JSON":
+            reading = _READING.get(frame.f_code.co_name if part == "program" else part,
+                                   reading)
+        if element is None:
+            element = next((v["name"] for v in frame.f_locals.values()
+                            if isinstance(v, dict) and isinstance(v.get("name"), str)),
+                           None)
+    near = f", near {element!r}" if element else ""
+    return ProgramError(f"bmv2 JSON: an element of an unexpected shape while reading "
+                        f"{reading}{near} ({type(exc).__name__}: {exc})")
+
+
 class PipelineAbort(Exception):
     """An assert/assume failed: the packet is dropped and the failure logged."""
 

@@ -155,3 +155,57 @@ def test_union_stack_extract_of_an_unknown_stack_is_refused():
     j["parsers"][0]["parse_states"][0]["parser_ops"].insert(0, {
         "op": "extract", "parameters": [{"type": "union_stack", "value": ["nope", "a"]}]})
     assert "unknown header union stack ['nope', 'a']" in refused(j)
+
+
+def test_an_element_of_the_wrong_type_is_refused_naming_what_was_read_and_where():
+    """A table whose next_tables is not an object: one line naming the part of the JSON
+    being read and the nearest named element, not a traceback."""
+    j = program_with_table()
+    j["pipelines"][0]["tables"][0]["next_tables"] = True
+    msg = refused(j)
+    assert msg.startswith("bmv2 JSON: an element of an unexpected shape while reading the "
+                          "pipelines' tables and conditionals, near 'fwd' (TypeError"), msg
+
+
+def _shapes(x, path=()):
+    yield path
+    children = x.items() if isinstance(x, dict) else enumerate(x) if isinstance(x, list) else ()
+    for k, v in children:
+        yield from _shapes(v, (*path, k))
+
+
+def test_mutated_programs_load_or_are_refused_with_a_program_error():
+    """Random changes to valid JSON (an element deleted, or replaced by a value of another
+    type or range): the switch loads the result or refuses it with a ProgramError, nothing
+    else (fixed seed, bounded in time)."""
+    import copy
+    import random
+    import time
+
+    from p4compiler.compiler import compile_text
+    from tests.compiler.test_fuzz import INCLUDES, ROOT
+
+    programs = [program_with_table()]
+    for name in ("ctl_hit_in_expressions", "fe_lookahead_struct_stack", "ctl_hash_complex_inputs",
+                 "ctl_entry_priorities"):
+        path = ROOT / "differential" / "programs" / f"{name}.p4"
+        programs.append(compile_text(path.read_text(), path.name, include_dirs=INCLUDES).json)
+    rng = random.Random(18)
+    values = [None, 0, -1, 2**70, "", "x", 1.5, True, [], {}]
+    deadline, runs, refused_runs = time.monotonic() + 6.0, 0, 0
+    while time.monotonic() < deadline and runs < 1500:
+        j = copy.deepcopy(rng.choice(programs))
+        path = rng.choice([p for p in _shapes(j) if p])
+        parent = j
+        for k in path[:-1]:
+            parent = parent[k]
+        if rng.random() < 0.3:
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = rng.choice(values)
+        runs += 1
+        try:
+            Program(j)
+        except ProgramError:
+            refused_runs += 1
+    assert runs >= 100 and refused_runs > 0
