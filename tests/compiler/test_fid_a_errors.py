@@ -119,18 +119,32 @@ def test_a_varbit_extract_with_its_length_compiles() -> None:
     assert ops == ["extract", "extract_VL"]
 
 
-def test_a_header_not_in_whole_bytes_is_padded_and_extracted_with_its_padding() -> None:
+def test_a_header_not_in_whole_bytes_is_refused_where_it_has_an_instance() -> None:
+    # as p4c-bm2-ss: "Found header with fields totaling 9 bits. BMv2 target only supports
+    # headers with fields totaling a multiple of 8 bits" (p4c's p4_16_bmv_errors/
+    # header-not-multiple-of-bytes-bmv2.p4), at the type, for a local as for a parsed one
     odd = "header odd_t { bit<8> a; bit<1> v; }"
     compile_with(top=odd)  # an unused type is no layout
-    # padded to whole bytes, which bmv2 needs to load it
-    j = compile_with(top=odd, locals_="odd_t o;", body="o.setInvalid();").json
-    (ht,) = [h for h in j["header_types"] if h["name"] == "odd_t"]
-    assert ht["fields"][-1] == ["_padding", 7, False]
-    # extracted (as p4c-bm2-ss: the padding bits come with it), with a warning there
-    result = compile_with(top=odd, parser="odd_t o; pkt.extract(o);")
-    (warning,) = [w for w in result.warnings if "odd_t" in w]
-    assert "fa.p4:9:" in warning and "9 bits wide, not a multiple of 8" in warning
-    assert "as 2 bytes, the 7 bits after its last field with it" in warning
+    for kw in ({"locals_": "odd_t o;", "body": "o.setInvalid();"},
+               {"parser": "odd_t o; pkt.extract(o);"}):
+        with pytest.raises(CompileError) as e:
+            compile_with(top=odd, **kw)
+        assert "odd_t: found header with fields totaling 9 bits" in e.value.message
+        assert "multiple of 8 bits" in e.value.message
+        assert e.value.loc.line > 0
+
+
+def test_a_varbit_header_counts_its_maximum_width_and_is_not_padded() -> None:
+    # p4c adds the varbit's maximum to the header's width: 4 + 12 bits is whole bytes,
+    # and a header type gets no padding field (only structs laid out as headers do)
+    text = EXTRACTS.replace("header v_t { varbit<16> d; }",
+                            "header v_t { bit<4> p; varbit<12> d; }")
+    j = compile_text(text.replace("EXTRACT", "pkt.extract(h.v, 4);"), "ex.p4").json
+    (ht,) = [h for h in j["header_types"] if h["name"] == "v_t"]
+    assert ht["fields"] == [["p", 4, False], ["d", "*"]]
+    with pytest.raises(CompileError) as e:
+        compile_text(text.replace("varbit<12>", "varbit<16>").replace("EXTRACT", ""), "ex.p4")
+    assert "v_t: found header with fields totaling 20 bits" in e.value.message
 
 
 @pytest.mark.parametrize("parser", ["hdr.h.a = (bit<8>)pkt.length();",
