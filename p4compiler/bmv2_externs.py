@@ -166,8 +166,15 @@ class ExternConverter:
         for b in self.p.blocks.values():
             for t in b.tables:
                 for inst in (t.counters, t.meters):
-                    if inst is not None:
-                        bindings[inst.qualified] = t
+                    if inst is None:
+                        continue
+                    other = bindings.setdefault(inst.qualified, t)
+                    if other is not t:
+                        # as p4c's DirectCounterMap/DirectMeterMap (reused-counter-bmv2)
+                        what = "counters" if inst is t.counters else "meters"
+                        raise CompileError(inst.decl.loc, f"{inst.qualified}: direct {what} "
+                                           "cannot be attached to multiple tables "
+                                           f"{other.qualified} and {t.qualified}")
         for q, inst in self.instances.items():
             kind = inst.type.name
             si = _source_info(inst.decl.loc, inst.name)
@@ -192,9 +199,9 @@ class ExternConverter:
                                           "rate_count": 2, "type": inst.args[1]})
             elif kind == "direct_meter":
                 t = bindings.get(q)
-                if t is None:
-                    self.diags.warn(inst.decl.loc, f"{q}: direct meter not used by any table")
-                    continue
+                if t is None:  # as p4c (p4_16_bmv_errors/issue1829-2-bmv2.p4)
+                    raise CompileError(inst.decl.loc, f"{q}: direct meter is not associated "
+                                       "with any table via 'meters' table property")
                 target = self.direct_meter_targets.get(q)
                 if target is None:
                     raise CompileError(inst.decl.loc, f"{q}: direct meter is never read() "

@@ -154,3 +154,30 @@ def test_packet_length_is_refused_by_name_on_bmv2(parser: str) -> None:
         compile_with(parser=parser)
     assert "packet_in.length() is not supported on bmv2" in e.value.message
     assert e.value.loc.line == 9  # the parser state
+
+
+def test_a_direct_counter_or_meter_has_exactly_one_table() -> None:
+    # as p4c-bm2-ss: "Direct counters cannot be attached to multiple tables" (p4c's
+    # p4_16_bmv_errors/reused-counter-bmv2.p4) and "direct meter is not associated with
+    # any table via 'meters' table property" (issue1829-2-bmv2.p4), at the instance
+    tables = ("action a() { m_read(); } table t1 { key = { hdr.h.a : exact; } "
+              "actions = { a; } PROP = c; } table t2 { key = { hdr.h.b : exact; } "
+              "actions = { a; } PROP = c; }")
+    for ext, prop, read in (("direct_counter(CounterType.packets) c;", "counters", ""),
+                            ("direct_meter<bit<8>>(MeterType.packets) c;", "meters",
+                             "c.read(hdr.h.b);")):
+        locals_ = ext + " " + tables.replace("PROP", prop).replace("m_read();", read)
+        with pytest.raises(CompileError) as e:
+            compile_with(locals_=locals_, body="t1.apply(); t2.apply();")
+        assert f"I.c: direct {prop} cannot be attached to multiple tables I.t1 and I.t2" \
+            in e.value.message
+        assert e.value.loc.line == 13  # the LOCALS line: the instance
+        one = locals_.replace(f" {prop} = c; }}", " }", 1)  # t1 without it: fine
+        compile_with(locals_=one, body="t1.apply(); t2.apply();")
+    with pytest.raises(CompileError) as e:
+        compile_with(locals_="direct_meter<bit<8>>(MeterType.packets) dm;")
+    assert "I.dm: direct meter is not associated with any table via 'meters' table " \
+           "property" in e.value.message
+    # an unattached direct counter stays a warning
+    r = compile_with(locals_="direct_counter(CounterType.packets) dc;")
+    assert any("I.dc: direct counter not used by any table" in w for w in r.warnings)
