@@ -181,3 +181,13 @@ def test_a_direct_counter_or_meter_has_exactly_one_table() -> None:
     # an unattached direct counter stays a warning
     r = compile_with(locals_="direct_counter(CounterType.packets) dc;")
     assert any("I.dc: direct counter not used by any table" in w for w in r.warnings)
+
+
+@pytest.mark.parametrize("where", ["top", "locals_"])
+def test_an_extern_without_a_constructor_cannot_be_instantiated(where: str) -> None:
+    # as p4c: "p: type packet_in has no matching constructor" (p4c's negative test
+    # p4_16_bmv_errors/packet_in-bmv2.p4); we accepted the instance
+    with pytest.raises(CompileError) as e:
+        compile_with(**{where: "packet_in() pp;"})
+    assert "pp: type packet_in has no matching constructor" in e.value.message
+    assert e.value.loc.line > 0
