@@ -78,6 +78,12 @@ class ExternConverter:
     def algo_name(self, e: ir.Expr) -> str:
         if isinstance(e, ir.Member) and isinstance(e.type, ir.Enum) and \
                 e.type.name == "HashAlgorithm":
+            if "HashAlgorithm" in self.p.program_enums:
+                # p4c turns enums not declared by v1model.p4 into bit<32> and then finds
+                # no algorithm (p4_16_bmv_errors/issue5464-bmv2.p4, issue5464-hash-bmv2.p4)
+                raise Unsupported(e.loc, f"HashAlgorithm.{e.member}: expected a HashAlgorithm member of "
+                                  "v1model.p4 (this HashAlgorithm is the program's own); "
+                                  "are you using an up-to-date v1model.p4?")
             return HASH_ALGOS[e.member]
         raise Unsupported(getattr(e, "loc", None), "the hash algorithm must be a "
                           "HashAlgorithm constant")

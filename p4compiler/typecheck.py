@@ -56,6 +56,7 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
         self.structs: list[ir.StructLike] = []
         self.generic_structs: dict[str, ir.StructDecl] = {}
         self.enums: list[ir.Enum] = []
+        self.program_enums: set[str] = set()  # enums not declared by v1model.p4
         self.errors: list[str] = []
         self.match_kinds: set[str] = set()
         self.global_instances: list[InstanceEntity] = []
@@ -104,6 +105,8 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
             else:
                 t = ir.Enum(d.name, d.members)
             self.enums.append(t)
+            if not d.loc.file.endswith("v1model.p4"):
+                self.program_enums.add(d.name)
             g.declare(d.name, TypeEntity(t, d), d.loc)
         elif isinstance(d, ir.TypedefDecl):
             base = self.resolve_type(d.tref, g)
@@ -207,6 +210,7 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
                       and ir.annotation(s.annotations, "controller_header")]
         return TypedProgram(
             arch="v1model", structs=self.structs, errors=self.all_errors(), enums=self.enums,
+            program_enums=self.program_enums,
             blocks=blocks,
             headers_type=htype if isinstance(htype, ir.StructLike) else None,
             metadata_type=mtype if isinstance(mtype, ir.StructLike) else None,

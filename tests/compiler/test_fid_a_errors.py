@@ -191,3 +191,51 @@ def test_an_extern_without_a_constructor_cannot_be_instantiated(where: str) -> N
         compile_with(**{where: "packet_in() pp;"})
     assert "pp: type packet_in has no matching constructor" in e.value.message
     assert e.value.loc.line > 0
+
+
+OWN_ARCH = """
+extern packet_in { }
+extern packet_out { }
+struct standard_metadata_t { }
+enum HashAlgorithm { csum16 }
+extern void hash<O, T, D, M>(out O result, in HashAlgorithm algo, in T base, in D data,
+                             in M max);
+parser Parser<H, M>(packet_in b, out H parsedHdr, inout M meta,
+                    inout standard_metadata_t standard_metadata);
+control VerifyChecksum<H, M>(inout H hdr, inout M meta);
+control Ingress<H, M>(inout H hdr, inout M meta, inout standard_metadata_t standard_metadata);
+control Egress<H, M>(inout H hdr, inout M meta, inout standard_metadata_t standard_metadata);
+control ComputeChecksum<H, M>(inout H hdr, inout M meta);
+control Deparser<H>(packet_out b, in H hdr);
+package V1Switch<H, M>(Parser<H, M> p, VerifyChecksum<H, M> vr, Ingress<H, M> ig,
+                       Egress<H, M> eg, ComputeChecksum<H, M> ck, Deparser<H> dep);
+struct headers_t { }
+struct metadata_t { bit<16> result; bit<16> b; }
+parser P(packet_in b, out headers_t hdr, inout metadata_t meta,
+         inout standard_metadata_t sm) { state start { transition accept; } }
+control V(inout headers_t hdr, inout metadata_t meta) { apply { } }
+control I(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t sm) {
+    apply { hash(meta.result, HashAlgorithm.csum16, 16w0, { meta.b }, 16w1); }
+}
+control E(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t sm) {
+    apply { }
+}
+control C(inout headers_t hdr, inout metadata_t meta) { apply { } }
+control D(packet_out b, in headers_t hdr) { apply { } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+
+
+def test_a_hash_algorithm_must_be_v1model_s_own() -> None:
+    # a program declaring its own HashAlgorithm (no v1model.p4): p4c turns enums that
+    # v1model.p4 does not declare into bit<32> and refuses the algorithm ("32w0: expected
+    # a HashAlgorithm member", p4c's p4_16_bmv_errors/issue5464-hash-bmv2.p4); we used
+    # the member's name
+    with pytest.raises(CompileError) as e:
+        compile_text(OWN_ARCH, "own.p4")
+    assert "HashAlgorithm.csum16: expected a HashAlgorithm member of v1model.p4" \
+        in e.value.message
+    assert e.value.loc.line == 23  # the hash call
+    # v1model.p4's own HashAlgorithm is fine
+    compile_with(locals_="bit<16> r;",
+                 body="hash(r, HashAlgorithm.csum16, 16w0, { hdr.h.a }, 16w1);")
