@@ -52,8 +52,6 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
         self.header_type_names: set[str] = set()
         self.headers: list[dict[str, Any]] = []
         self.header_stacks: list[dict[str, Any]] = []
-        self.unaligned_types: dict[str, int] = {}  # header types not of whole bytes: bits
-        self.warned_unaligned: set[str] = set()
         self.union_types: list[dict[str, Any]] = []
         self.unions: list[dict[str, Any]] = []
         self.union_stacks: list[dict[str, Any]] = []
@@ -158,6 +156,7 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
             return name
         fields: list[list[Any]] = []
         max_length = None
+        var_bits = 0
         for f in _flat_fields(t):
             ft = ir.unwrap(f.type)
             if isinstance(ft, ir.Varbit):
@@ -166,6 +165,7 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                                       "field is not supported on bmv2")
                 fields.append([f.name, "*"])
                 max_length = (t.width() or 0) // 8
+                var_bits = ft.max_bits
             elif isinstance(ft, ir.Bits):
                 fields.append([f.name, ft.bits, ft.signed])
             elif isinstance(ft, ir.Bool):
@@ -176,12 +176,14 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                 raise Unsupported(None, f"{t.name}.{f.name}: field of type {f.type} is not "
                                   "supported in a header on bmv2")
         total = sum(x[1] for x in fields if isinstance(x[1], int))
-        if t.kind == "header" and total % 8:
-            # bmv2 extracts and emits whole bytes, and its header instances must be whole
-            # bytes: padded, as metadata is (require_whole_bytes warns where such a
-            # header is extracted or emitted: the padding bits go with it)
-            self.unaligned_types[name] = total
-        if total % 8:
+        if t.kind == "header" and not name.startswith("$") and (total + var_bits) % 8:
+            # as p4c-bm2-ss (HeaderConverter::addHeaderType): an error for every header
+            # type with an instance (a varbit field counts its maximum width); a struct
+            # laid out as a header is padded below
+            raise Unsupported(None, f"{t.name}: found header with fields totaling "
+                              f"{total + var_bits} bits; the BMv2 target only supports "
+                              "headers with fields totaling a multiple of 8 bits")
+        if total % 8 and t.kind != "header":
             fields.append(["_padding", 8 - total % 8, False])
         ht: dict[str, Any] = {"name": name, "id": len(self.header_types), "fields": fields}
         if max_length is not None:
@@ -354,28 +356,9 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
         out.update({"order": order, "primitives": []})
         return out
 
-    def require_whole_bytes(self, t: ir.Type | None, loc: Location | None) -> None:
-        """A header type that is not whole bytes, extracted or emitted: bmv2 moves whole
-        bytes, so its padding field goes with it (as p4c-bm2-ss does: p4c's
-        table-entries-exact-bmv2 expects the 41-bit header out as 6 bytes). Said once
-        per type, as a warning."""
-        ut = ir.unwrap(t) if t is not None else None
-        if isinstance(ut, ir.Stack):
-            ut = ir.unwrap(ut.elem)
-        if isinstance(ut, ir.StructLike) and ut.name in self.unaligned_types \
-                and ut.name not in self.warned_unaligned:
-            self.warned_unaligned.add(ut.name)
-            bits = self.unaligned_types[ut.name]
-            self.diags.warn(loc, f"header {ut.name}: its fields are {bits} bits wide, not "
-                            f"a multiple of 8; bmv2 extracts and emits it as "
-                            f"{(bits + 7) // 8} bytes, the {8 - bits % 8} bits after its "
-                            "last field with it")
-
     def emit_order(self, e: ir.Expr, env: _Env, order: list[str]) -> None:
         kind, v = self.path(e, env)
         t = ir.unwrap(e.type)  # type: ignore[arg-type]
-        if kind in ("header", "stack"):
-            self.require_whole_bytes(t, e.loc)  # type: ignore[attr-defined]
         if kind == "header":
             order.append(v)
         elif kind == "stack":

@@ -78,6 +78,12 @@ class ExternConverter:
     def algo_name(self, e: ir.Expr) -> str:
         if isinstance(e, ir.Member) and isinstance(e.type, ir.Enum) and \
                 e.type.name == "HashAlgorithm":
+            if "HashAlgorithm" in self.p.program_enums:
+                # p4c turns enums not declared by v1model.p4 into bit<32> and then finds
+                # no algorithm (p4_16_bmv_errors/issue5464-bmv2.p4, issue5464-hash-bmv2.p4)
+                raise Unsupported(e.loc, f"HashAlgorithm.{e.member}: expected a HashAlgorithm member of "
+                                  "v1model.p4 (this HashAlgorithm is the program's own); "
+                                  "are you using an up-to-date v1model.p4?")
             return HASH_ALGOS[e.member]
         raise Unsupported(getattr(e, "loc", None), "the hash algorithm must be a "
                           "HashAlgorithm constant")
@@ -166,8 +172,15 @@ class ExternConverter:
         for b in self.p.blocks.values():
             for t in b.tables:
                 for inst in (t.counters, t.meters):
-                    if inst is not None:
-                        bindings[inst.qualified] = t
+                    if inst is None:
+                        continue
+                    other = bindings.setdefault(inst.qualified, t)
+                    if other is not t:
+                        # as p4c's DirectCounterMap/DirectMeterMap (reused-counter-bmv2)
+                        what = "counters" if inst is t.counters else "meters"
+                        raise CompileError(inst.decl.loc, f"{inst.qualified}: direct {what} "
+                                           "cannot be attached to multiple tables "
+                                           f"{other.qualified} and {t.qualified}")
         for q, inst in self.instances.items():
             kind = inst.type.name
             si = _source_info(inst.decl.loc, inst.name)
@@ -192,9 +205,9 @@ class ExternConverter:
                                           "rate_count": 2, "type": inst.args[1]})
             elif kind == "direct_meter":
                 t = bindings.get(q)
-                if t is None:
-                    self.diags.warn(inst.decl.loc, f"{q}: direct meter not used by any table")
-                    continue
+                if t is None:  # as p4c (p4_16_bmv_errors/issue1829-2-bmv2.p4)
+                    raise CompileError(inst.decl.loc, f"{q}: direct meter is not associated "
+                                       "with any table via 'meters' table property")
                 target = self.direct_meter_targets.get(q)
                 if target is None:
                     raise CompileError(inst.decl.loc, f"{q}: direct meter is never read() "

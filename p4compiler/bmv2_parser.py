@@ -162,7 +162,6 @@ class ParserConverter:
                     arg = call.args[0].value
                     assert arg is not None
                     kind, v = self.path(arg, env)
-                    self.require_whole_bytes(arg.type, call.loc)
                     if kind == "stack_next":
                         p = {"type": "stack", "value": v}
                     elif kind == "header":

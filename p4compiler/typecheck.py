@@ -56,6 +56,7 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
         self.structs: list[ir.StructLike] = []
         self.generic_structs: dict[str, ir.StructDecl] = {}
         self.enums: list[ir.Enum] = []
+        self.program_enums: set[str] = set()  # enums not declared by v1model.p4
         self.errors: list[str] = []
         self.match_kinds: set[str] = set()
         self.global_instances: list[InstanceEntity] = []
@@ -104,6 +105,8 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
             else:
                 t = ir.Enum(d.name, d.members)
             self.enums.append(t)
+            if not d.loc.file.endswith("v1model.p4"):
+                self.program_enums.add(d.name)
             g.declare(d.name, TypeEntity(t, d), d.loc)
         elif isinstance(d, ir.TypedefDecl):
             base = self.resolve_type(d.tref, g)
@@ -207,6 +210,7 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
                       and ir.annotation(s.annotations, "controller_header")]
         return TypedProgram(
             arch="v1model", structs=self.structs, errors=self.all_errors(), enums=self.enums,
+            program_enums=self.program_enums,
             blocks=blocks,
             headers_type=htype if isinstance(htype, ir.StructLike) else None,
             metadata_type=mtype if isinstance(mtype, ir.StructLike) else None,
@@ -227,8 +231,6 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
         got = [(p.direction, self.resolve_type(p.tref, self.globals)) for p in d.params]
 
         def matches(direction: str, t: ir.Type, w: tuple[str, str]) -> bool:
-            # directions are not compared: p4c accepts e.g. `in H` where V1Switch
-            # declares `inout H` (p4c's own union-bmv2, issue447-bmv2 do)
             if w[1] == "H":
                 return t == htype
             if w[1] == "M":
@@ -239,6 +241,17 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
             shape = ", ".join(f"{dr} {ty}".strip() for dr, ty in want)
             raise CompileError(d.loc, f"{d.name} cannot be V1Switch's {_ROLE_NAMES[role]}: "
                                f"it must take ({shape}), H and M the parser's types")
+        # and the same directions: p4c's type unification refuses `in H hdr` where
+        # V1Switch's VerifyChecksum declares `inout H hdr` (p4c's p4_16_bmv_errors
+        # issue376/issue610/issue679/nested-headers/no-header2-bmv2; the `in` form is
+        # v1model's before 2018)
+        for p, (dr, _), w in zip(d.params, got, want, strict=True):
+            if dr != w[0]:
+                raise CompileError(p.loc if p.loc.line > 0 else d.loc,
+                                   f"{d.name}: cannot unify {_dir_name(dr)} parameter "
+                                   f"'{p.name}' with V1Switch's {_dir_name(w[0])} parameter "
+                                   f"of its {_ROLE_NAMES[role]}, because they have "
+                                   "different directions")
 
     def all_errors(self) -> list[str]:
         return self.errors
@@ -354,6 +367,10 @@ def _constant(e: ir.Expr) -> bool:
 
 
 # v1model.p4's V1Switch: what each of its blocks takes (H, M: the parser's types)
+def _dir_name(direction: str) -> str:
+    return f"'{direction}'" if direction else "a directionless"
+
+
 _ROLE_SIGNATURES = {
     "p": (("", "packet_in"), ("out", "H"), ("inout", "M"), ("inout", "standard_metadata_t")),
     "vr": (("inout", "H"), ("inout", "M")),

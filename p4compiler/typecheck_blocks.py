@@ -253,7 +253,10 @@ class BlockChecks:
             ext = self.globals.lookup(t.name).decl
             ctors = [m for m in ext.methods if m.ret is None]
             ctor = next((c for c in ctors if len(c.params) == len(d.args)), None)
-            if ctor is None and ctors:
+            if not ctors:  # as p4c: `packet_in() p;` (p4_16_bmv_errors/packet_in-bmv2.p4)
+                raise CompileError(d.loc, f"{d.name}: type {t.name} has no matching "
+                                   "constructor")
+            if ctor is None:
                 counts = " or ".join(str(len(c.params)) for c in ctors)
                 raise CompileError(d.loc, f"{t.name}: constructor expects {counts} arguments, "
                                    f"got {len(d.args)}")

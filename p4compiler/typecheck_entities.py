@@ -214,6 +214,7 @@ class TypedProgram:
     main_annotations: tuple[ir.Annotation, ...] = ()
     no_action: Any = None                    # core.p4's NoAction, for the mid end
     global_actions: list[ActionEntity] = field(default_factory=list)  # in program order
+    program_enums: set[str] = field(default_factory=set)  # enums not from v1model.p4
 
     def block_list(self) -> list[TypedBlock]:
         return list(self.blocks.values())

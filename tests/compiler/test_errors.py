@@ -224,7 +224,7 @@ struct meta_t { }
 parser P(packet_in pkt, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
     state start { pkt.extract(hdr.h); transition accept; }
 }
-control V(in headers hdr, inout meta_t m) { apply { } }
+control V(inout headers hdr, inout meta_t m) { apply { } }
 control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
 control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
 control C(inout headers hdr, inout meta_t m) { apply { } }
@@ -236,8 +236,26 @@ V1Switch(P(), V(), D(), E(), C(), D()) main;
     assert e.value.loc.line == line_of(text, "control D(")
     assert "D cannot be V1Switch's ingress: it must take (inout H, inout M, inout " \
            "standard_metadata_t)" in e.value.message
-    # `in H` where V1Switch declares `inout H` is accepted, as p4c does
-    compile_text(text.replace("V(), D(), E()", "V(), I(), E()"), "roles.p4")
+    # `in H` where V1Switch declares `inout H` is refused at the parameter, as p4c's
+    # unification does ("Cannot unify 'in' parameter 'hdr' with 'inout' parameter 'hdr'
+    # because they have different directions": p4_16_bmv_errors/issue376-bmv2.p4)
+    good = text.replace("V(), D(), E()", "V(), I(), E()")
+    compile_text(good, "roles.p4")
+    good = good.replace("control V(inout headers", "control V(in headers")
+    with pytest.raises(CompileError) as e:
+        compile_text(good, "roles.p4")
+    assert e.value.loc.line == line_of(good, "control V(")
+    assert "V: cannot unify 'in' parameter 'hdr' with V1Switch's 'inout' parameter of " \
+           "its checksum verification, because they have different directions" \
+        in e.value.message
+    compile_text(good.replace("control V(in headers", "control V(inout headers"), "roles.p4")
+    # the deparser's `in H` is V1Switch's own direction; `inout` there is refused too
+    with pytest.raises(CompileError) as e:
+        compile_text(good.replace("control V(in headers", "control V(inout headers")
+                     .replace("packet_out pkt, in headers", "packet_out pkt, inout headers"),
+                     "roles.p4")
+    assert "D: cannot unify 'inout' parameter 'hdr' with V1Switch's 'in' parameter" \
+        in e.value.message
 
 
 @pytest.mark.parametrize("elem", ["pair_t", "bool", "ipv4_t", "color_t"])

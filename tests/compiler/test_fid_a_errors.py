@@ -119,18 +119,32 @@ def test_a_varbit_extract_with_its_length_compiles() -> None:
     assert ops == ["extract", "extract_VL"]
 
 
-def test_a_header_not_in_whole_bytes_is_padded_and_extracted_with_its_padding() -> None:
+def test_a_header_not_in_whole_bytes_is_refused_where_it_has_an_instance() -> None:
+    # as p4c-bm2-ss: "Found header with fields totaling 9 bits. BMv2 target only supports
+    # headers with fields totaling a multiple of 8 bits" (p4c's p4_16_bmv_errors/
+    # header-not-multiple-of-bytes-bmv2.p4), at the type, for a local as for a parsed one
     odd = "header odd_t { bit<8> a; bit<1> v; }"
     compile_with(top=odd)  # an unused type is no layout
-    # padded to whole bytes, which bmv2 needs to load it
-    j = compile_with(top=odd, locals_="odd_t o;", body="o.setInvalid();").json
-    (ht,) = [h for h in j["header_types"] if h["name"] == "odd_t"]
-    assert ht["fields"][-1] == ["_padding", 7, False]
-    # extracted (as p4c-bm2-ss: the padding bits come with it), with a warning there
-    result = compile_with(top=odd, parser="odd_t o; pkt.extract(o);")
-    (warning,) = [w for w in result.warnings if "odd_t" in w]
-    assert "fa.p4:9:" in warning and "9 bits wide, not a multiple of 8" in warning
-    assert "as 2 bytes, the 7 bits after its last field with it" in warning
+    for kw in ({"locals_": "odd_t o;", "body": "o.setInvalid();"},
+               {"parser": "odd_t o; pkt.extract(o);"}):
+        with pytest.raises(CompileError) as e:
+            compile_with(top=odd, **kw)
+        assert "odd_t: found header with fields totaling 9 bits" in e.value.message
+        assert "multiple of 8 bits" in e.value.message
+        assert e.value.loc.line > 0
+
+
+def test_a_varbit_header_counts_its_maximum_width_and_is_not_padded() -> None:
+    # p4c adds the varbit's maximum to the header's width: 4 + 12 bits is whole bytes,
+    # and a header type gets no padding field (only structs laid out as headers do)
+    text = EXTRACTS.replace("header v_t { varbit<16> d; }",
+                            "header v_t { bit<4> p; varbit<12> d; }")
+    j = compile_text(text.replace("EXTRACT", "pkt.extract(h.v, 4);"), "ex.p4").json
+    (ht,) = [h for h in j["header_types"] if h["name"] == "v_t"]
+    assert ht["fields"] == [["p", 4, False], ["d", "*"]]
+    with pytest.raises(CompileError) as e:
+        compile_text(text.replace("varbit<12>", "varbit<16>").replace("EXTRACT", ""), "ex.p4")
+    assert "v_t: found header with fields totaling 20 bits" in e.value.message
 
 
 @pytest.mark.parametrize("parser", ["hdr.h.a = (bit<8>)pkt.length();",
@@ -140,3 +154,88 @@ def test_packet_length_is_refused_by_name_on_bmv2(parser: str) -> None:
         compile_with(parser=parser)
     assert "packet_in.length() is not supported on bmv2" in e.value.message
     assert e.value.loc.line == 9  # the parser state
+
+
+def test_a_direct_counter_or_meter_has_exactly_one_table() -> None:
+    # as p4c-bm2-ss: "Direct counters cannot be attached to multiple tables" (p4c's
+    # p4_16_bmv_errors/reused-counter-bmv2.p4) and "direct meter is not associated with
+    # any table via 'meters' table property" (issue1829-2-bmv2.p4), at the instance
+    tables = ("action a() { m_read(); } table t1 { key = { hdr.h.a : exact; } "
+              "actions = { a; } PROP = c; } table t2 { key = { hdr.h.b : exact; } "
+              "actions = { a; } PROP = c; }")
+    for ext, prop, read in (("direct_counter(CounterType.packets) c;", "counters", ""),
+                            ("direct_meter<bit<8>>(MeterType.packets) c;", "meters",
+                             "c.read(hdr.h.b);")):
+        locals_ = ext + " " + tables.replace("PROP", prop).replace("m_read();", read)
+        with pytest.raises(CompileError) as e:
+            compile_with(locals_=locals_, body="t1.apply(); t2.apply();")
+        assert f"I.c: direct {prop} cannot be attached to multiple tables I.t1 and I.t2" \
+            in e.value.message
+        assert e.value.loc.line == 13  # the LOCALS line: the instance
+        one = locals_.replace(f" {prop} = c; }}", " }", 1)  # t1 without it: fine
+        compile_with(locals_=one, body="t1.apply(); t2.apply();")
+    with pytest.raises(CompileError) as e:
+        compile_with(locals_="direct_meter<bit<8>>(MeterType.packets) dm;")
+    assert "I.dm: direct meter is not associated with any table via 'meters' table " \
+           "property" in e.value.message
+    # an unattached direct counter stays a warning
+    r = compile_with(locals_="direct_counter(CounterType.packets) dc;")
+    assert any("I.dc: direct counter not used by any table" in w for w in r.warnings)
+
+
+@pytest.mark.parametrize("where", ["top", "locals_"])
+def test_an_extern_without_a_constructor_cannot_be_instantiated(where: str) -> None:
+    # as p4c: "p: type packet_in has no matching constructor" (p4c's negative test
+    # p4_16_bmv_errors/packet_in-bmv2.p4); we accepted the instance
+    with pytest.raises(CompileError) as e:
+        compile_with(**{where: "packet_in() pp;"})
+    assert "pp: type packet_in has no matching constructor" in e.value.message
+    assert e.value.loc.line > 0
+
+
+OWN_ARCH = """
+extern packet_in { }
+extern packet_out { }
+struct standard_metadata_t { }
+enum HashAlgorithm { csum16 }
+extern void hash<O, T, D, M>(out O result, in HashAlgorithm algo, in T base, in D data,
+                             in M max);
+parser Parser<H, M>(packet_in b, out H parsedHdr, inout M meta,
+                    inout standard_metadata_t standard_metadata);
+control VerifyChecksum<H, M>(inout H hdr, inout M meta);
+control Ingress<H, M>(inout H hdr, inout M meta, inout standard_metadata_t standard_metadata);
+control Egress<H, M>(inout H hdr, inout M meta, inout standard_metadata_t standard_metadata);
+control ComputeChecksum<H, M>(inout H hdr, inout M meta);
+control Deparser<H>(packet_out b, in H hdr);
+package V1Switch<H, M>(Parser<H, M> p, VerifyChecksum<H, M> vr, Ingress<H, M> ig,
+                       Egress<H, M> eg, ComputeChecksum<H, M> ck, Deparser<H> dep);
+struct headers_t { }
+struct metadata_t { bit<16> result; bit<16> b; }
+parser P(packet_in b, out headers_t hdr, inout metadata_t meta,
+         inout standard_metadata_t sm) { state start { transition accept; } }
+control V(inout headers_t hdr, inout metadata_t meta) { apply { } }
+control I(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t sm) {
+    apply { hash(meta.result, HashAlgorithm.csum16, 16w0, { meta.b }, 16w1); }
+}
+control E(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t sm) {
+    apply { }
+}
+control C(inout headers_t hdr, inout metadata_t meta) { apply { } }
+control D(packet_out b, in headers_t hdr) { apply { } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+
+
+def test_a_hash_algorithm_must_be_v1model_s_own() -> None:
+    # a program declaring its own HashAlgorithm (no v1model.p4): p4c turns enums that
+    # v1model.p4 does not declare into bit<32> and refuses the algorithm ("32w0: expected
+    # a HashAlgorithm member", p4c's p4_16_bmv_errors/issue5464-hash-bmv2.p4); we used
+    # the member's name
+    with pytest.raises(CompileError) as e:
+        compile_text(OWN_ARCH, "own.p4")
+    assert "HashAlgorithm.csum16: expected a HashAlgorithm member of v1model.p4" \
+        in e.value.message
+    assert e.value.loc.line == 23  # the hash call
+    # v1model.p4's own HashAlgorithm is fine
+    compile_with(locals_="bit<16> r;",
+                 body="hash(r, HashAlgorithm.csum16, 16w0, { hdr.h.a }, 16w1);")
