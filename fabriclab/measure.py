@@ -15,7 +15,7 @@ from controller.readout import Readout
 from fabriclab.plan import RunPlan
 from fabriclab.qos_measure import measure_qos
 from fabriclab.traffic_run import UNKNOWN_DLID, TrafficRun
-from topologies import link_names
+from topologies import cpu_wait, link_names
 from traffic import recovery, stall, training
 from traffic.analysis import ReceiverTrace, analyze
 from traffic.metrics import CollectiveTime, FaultRecord, LinkFailure, UnknownDlidCheck
@@ -88,7 +88,9 @@ def measure(plan: RunPlan, bringup: Bringup, traffic: TrafficRun, readout: Reado
         faults=tuple(FaultRecord(e.name, e.at_s, e.started_ns, e.error)
                      for e in traffic.events),
         rate_kept=m.get("rate_kept", True) and all(
-            s.get("rate_kept", False) for s in traffic.summaries.values()),
+            s.get("rate_kept", False) for s in traffic.summaries.values())
+        and not cpu_wait.mark_starved(traffic.switch_cpu, plan.scenario.link.rate_pps),
+        switch_cpu=traffic.switch_cpu,
         sm_setup_s=bringup.seconds, topology=fabric.name, routing=plan.scenario.routing,
         reroute=plan.scenario.reroute, sm_timeline=tuple(sm.timeline),
         deadlock_free_routing=not sm.deadlock_problem,

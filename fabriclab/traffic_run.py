@@ -20,6 +20,7 @@ from fabriclab.qos_traffic import apply_qos
 from fabriclab.scenario import Scenario
 from fabriclab.status import StatusLine
 from topologies import link_names, remote
+from topologies.cpu_wait import CpuWaitMonitor
 from topologies.description import Fabric
 from topologies.ledger import Ledger
 from topologies.network import EmulatedNetwork
@@ -56,6 +57,7 @@ class TrafficRun:
     capture_stats: list[CaptureStats]
     stalled_after_s: float | None
     flow_classes: dict[str, dict] | None = None  # partitions/QoS: flow id -> class, src, dst
+    switch_cpu: dict | None = None  # how long the switches waited for a CPU (cpu_wait.py)
 
 
 def frame_bytes(scenario: Scenario) -> int:
@@ -188,6 +190,8 @@ def run_traffic(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup, run_dir: 
         remote.record(ledger, captures[h].process, f"tcpdump on {h}")
     fleet = NicFleet(run_dir / "nics", ledger, collect=net.collect_files)
     stats, events = [], []
+    cpu = CpuWaitMonitor(net.switch_pids())
+    cpu.start()
     try:
         status.set_phase(f"traffic: {t.pattern} over {len(ranks)} hosts "
                          f"({scenario.flow_control.value})")
@@ -208,13 +212,14 @@ def run_traffic(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup, run_dir: 
                       file=sys.stderr)
         drain(scenario, plan.fabric)
     finally:
+        switch_cpu = cpu.stop()
         fleet.stop()
         for cap in captures.values():
             stats.append(cap.stop())
         net.collect_files()  # supervised servers: the captures, into the run directory
     return TrafficRun(ranks, spec, flow_files, start_at, time.time(), summaries, events,
                       fleet.sent_logs(), fleet.recv_logs(), pcaps, stats, fleet.stalled_after_s,
-                      flow_classes)
+                      flow_classes, switch_cpu)
 
 
 def send_to_unknown_dlid(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup,

@@ -27,6 +27,7 @@ from topologies.description import Fabric, NodeKind
 from topologies.ledger import Ledger
 from topologies.ports import free_tcp_port, release_port
 from topologies.targets import SwitchKind, Target, switch_command
+from traffic.realtime import SWITCH_SESSION_NICE, weigh_session
 
 
 class NetworkError(RuntimeError):
@@ -151,8 +152,12 @@ class P4Switch(Switch):
         remote.record(self.ledger, self.relay, f"hold relay {self.name}")
 
     def spawn(self, cmd: list[str], **popen_kwargs) -> subprocess.Popen:
-        """Start a process where this switch runs (here: this namespace)."""
-        return subprocess.Popen(cmd, **popen_kwargs)
+        """Start a process where this switch runs (here: this namespace). One started in
+        a session of its own gets the switches' session weight (SWITCH_SESSION_NICE)."""
+        proc = subprocess.Popen(cmd, **popen_kwargs)
+        if popen_kwargs.get("start_new_session"):
+            weigh_session(proc.pid, SWITCH_SESSION_NICE)  # best effort: a plain session else
+        return proc
 
     def run_prefix(self) -> list[str]:
         """The command prefix that reaches this switch's namespace (none here)."""
@@ -364,6 +369,15 @@ class EmulatedNetwork:
 
     def switch(self, name: str) -> P4Switch:
         return self.net.get(name)
+
+    def switch_pids(self) -> dict[str, int]:
+        """The switch processes this machine runs, by switch (none in a run across
+        servers: their processes are another kernel's)."""
+        if self.servers is not None:
+            return {}
+        procs = {node.name: getattr(self.switch(node.name), "process", None)
+                 for node in self.fabric.switches}
+        return {name: p.pid for name, p in procs.items() if p is not None and p.pid}
 
     def crashed_switches(self) -> dict[str, int]:
         out = {}

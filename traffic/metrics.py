@@ -263,6 +263,9 @@ class RunMetrics:
     routing: str | None = None
     reroute: str | None = None
     capacity: dict[str, Any] | None = None
+    # how long each local switch's threads waited for a CPU during the traffic, and the
+    # CPUs' steal (topologies/cpu_wait.py); a starved switch makes rate_kept false
+    switch_cpu: dict[str, Any] | None = None
     crashed_switches: dict[str, int] | None = None
     sm_setup_s: float | None = None
     sm_timeline: tuple[dict[str, Any], ...] = ()

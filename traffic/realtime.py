@@ -17,6 +17,13 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+# The weight of each switch's session (autogroup nice, -20..19; 0 is a plain session's):
+# a switch and its hold relay each run in a session of their own, and with the kernel's
+# autogroup (on in Debian) the CPU is shared between sessions first. At -5 a switch's
+# session weighs 3x a plain one, so other work on the machine (a test suite's other part,
+# a compile) slows the emulated fabric less, without the runaway risk of real time
+# (topologies/cpu_wait.py measures what the switches still waited).
+SWITCH_SESSION_NICE = -5
 AGENT_RT_PRIORITY = 20  # agents, and the fault injector whose timing their detection is
                         # measured from; above the switches' control threads (10)
 
@@ -50,3 +57,15 @@ def realtime(priority: int) -> Iterator[str | None]:
                 os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
             except OSError:
                 pass  # stays real-time: it only ever runs short fault actions
+
+
+def weigh_session(pid: int, nice: int) -> str | None:
+    """Give the session (autogroup) that process `pid` leads the weight of `nice`. None
+    when it took effect, else why not (no autogroup in this kernel, no CAP_SYS_NICE for
+    a negative value, the process gone)."""
+    try:
+        with open(f"/proc/{pid}/autogroup", "w") as f:
+            f.write(str(nice))
+    except OSError as exc:
+        return f"autogroup nice {nice}: {exc.strerror or exc}"
+    return None

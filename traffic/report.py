@@ -148,6 +148,12 @@ def _rate_kept(m: RunMetrics) -> str:
     low = [f"{name} ({s.get('rate_reason') or 'rate not kept'})"
            for name, s in sorted(nics.items(), key=lambda kv: natural(kv[0]))
            if isinstance(s, dict) and not s.get("rate_kept", False)]
+    cpu = m.switch_cpu or {}
+    for name, ms in sorted((cpu.get("starved") or {}).items(), key=lambda kv: natural(kv[0])):
+        at = cpu["switches"][name].get("at_s")
+        low.append(f"switch {name} waited {ms:g} ms for a CPU"
+                   + (f" from {at:g} s" if at is not None else "")
+                   + " (its frames piled up before its pipeline)")
     if low:
         return "NO: " + "; ".join(low)
     capacity = m.capacity or {}

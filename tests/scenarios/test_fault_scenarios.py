@@ -26,6 +26,7 @@ from fabriclab import scenario as sc
 from fabriclab.plan import fabric_for
 from fabriclab.runner import RunResult, run
 from tests.scenarios.result_contract import assert_complete_result, assert_no_leftovers
+from tests.scenarios.starved import run_fed
 from topologies.targets import TargetError, resolve
 from traffic.recovery import path_links
 from traffic.report_model import cell
@@ -247,7 +248,11 @@ def _storm(tmp_path, target, complete: bool = True, **changes) -> RunResult:
             data[key] = {**data[key], **value}
         else:
             data[key] = value
-    result = run(sc.parse(_storm_at_target(data, target), "pfc-storm"), target, tmp_path)
+    # a run that lost frames while a switch waited for a CPU runs again (starved.py)
+    result = run_fed(lambda k: run(sc.parse(_storm_at_target(data, target), "pfc-storm"),
+                                   target, tmp_path / f"attempt{k}"),
+                     failed=lambda m: (complete and m.lost > 0) or bool(m.unexplained_loss),
+                     what=f"pfc-storm {changes}")
     m = result.metrics
     assert m.error is None, m.error
     _print(f"pfc-storm {changes}", m, "verdict", "victim_goodput_ratio", "cct_ms", "sent",

@@ -270,3 +270,19 @@ def test_a_qos_run_reports_its_arbitration_settings_and_bmv2s_strict_priority(tm
     assert "s1 strict_priority" in section and "priority queues are strict" in section
     assert "| equal | qos/equal.conf | 800 | 0.625 | 0.45 | 900 | pass |" in section
     assert "class_bandwidth.png" in section
+
+
+def test_a_switch_kept_from_its_cpu_makes_the_rate_not_kept(tmp_path):
+    run = make_run(tmp_path)
+    metrics = json.loads((run / "metrics.json").read_text())
+    metrics["switch_cpu"] = {"period_ms": 50.0, "sampled_s": 3.0, "steal_max_ms": 0.0,
+                             "steal_at_s": None, "starved_floor_ms": 100.0,
+                             "starved": {"s2": 312.5},
+                             "switches": {"s1": {"longest_starved_ms": 20.0, "at_s": 0.4,
+                                                 "wait_share": 0.1},
+                                          "s2": {"longest_starved_ms": 312.5, "at_s": 1.05,
+                                                 "wait_share": 0.4}}}
+    (run / "metrics.json").write_text(json.dumps(metrics))
+    text = write_report(run)[0].read_text()
+    assert "NO: switch s2 waited 312.5 ms for a CPU from 1.05 s" in text
+    assert "switch s1" not in text
