@@ -13,7 +13,7 @@ fabric that lost frames.
 The kernel counts, per thread, the time it was runnable but not running
 (`/proc/PID/task/TID/schedstat`, second field: run_delay, ns; kept with
 CONFIG_SCHED_INFO, on in Debian's kernels). A sampler reads every local switch's
-threads every PERIOD_S and keeps, per switch, the longest stretch in which its most
+threads every PERIOD_S (longer with many switches) and keeps, per switch, the longest stretch in which its most
 delayed thread waited for at least half of each sample ("starved"), and the share of
 the traffic's time its threads spent waiting. It also reads the CPUs' steal time
 (`/proc/stat`): time a hypervisor gave a virtual CPU to someone else, which no
@@ -29,6 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PERIOD_S = 0.05
+# Reading one switch's threads costs ~0.3 ms (16 threads): with many switches the samples
+# come further apart, PERIOD_PER_SWITCH_S each, to stay near 3% of one CPU
+PERIOD_PER_SWITCH_S = 0.01
 STARVED_SHARE = 0.5  # of a sample's length, waited by one thread: that sample is starved
 # A switch starved this long fell behind its links: RunMetrics.rate_kept is then false
 # (at least this many ms, and at least this many frame times at the link rate)
@@ -67,6 +70,11 @@ def steal_ms(proc: Path = Path("/proc")) -> dict[str, float]:
     return out
 
 
+def sample_period_s(switches: int) -> float:
+    """How far apart the samples of `switches` switches come."""
+    return max(PERIOD_S, PERIOD_PER_SWITCH_S * switches)
+
+
 @dataclass
 class SwitchWait:
     """One switch's figures; times in ms, `at_s` from the sampler's start."""
@@ -94,7 +102,7 @@ class CpuWaitMonitor:
     """Samples the switches' run delays (and the CPUs' steal) from `start` to `stop`."""
 
     pids: dict[str, int]  # local switch processes by switch name
-    period_s: float = PERIOD_S
+    period_s: float | None = None  # None: PERIOD_S, longer with many switches
     proc: Path = Path("/proc")
     switches: dict[str, SwitchWait] = field(default_factory=dict)
     steal_max_ms: float = 0.0  # the most any CPU lost to the hypervisor in one sample
@@ -105,6 +113,8 @@ class CpuWaitMonitor:
     _elapsed_s: float = 0.0
 
     def start(self) -> None:
+        if self.period_s is None:
+            self.period_s = sample_period_s(len(self.pids))
         self.switches = {name: SwitchWait() for name in self.pids}
         self._t0 = time.monotonic()
         self._thread = threading.Thread(target=self._loop, name="cpu-wait", daemon=True)
@@ -132,11 +142,12 @@ class CpuWaitMonitor:
     def stop(self) -> dict:
         """The figures (RunMetrics.switch_cpu); the sampler ends."""
         self._stop.set()
+        period = self.period_s or sample_period_s(len(self.pids))
         if self._thread is not None:
-            self._thread.join(2 * self.period_s + 1)
+            self._thread.join(2 * period + 1)
         elapsed = max(self._elapsed_s, 1e-9)
         return {
-            "period_ms": round(self.period_s * 1e3, 1),
+            "period_ms": round(period * 1e3, 1),
             "sampled_s": round(self._elapsed_s, 3),
             "steal_max_ms": round(self.steal_max_ms, 1),
             "steal_at_s": None if self.steal_at_s is None else round(self.steal_at_s, 3),
