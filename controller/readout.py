@@ -26,7 +26,8 @@ FC_STATE_REGISTERS = ("fc_buffer", "fc_queue_head", "fc_queue_tail")
 REGISTER_COUNTERS = ("buffer_in", "buffer_out", "tickets_issued", "tickets_served",
                      "peak_rises", "blocked_quanta")
 # blocked_ns (a sum of durations) in counter form: one blocked_quanta step per quantum
-# (telemetry.p4's BLOCKED_QUANTUM_SHIFT), so derived it is low by less than two quanta
+# (telemetry.p4's BLOCKED_QUANTUM_SHIFT), two at most per frame through the gate, so
+# derived it is low by less than two quanta once a frame has passed the port since
 BLOCKED_QUANTUM_NS = 1 << 22
 
 Drops = dict[tuple[int, str], tuple[int, int]]  # (port, reason) -> (packets, bytes)

@@ -449,26 +449,28 @@ control FabricEgress(inout headers_t hdr,
                 }
                 hold();
             }
+            /* blocked_ns, and its counter form: one blocked_quanta step per
+             * BLOCKED_QUANTUM_NS it completes, two at most per frame through this gate.
+             * Every frame steps the lag, not only a look at a blocked head: on a loaded
+             * machine a held head comes round bmv2's hold loop every 50-100 ms, which
+             * adds 12-24 quanta, and the frames that follow the unblock catch them up. */
+            bit<64> blocked;
+            blocked_ns.read(blocked, index);
             if (blocked_gain != 0) {
-                /* blocked_ns, and its counter form: one blocked_quanta step per
-                 * BLOCKED_QUANTUM_NS it completes (two at most per look at the head,
-                 * which comes by far more often; a lag is caught up later). */
-                bit<64> blocked;
-                blocked_ns.read(blocked, index);
                 blocked = blocked + blocked_gain;
                 blocked_ns.write(index, blocked);
-                bit<32> due = (bit<32>)(blocked >> BLOCKED_QUANTUM_SHIFT);
-                bit<32> counted;
-                blocked_quanta_counted.read(counted, index);
+            }
+            bit<32> due = (bit<32>)(blocked >> BLOCKED_QUANTUM_SHIFT);
+            bit<32> counted;
+            blocked_quanta_counted.read(counted, index);
+            if (due != counted) {
+                blocked_quanta.count(index);
+                counted = counted + 1;
                 if (due != counted) {
                     blocked_quanta.count(index);
                     counted = counted + 1;
-                    if (due != counted) {
-                        blocked_quanta.count(index);
-                        counted = counted + 1;
-                    }
-                    blocked_quanta_counted.write(index, counted);
                 }
+                blocked_quanta_counted.write(index, counted);
             }
         }
         if (meta.held == 1 && !hold_copy) {

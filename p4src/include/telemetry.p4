@@ -24,8 +24,9 @@ counter(NUM_PORTS * NUM_CLASSES, CounterType.packets) credit_rx;
  * lags by at most one recirculation interval. */
 register<bit<64>, bit<32>>(NUM_PORTS * NUM_CLASSES) blocked_ns;
 /* blocked_ns again as a counter, for bmv2 (below): one step per BLOCKED_QUANTUM_NS
- * (2^22 ns, 4.194 ms) of blocked time, so blocked_ns >= blocked_quanta * quantum and
- * less than one or two quanta more; blocked_quanta_counted is the steps taken. */
+ * (2^22 ns, 4.194 ms) of blocked time, two at most per frame through the gate, so
+ * blocked_ns >= blocked_quanta * quantum, and less than two quanta more once a frame
+ * has passed the port since; blocked_quanta_counted is the steps taken. */
 const bit<8> BLOCKED_QUANTUM_SHIFT = 22;
 counter(NUM_PORTS * NUM_CLASSES, CounterType.packets) blocked_quanta;
 register<bit<32>, bit<32>>(NUM_PORTS * NUM_CLASSES) blocked_quanta_counted;
