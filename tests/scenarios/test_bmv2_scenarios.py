@@ -104,7 +104,10 @@ def _where_dropped(result) -> str:
     peaks = sorted(((max(cell.get("buffer_peak") or [0]), f"{sw}:{port}")
                     for sw, ports in telemetry.items() for port, cell in ports.items()),
                    reverse=True)[:3]
-    return f"drops {drops}; busiest receive buffers (peak, switch:port) {peaks}"
+    cpu = result.metrics.switch_cpu or {}
+    waits = {sw: w["longest_starved_ms"] for sw, w in (cpu.get("switches") or {}).items()}
+    return (f"drops {drops}; busiest receive buffers (peak, switch:port) {peaks}; longest "
+            f"wait for a CPU per switch, ms {waits}, steal {cpu.get('steal_max_ms')} ms")
 
 
 def test_stream_arrives_whole_in_order_on_both(target, stream_run):

@@ -258,6 +258,9 @@ def _storm(tmp_path, target, complete: bool = True, **changes) -> RunResult:
     _print(f"pfc-storm {changes}", m, "verdict", "victim_goodput_ratio", "cct_ms", "sent",
            "lost", "lost_in_fabric", "unexplained_loss", "drops_by_reason", "pause_frames",
            "credit_frames", "held_in_fabric")
+    print("longest wait for a CPU per switch, ms: " + ", ".join(
+        f"{sw} {w['longest_starved_ms']:g}"
+        for sw, w in ((m.switch_cpu or {}).get("switches") or {}).items()))
     print("blocked/paused ports: " + ", ".join(
         f"{p.switch}:{p.port} {p.blocked_ms:.0f} ms/{p.pauses_sent}" for p in m.paused_ports))
     assert m.victim_goodput.baseline_pps, m.victim_goodput
