@@ -5,6 +5,7 @@ writes is PipelineState's."""
 
 from __future__ import annotations
 
+from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
 from .errors import (
@@ -37,11 +38,16 @@ class ProfileWrites:
         return prof
 
     def _profile_actions(self, prof) -> dict[int, int]:
+        """The actions a member may call: those of the profile's tables, whatever their
+        scope. simple_switch_grpc (PI) takes a member of a @defaultonly action (p4c's
+        NoAction on an indirect table; ctl_selector_default_noaction), which may then
+        serve as the table's default."""
         allowed: dict[int, int] = {}
         for tid in prof.table_ids:
             t = self.info.tables.get(tid)
             if t:
-                allowed.update(t.action_scopes)
+                allowed.update(dict.fromkeys(t.action_scopes,
+                                             p4info_pb2.ActionRef.TABLE_AND_DEFAULT))
         return allowed
 
     def _write_member(self, kind: int, m: p4runtime_pb2.ActionProfileMember) -> Undo:

@@ -347,6 +347,16 @@ def test_action_profile_members_groups_and_indirect_entries(sw):
     assert ("FabricIngress.ecmp_selector", 1) not in dp.members
 
 
+def test_a_member_may_call_a_defaultonly_action_as_on_simple_switch_grpc(sw):
+    """PI does not check an action's scope for a member: real simple_switch_grpc takes a
+    NoAction member on a table where NoAction is @defaultonly."""
+    c, dp = sw
+    m = p4runtime_pb2.ActionProfileMember(action_profile_id=IDS["ecmp_selector"], member_id=7)
+    m.action.action_id = IDS["NoAction"]
+    c.write(update("INSERT", action_profile_member=m))
+    assert ("FabricIngress.ecmp_selector", 7) in dp.members
+
+
 def test_deleting_a_member_or_group_still_in_use_is_unknown_as_on_simple_switch_grpc(sw):
     """simple_switch_grpc passes the delete to bmv2, which refuses it (MBR_STILL_USED,
     GRP_STILL_USED), and PI answers UNKNOWN 'Error when deleting member on target'
