@@ -194,6 +194,10 @@ class ExpressionConverter:
             return {"type": "hexstr", "value": hexstr(self.errors[e.name], 32)}
         if isinstance(e, ir.Member) and isinstance(e.expr, ir.TypeName):
             t = e.type
+            if isinstance(t, ir.MatchKindT):
+                # bmv2 has no value for a match kind: p4c-bm2-ss's ExpressionConverter
+                # has none either (match_kind comparisons are not folded)
+                raise Unsupported(e.loc, f"{e.member}: could not convert expression to Json")
             assert isinstance(t, ir.Enum)
             idx = t.members.index(e.member)
             v = t.values[idx] if t.underlying is not None else idx

@@ -117,7 +117,12 @@ class Checker(BlockChecks, StatementChecks, ExpressionChecks):
                 if m not in self.errors:
                     self.errors.append(m)
         elif isinstance(d, ir.MatchKindDecl):
+            # the members are values of type match_kind in the top-level namespace
+            # (P4_16 7.1.3, 8.4: assignment, == and !=; `const tuple<match_kind> t = {exact};`)
             self.match_kinds.update(d.members)
+            kind = ir.TypeName(ir.TypeRef("match_kind", loc=d.loc), d.loc, ir.MatchKindT())
+            for m in d.members:
+                g.declare(m, ConstEntity(m, ir.Member(kind, m, d.loc, ir.MatchKindT())), d.loc)
         elif isinstance(d, ir.ConstDecl):
             self.declare_const(d, g)
         elif isinstance(d, ir.ExternDecl):

@@ -288,7 +288,10 @@ class Bmv2Switch:
         return r.stdout + r.stderr
 
 
-_CLI_ERROR = re.compile(r"^(Error|Invalid|Unknown|Table is ternary|.*not found).*$", re.M)
+# simple_switch_CLI answers after its prompt: "RuntimeCmd: Invalid table operation
+# (MBR_STILL_USED)"; an error may follow another prompt on the same line
+_CLI_ERROR = re.compile(r"^(?:RuntimeCmd: )*((?:Error|Invalid|Unknown|Table is ternary"
+                        r"|.*not found).*)$", re.M)
 
 
 class Bmv2Control:
@@ -450,7 +453,7 @@ def run_bmv2(j: dict, script: stf.StfScript, filename: str = "<stf>", timeout: f
 
 def _cli_errors(text: str, filename: str, outcome: Outcome) -> None:
     for m in _CLI_ERROR.finditer(text):
-        outcome.mismatches.append(f"simple_switch_CLI ({filename}): {m.group(0)}")
+        outcome.mismatches.append(f"simple_switch_CLI ({filename}): {m.group(1)}")
 
 
 def _counter_answer(text: str) -> tuple[int, int] | None:

@@ -62,6 +62,7 @@ class ActionProfile:
         # made. bmv2 keeps a group's members as a set ordered by handle and picks the
         # member at hash % size in that order, whatever order they joined in.
         self.handles: dict[int, int] = {}
+        self.tables: list[Table] = []       # the tables whose entries point into it
         self._action_ids = action_ids
         self._arity = action_arity
 
@@ -87,12 +88,14 @@ class ActionProfile:
         self.members[member_id] = self._resolve_call(call)
 
     def delete_member(self, member_id: int) -> None:
-        if self.members.pop(member_id, None) is None:
+        if member_id not in self.members:
             raise DataplaneError(f"action profile {self.name}: no member {member_id}")
+        if any(member_id in members for members in self.groups.values()) or \
+                self._used_by_entry("member", member_id):
+            raise DataplaneError(f"action profile {self.name}: member {member_id} is still "
+                                 "used by a group or a table entry (MBR_STILL_USED)")
+        del self.members[member_id]
         self.handles.pop(member_id, None)
-        for members in self.groups.values():
-            while member_id in members:
-                members.remove(member_id)
 
     def set_group(self, group_id: int, member_ids: list[int]) -> None:
         for m in member_ids:
@@ -101,8 +104,19 @@ class ActionProfile:
         self.groups[group_id] = sorted(member_ids, key=self.handles.__getitem__)
 
     def delete_group(self, group_id: int) -> None:
-        if self.groups.pop(group_id, None) is None:
+        if group_id not in self.groups:
             raise DataplaneError(f"action profile {self.name}: no group {group_id}")
+        if self._used_by_entry("group", group_id):
+            raise DataplaneError(f"action profile {self.name}: group {group_id} is still "
+                                 "used by a table entry (GRP_STILL_USED)")
+        del self.groups[group_id]
+
+    def _used_by_entry(self, kind: str, ref: int) -> bool:
+        """Whether an entry (or a default entry) of a table of this profile points at
+        the member or group: bmv2 refuses to delete it then (MBR_STILL_USED,
+        GRP_STILL_USED), as simple_switch_CLI's act_prof_delete_member / _group show."""
+        return any(getattr(e, kind) == ref for t in self.tables
+                   for e in (*t.entries.values(), t.default))
 
     def resolve(self, entry: Entry, hash_value: int) -> tuple[int, tuple[int, ...]]:
         """(action id, args) for an indirect entry; (-1, ()) if it points nowhere."""
@@ -126,6 +140,8 @@ class Table:
         self.action_arity = action_arity
         self.max_size = max_size
         self.profile = profile
+        if profile is not None:
+            profile.tables.append(self)
         self.with_counters = with_counters
         self.initial_default = default
         self.default = default

@@ -16,12 +16,13 @@ from .key_side_effects import KeySideEffects
 from .local_initializers import LocalInitializers
 from .remove_unused_tables import RemoveUnusedTables
 from .runtime_index_keys import RuntimeIndexKeys
+from .slice_out_args import SliceOutArguments
 from .strength_reduction import StrengthReduction
 from .temps import Temps
 
 PASSES = (DefaultActions, LocalInitializers, InlineActions, HoistTableApplies,
           KeySideEffects, RuntimeIndexKeys, StrengthReduction, DropPureCalls, RemoveUnusedTables,
-          SplitAggregateMux)
+          SplitAggregateMux, SliceOutArguments)
 
 
 def run(program: TypedProgram) -> TypedProgram:

@@ -55,3 +55,9 @@ def unimplemented(message: str) -> P4RuntimeError:
 
 def resource_exhausted(message: str) -> P4RuntimeError:
     return P4RuntimeError(code_pb2.RESOURCE_EXHAUSTED, message)
+
+
+def unknown(message: str) -> P4RuntimeError:
+    """What simple_switch_grpc (PI) answers when bmv2 refuses an operation it passed on
+    (e.g. deleting an action-profile member an entry still uses)."""
+    return P4RuntimeError(code_pb2.UNKNOWN, message)

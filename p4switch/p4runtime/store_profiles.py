@@ -5,14 +5,15 @@ writes is PipelineState's."""
 
 from __future__ import annotations
 
+from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
 from .errors import (
     already_exists,
-    failed_precondition,
     invalid,
     not_found,
     resource_exhausted,
+    unknown,
 )
 from .store_common import (
     DELETE,
@@ -37,11 +38,16 @@ class ProfileWrites:
         return prof
 
     def _profile_actions(self, prof) -> dict[int, int]:
+        """The actions a member may call: those of the profile's tables, whatever their
+        scope. simple_switch_grpc (PI) takes a member of a @defaultonly action (p4c's
+        NoAction on an indirect table; ctl_selector_default_noaction), which may then
+        serve as the table's default."""
         allowed: dict[int, int] = {}
         for tid in prof.table_ids:
             t = self.info.tables.get(tid)
             if t:
-                allowed.update(t.action_scopes)
+                allowed.update(dict.fromkeys(t.action_scopes,
+                                             p4info_pb2.ActionRef.TABLE_AND_DEFAULT))
         return allowed
 
     def _write_member(self, kind: int, m: p4runtime_pb2.ActionProfileMember) -> Undo:
@@ -56,7 +62,9 @@ class ProfileWrites:
                 m.member_id in (x.member_id for x in g.members)
                 for (pid, _), g in self.groups.items() if pid == prof.id
             ):
-                raise failed_precondition(f"{what} is used by a group or a table entry")
+                # PI passes the delete on and bmv2 refuses it (MBR_STILL_USED)
+                raise unknown(f"Error when deleting member on target ({what} is still used "
+                              "by a group or a table entry)")
             dp_call(self.dp.act_prof_delete_member, prof.name, m.member_id)
             del self.members[key]
             return lambda: self._set_member(prof, old, insert=True)
@@ -106,7 +114,8 @@ class ProfileWrites:
             if old is None:
                 raise not_found(f"{what}: no such group")
             if self._refs.get(("g", prof.id, g.group_id)):
-                raise failed_precondition(f"{what} is used by a table entry")
+                raise unknown(f"Error when deleting group on target ({what} is still used "
+                              "by a table entry)")
             dp_call(self.dp.act_prof_delete_group, prof.name, g.group_id)
             del self.groups[key]
             return lambda: self._set_group(prof, old)

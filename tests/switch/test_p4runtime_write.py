@@ -342,12 +342,50 @@ def test_action_profile_members_groups_and_indirect_entries(sw):
     got = c.read(Entity(action_profile_group=p4runtime_pb2.ActionProfileGroup(
         action_profile_id=IDS["ecmp_selector"])))
     assert got[0].action_profile_group == group(10, 1, 2)
-    # in use: cannot delete
-    assert error_code(c, update("DELETE", action_profile_group=group(10))) == code_pb2.FAILED_PRECONDITION
-    assert error_code(c, update("DELETE", action_profile_member=member(1))) == code_pb2.FAILED_PRECONDITION
     c.write(update("DELETE", table_entry=te), update("DELETE", action_profile_group=group(10)),
             update("DELETE", action_profile_member=member(1)))
     assert ("FabricIngress.ecmp_selector", 1) not in dp.members
+
+
+def test_a_member_may_call_a_defaultonly_action_as_on_simple_switch_grpc(sw):
+    """PI does not check an action's scope for a member: real simple_switch_grpc takes a
+    NoAction member on a table where NoAction is @defaultonly."""
+    c, dp = sw
+    m = p4runtime_pb2.ActionProfileMember(action_profile_id=IDS["ecmp_selector"], member_id=7)
+    m.action.action_id = IDS["NoAction"]
+    c.write(update("INSERT", action_profile_member=m))
+    assert ("FabricIngress.ecmp_selector", 7) in dp.members
+
+
+def test_deleting_a_member_or_group_still_in_use_is_unknown_as_on_simple_switch_grpc(sw):
+    """simple_switch_grpc passes the delete to bmv2, which refuses it (MBR_STILL_USED,
+    GRP_STILL_USED), and PI answers UNKNOWN 'Error when deleting member on target'
+    (seen on real simple_switch_grpc: a member an entry points at, a member of a group,
+    a group an entry points at); once the entries are gone the deletes go through."""
+    c, dp = sw
+    c.write(update("INSERT", action_profile_member=member(1, b"\x01")),
+            update("INSERT", action_profile_member=member(2, b"\x02")),
+            update("INSERT", action_profile_group=group(10, 1)))
+    by_member, by_group = TE(table_id=IDS["ecmp"]), TE(table_id=IDS["ecmp"])
+    by_member.match.add(field_id=1).exact.value = b"\x05"
+    by_member.action.action_profile_member_id = 2
+    by_group.match.add(field_id=1).exact.value = b"\x06"
+    by_group.action.action_profile_group_id = 10
+    c.write(update("INSERT", table_entry=by_member), update("INSERT", table_entry=by_group))
+    for still_used, target in ((member(2), "member"), (member(1), "member"),
+                               (group(10), "group")):
+        kind = "action_profile_member" if target == "member" else "action_profile_group"
+        with pytest.raises(grpc.RpcError) as e:
+            c.write(update("DELETE", **{kind: still_used}))
+        [err] = write_errors(e.value)
+        assert err.canonical_code == code_pb2.UNKNOWN
+        assert err.message.startswith(f"Error when deleting {target} on target")
+    assert ("FabricIngress.ecmp_selector", 2) in dp.members
+    c.write(update("DELETE", table_entry=by_member), update("DELETE", table_entry=by_group),
+            update("DELETE", action_profile_member=member(2)),
+            update("DELETE", action_profile_group=group(10)),
+            update("DELETE", action_profile_member=member(1)))
+    assert not [k for k in dp.members if k[0] == "FabricIngress.ecmp_selector"]
 
 
 def test_action_profile_errors(sw):

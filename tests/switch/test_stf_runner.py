@@ -507,3 +507,35 @@ def test_bad_profile_changes_are_one_line_and_exit_2(tmp_path, capsys, script, m
     assert _run(tmp_path, PROFILE_P4.read_text(), script) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+IN_USE_SCRIPTS = [
+    ("act_prof_create_member prof_t set_o(v:0x11)\ntable_indirect_add prof_t hdr.h.k:1 0\n"
+     "act_prof_delete_member prof_t 0\n", "MBR_STILL_USED"),
+    ("act_prof_create_member sel_t set_op(v:1, port:1)\nact_prof_create_group sel_t\n"
+     "act_prof_add_member_to_group sel_t 0 0\n"
+     "table_indirect_add_with_group sel_t hdr.h.k:0x11 0\nact_prof_delete_group sel_t 0\n",
+     "GRP_STILL_USED"),
+]
+
+
+@pytest.mark.parametrize("script, code", IN_USE_SCRIPTS)
+def test_deleting_a_member_or_group_an_entry_uses_is_refused(tmp_path, capsys, script, code):
+    """bmv2 refuses act_prof_delete_member / _group while an entry points at the member
+    or group (simple_switch_CLI: 'Invalid table operation (MBR_STILL_USED)'); the
+    embedded switch deleted it and the entry then did nothing."""
+    assert _run(tmp_path, PROFILE_P4.read_text(), script) == 2
+    err = capsys.readouterr().err
+    assert "the switch refused it: " in err and f"({code})" in err and "Traceback" not in err
+
+
+@needs_bmv2
+@pytest.mark.parametrize("script, code", IN_USE_SCRIPTS)
+def test_bmv2_refuses_to_delete_a_member_or_group_an_entry_uses(tmp_path, capsys, script,
+                                                                 code):
+    """simple_switch_CLI's error comes after its prompt ('RuntimeCmd: Invalid table
+    operation (...)'): the runner reports it as a mismatch."""
+    assert _run(tmp_path, PROFILE_P4.read_text(), script, "--switch", "bmv2",
+                "--timeout", "30") == 1
+    assert f"simple_switch_CLI (test.stf): Invalid table operation ({code})" \
+        in capsys.readouterr().out
