@@ -276,6 +276,14 @@ def test_a_table_with_no_action_to_bake_does_not_keep_the_worker_busy(monkeypatc
     assert want == {"cfg"}
 
 
+def _until(done, timeout_s: float = 30.0) -> None:
+    """Wait for `done()`: the builder runs at SCHED_IDLE, so on a busy machine (the suite's
+    emulations beside this part) it may wait seconds for an idle CPU."""
+    end = switch_module.time.monotonic() + timeout_s
+    while not done() and switch_module.time.monotonic() < end:
+        switch_module.time.sleep(0.01)
+
+
 def test_the_worker_bakes_a_running_switch_after_the_quiet_time(monkeypatch):
     monkeypatch.setenv("P4SWITCH_SPECIALISE", "1")
     monkeypatch.setattr(specialisation_module, "QUIET_S", 0.05)
@@ -284,17 +292,11 @@ def test_the_worker_bakes_a_running_switch_after_the_quiet_time(monkeypatch):
     sw.load_program(config_program())
     sw.start()
     try:
-        for _ in range(200):
-            if sw.program.baked:
-                break
-            switch_module.time.sleep(0.01)
+        _until(lambda: sw.program.baked)
         assert set(sw.program.baked) == {"cfg"}
         sw.table_set_default("cfg", set_cfg(3))
         assert sw.program.baked == {}
-        for _ in range(200):
-            if sw.program.baked:
-                break
-            switch_module.time.sleep(0.01)
+        _until(lambda: sw.program.baked)
         assert sw.program.baked["cfg"].args == (3, 0)
     finally:
         sw.stop()
@@ -406,10 +408,7 @@ def test_the_worker_builds_only_while_no_frame_moves(monkeypatch):
         switch_module.time.sleep(0.5)
         assert sw.program.baked == {}  # frames all along
         busy[0] = False
-        for _ in range(300):
-            if sw.program.baked:
-                break
-            switch_module.time.sleep(0.01)
+        _until(lambda: sw.program.baked)
         assert set(sw.program.baked) == {"cfg"}
     finally:
         sw.stop()
