@@ -104,13 +104,20 @@ def _priority(table: dict, priority: int | None) -> str:
     return ""
 
 
+# resolved here, not in the child: between fork and exec the child may only do what needs
+# no lock another thread of the parent could have held at the fork (dlopen takes one)
+try:
+    _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
+except (OSError, AttributeError):
+    _PRCTL = None
+
+
 def _die_with_parent() -> None:
     """In the child before exec: SIGKILL when the starting thread ends (PR_SET_PDEATHSIG).
     Once, a runner stopped by a timeout left its simple_switch running for hours."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL)
+
 
 class Bmv2Switch:
     """One simple_switch process in pcap-file mode, and its CLI."""

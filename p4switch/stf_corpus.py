@@ -10,8 +10,12 @@ both. With `both`, the two switches' verdicts are compared too: a program that p
 on one and fails on the other is a fidelity difference of the embedded switch (or a
 JSON that real bmv2 reads differently), worth a report.
 
-Each program runs in a worker process (stf_runner.run_program) with a time limit, so a program that
-hangs or exhausts memory costs only its own verdict. A status line shows progress;
+Each program runs in a worker process (stf_runner.run_program) with a time limit, so a
+program that hangs or exhausts memory costs only its own verdict. The workers are forked
+from a fresh server process (forkserver), never from the caller: a caller with threads
+(a test session, a GUI) may hold a lock at the moment of a fork, and the child then
+waits for it forever. A worker that answers neither within its program's limit nor a
+grace after it is killed and its programs get `timeout`, so the run always ends. A status line shows progress;
 the summary counts verdicts (pass, mismatch, compile error, run error, timeout) per
 switch and lists every program that did not pass, with its first line of detail.
 """
@@ -19,11 +23,12 @@ switch and lists every program that did not pass, with its first line of detail.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -53,28 +58,69 @@ def programs_in(directory: Path, pattern: str = "*.p4") -> list[Path]:
                   if p.suffix == ".p4" and p.with_suffix(".stf").is_file())
 
 
+# beyond its own time limit, what a worker may take to answer (start-up, compile, the
+# switch's teardown) before it counts as hung
+GRACE_S = 30.0
+
+
 def run_corpus(directory: Path, switches: tuple[str, ...], includes: list[str],
                jobs: int, timeout: float, run_one: RunOne, status=None,
-               pattern: str = "*.p4") -> list[ProgramResult]:
+               pattern: str = "*.p4", grace: float = GRACE_S) -> list[ProgramResult]:
     """Every program of the corpus, in name order, each by `run_one` in a worker
-    process; `status(done, total, result)` is called as each finishes."""
+    process; `status(done, total, result)` is called as each finishes. When no program
+    finishes for `timeout` + `grace` s, the workers are hung: they are killed and every
+    unfinished program gets `timeout`."""
     progs = programs_in(directory, pattern)
     out: dict[str, ProgramResult] = {}
-    with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = {pool.submit(run_one, str(p), switches, includes, timeout): p
-                   for p in progs}
-        for f in as_completed(futures):
-            p = futures[f]
-            try:
-                r = f.result()
-            except Exception as e:  # noqa: BLE001 - a worker that died (memory, signal)
-                r = ProgramResult(p.stem, {s: "run-error" for s in switches},
-                                  {s: f"worker died: {type(e).__name__}: {e}"
-                                   for s in switches})
-            out[p.stem] = r
-            if status is not None:
-                status(len(out), len(progs), r)
+
+    def record(p: Path, r: ProgramResult) -> None:
+        out[p.stem] = r
+        if status is not None:
+            status(len(out), len(progs), r)
+
+    pool = ProcessPoolExecutor(max_workers=max(1, jobs),
+                               mp_context=multiprocessing.get_context("forkserver"))
+    try:
+        futures: dict[Future, Path] = {
+            pool.submit(run_one, str(p), switches, includes, timeout): p for p in progs}
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, timeout=timeout + grace,
+                                 return_when=FIRST_COMPLETED)
+            for f in sorted(done, key=lambda f: futures[f]):
+                record(futures[f], _result(f, futures[f].stem, switches))
+            if not done:
+                _kill_workers(pool)
+                why = (f"no answer from its worker within {timeout + grace:.0f} s "
+                       "(the program's limit and a grace): the worker was killed")
+                for f in sorted(pending, key=lambda f: futures[f]):
+                    p = futures[f]
+                    record(p, ProgramResult(p.stem, {s: "timeout" for s in switches},
+                                            {s: why for s in switches}))
+                pending = set()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     return [out[p.stem] for p in progs]
+
+
+def _result(f: Future, name: str, switches: tuple[str, ...]) -> ProgramResult:
+    try:
+        return f.result()
+    except Exception as e:  # noqa: BLE001 - a worker that died (memory, signal)
+        return ProgramResult(name, {s: "run-error" for s in switches},
+                             {s: f"worker died: {type(e).__name__}: {e}" for s in switches})
+
+
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    """SIGKILL the pool's own worker processes (by the PIDs it started)."""
+    kill = getattr(pool, "kill_workers", None)  # Python 3.14
+    if kill is not None:
+        kill()
+        return
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        proc.kill()
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        proc.join(timeout=5)
 
 
 def summary(results: list[ProgramResult], switches: tuple[str, ...]) -> str:

@@ -543,14 +543,27 @@ class Switch(FastPaths, DataplaneApi):
         takes the P4Runtime server's lock (while a Write there waits for the switch lock)
         would deadlock both."""
         self._port_status = handler
+        self._start_port_status()
+
+    def _start_port_status(self) -> None:
         if self._port_events is None:
             self._port_events = queue.SimpleQueue()
-            threading.Thread(target=self._deliver_port_status, name="p4switch-portstatus",
-                             daemon=True).start()
+            threading.Thread(target=self._deliver_port_status, args=(self._port_events,),
+                             name="p4switch-portstatus", daemon=True).start()
 
-    def _deliver_port_status(self) -> None:
+    def _stop_port_status(self) -> None:
+        """stop(): the thread ends after the events already queued (start() makes a new
+        one). A process that forks must not carry threads it no longer needs."""
+        if self._port_events is not None:
+            self._port_events.put(None)
+            self._port_events = None
+
+    def _deliver_port_status(self, events: queue.SimpleQueue) -> None:
         while True:
-            port, up = self._port_events.get()
+            event = events.get()
+            if event is None:
+                return
+            port, up = event
             try:
                 self._port_status(port, up)
             except Exception as e:  # noqa: BLE001 - a handler error must not stop the next
@@ -587,6 +600,8 @@ class Switch(FastPaths, DataplaneApi):
         self._wake_fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
         self._long_lived()
         self._running = True
+        if self._port_status is not None:
+            self._start_port_status()
         self._thread = threading.Thread(target=self._run, name=f"p4switch-dp{self.device_id}",
                                         daemon=True)
         self._thread.start()
@@ -597,6 +612,7 @@ class Switch(FastPaths, DataplaneApi):
             return
         self.specialisation.stop()
         self._running = False
+        self._stop_port_status()
         if self._wake_fd is not None:  # _wake() only writes while running
             try:
                 os.eventfd_write(self._wake_fd, 1)

@@ -24,7 +24,9 @@ mkdir -p "$(dirname "$log")"
 # Debian's kernels) the scheduler shares the CPU between sessions first and a nice value
 # weighs only within one; the session's own weight is /proc/PID/autogroup. Started in the
 # background of a script (no job control) setsid does not fork: $! stays pytest's PID.
-setsid nice -n 10 "$py" -m pytest --part parallel "$@" >"$log" 2>&1 &
+stacks=${log%.log}-stacks.txt
+rm -f "$stacks"
+FABRICLAB_TEST_STACKS=$stacks setsid nice -n 10 "$py" -m pytest --part parallel "$@" >"$log" 2>&1 &
 parallel_pid=$!
 for _ in $(seq 100); do
   if [ "$(ps -o sid= -p "$parallel_pid" | tr -d ' ')" = "$parallel_pid" ]; then
@@ -42,13 +44,39 @@ serial=$?
 if kill -0 "$parallel_pid" 2>/dev/null; then
   echo "test: waiting for the parallel part ($(tail -c 300 "$log" | tr '\r' '\n' | grep -v '^$' | tail -1))"
 fi
+# Alone on the machine the parallel part needs ~10 min in all: still running this long
+# after the serial part, it hangs. Then its threads' stacks (SIGUSR1: faulthandler,
+# tests/conftest.py) and its last output are printed and it is stopped, so that a hang
+# fails with evidence instead of eating the CI's time limit in silence.
+hang_s=${FABRICLAB_PARALLEL_HANG_S:-900}
+for _ in $(seq $((hang_s / 5))); do
+  kill -0 "$parallel_pid" 2>/dev/null || break
+  sleep 5
+done
+hung=0
+if kill -0 "$parallel_pid" 2>/dev/null; then
+  hung=1
+  kill -USR1 "$parallel_pid" 2>/dev/null
+  sleep 3
+  echo "test: FAILED: the parallel part is still running ${hang_s} s after the serial part ended;"
+  echo "test: its last output ($log):"
+  tail -n 60 "$log"
+  echo "test: its threads' stacks ($stacks):"
+  cat "$stacks" 2>/dev/null
+  kill -TERM "$parallel_pid" 2>/dev/null
+  for _ in $(seq 60); do kill -0 "$parallel_pid" 2>/dev/null || break; sleep 0.5; done
+  kill -KILL "$parallel_pid" 2>/dev/null
+fi
 wait "$parallel_pid"
 parallel=$?
+[ "$hung" -eq 1 ] && parallel=1
 trap - INT TERM
 
 echo
 echo "==================== the parallel part ($log) ===================="
-if [ "$parallel" -ne 0 ] && [ "$parallel" -ne 5 ]; then
+if [ "$hung" -eq 1 ]; then
+  echo "(printed above)"
+elif [ "$parallel" -ne 0 ] && [ "$parallel" -ne 5 ]; then
   cat "$log"
 else
   sed -n '/short test summary info/,$p' "$log" | grep . || tail -n 3 "$log"

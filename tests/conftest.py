@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import shutil
 import signal
@@ -51,6 +52,9 @@ def pytest_addoption(parser):
              "lower priority; all (default) = both in one process")
 
 
+_stacks_file = None
+
+
 def _interrupted(signum, frame):  # noqa: ARG001 - a signal handler's signature
     raise KeyboardInterrupt(f"signal {signum}")
 
@@ -60,6 +64,13 @@ def pytest_configure(config):
         # scripts/test.sh stops a part by PID with SIGTERM (a background job ignores
         # SIGINT): as an interrupt, so fixtures still stop what they started
         signal.signal(signal.SIGTERM, _interrupted)
+        # and asks a part that hangs for every thread's stack before it stops it (to a
+        # file: the part's own stderr is captured while a test runs)
+        stacks = os.environ.get("FABRICLAB_TEST_STACKS")
+        if stacks:
+            global _stacks_file
+            _stacks_file = open(stacks, "w")  # noqa: SIM115 - open for the whole session
+            faulthandler.register(signal.SIGUSR1, file=_stacks_file, all_threads=True)
 
 
 def _serial(item) -> bool:

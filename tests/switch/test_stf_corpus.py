@@ -4,7 +4,10 @@ program and switch, a summary, JSON, and the exit code."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -81,3 +84,34 @@ def test_both_switches_run_and_agree(corpus, capsys):
     assert "switches disagree on 0 of 4" in text
     row = next(line for line in text.splitlines() if line.startswith("bmv2 "))
     assert row.split()[1:] == ["2", "1", "1", "0", "0", "4"]
+
+
+def test_a_hung_worker_gets_timeout_and_the_run_ends(corpus):
+    from p4switch.stf_corpus import run_corpus
+    from tests.switch.corpus_workers import hang_on_hang
+    (corpus / "hang.p4").write_text("")
+    (corpus / "hang.stf").write_text("")
+    started = time.monotonic()
+    results = run_corpus(corpus, ("embedded",), [], 2, 0.5, hang_on_hang, grace=1.0)
+    assert time.monotonic() - started < 30
+    got = {r.name: r.verdicts["embedded"] for r in results}
+    assert got.pop("hang") == "timeout"
+    assert set(got.values()) == {"pass"} and len(got) == 4
+    assert "worker was killed" in next(r for r in results if r.name == "hang").details["embedded"]
+
+
+def test_workers_do_not_inherit_the_callers_threads(corpus):
+    """A fork of a process with threads can inherit a lock held at that moment and wait
+    for it forever (a suite run hung here): the workers come from a forkserver."""
+    from p4switch.stf_corpus import run_corpus
+    from tests.switch.corpus_workers import report_parent
+    stop = threading.Event()
+    busy = [threading.Thread(target=stop.wait, daemon=True) for _ in range(3)]
+    for t in busy:
+        t.start()
+    try:
+        results = run_corpus(corpus, ("embedded",), [], 2, 5.0, report_parent)
+    finally:
+        stop.set()
+    parents = {int(r.details["embedded"].split()[1]) for r in results}
+    assert os.getpid() not in parents, "a worker was forked from the caller, threads and all"
