@@ -54,14 +54,15 @@ BMV2_RATE_PPS = 300
 # across actions, its ingress and egress threads lost updates, and up*/down* passed 1 of 5
 # runs. With them atomic it passed 4 of 4 (CCT 4.6-4.7 s, 2026-12-05).
 BMV2_LINK_FAILURE_SCALE = (
-    "bmv2: the 4- vs 20-switch bound at 300 pps. Runs of 2026-12-06 (after the agents' "
-    "netlink filter, rtnetlink link faults and the NOTIFY-record fix), gap against bound, "
-    "ms: leafspine first rank 72.9 > 62.6 and 18.6 < 27.4, second rank 39.6 < 42.1 and "
-    "79.9 < 149.5; fattree:4 second rank 144.6 < 164.5 and 401.3 > 176.8, first rank "
-    "252.5 with 1 frame lost that no counter explains. On fattree:4 the 20 simple_switch "
-    "processes on 2 cores carried a crossing flow at 80 of 300 frames/s before the failure: "
-    "the gaps measure their queues, not the recovery. Every leafspine run passed the "
-    "rest; the global-reroute test runs on bmv2")
+    "bmv2: the 4- vs 20-switch bound. fattree:4 at 300 pps (2026-12-06): its 20 "
+    "simple_switch processes on 2 cores carried a crossing flow at 80 of 300 frames/s "
+    "before the failure, so the gaps measure their queues, not the recovery (144.6 < "
+    "164.5, 401.3 > 176.8, 252.5 with 1 frame lost that no counter explains). leafspine "
+    "at 300 pps (2026-12-07, 6 runs, no switch starved in 5): gaps 7-19 ms against bounds "
+    "13-19 ms, 3 over by 0.5-6.7 ms: bmv2's detection + switchover (2.5-4.4 ms) is about "
+    "one frame time (3.3 ms), so the bound leaves no room for the frame-time steps of the "
+    "gap; at 500 pps every switch was starved 200-1200 ms and the gaps measure queues "
+    "again. The global-reroute test runs on bmv2")
 
 
 def _skip_on_bmv2(target, reason: str) -> None:
