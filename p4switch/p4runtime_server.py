@@ -364,6 +364,7 @@ class P4RuntimeServicer(p4runtime_pb2_grpc.P4RuntimeServicer):
 
     def stop(self) -> None:
         self.digests.stop()
+        self.dp.set_port_status_handler(None)
         with self._lock:
             for s in self._streams.values():
                 s.queue.put(None)
@@ -384,8 +385,9 @@ def serve(dataplane: Dataplane, address: str, device_id: int, cpu_port: int | No
     `.servicer`. Raises OSError when the address cannot be bound.
     """
     servicer = P4RuntimeServicer(dataplane, device_id, cpu_port)
+    executor = futures.ThreadPoolExecutor(max_workers=16, thread_name_prefix="p4rt")
     server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=16, thread_name_prefix="p4rt"),
+        executor,
         options=[("grpc.so_reuseport", 0),
                  ("grpc.max_receive_message_length", 64 * 1024 * 1024),
                  ("grpc.max_send_message_length", 64 * 1024 * 1024)],
@@ -400,4 +402,22 @@ def serve(dataplane: Dataplane, address: str, device_id: int, cpu_port: int | No
     server.start()
     server.port = port
     server.servicer = servicer
+    server.stop = _stopping_everything(server.stop, servicer, executor)
     return server
+
+
+def _stopping_everything(stop_grpc, servicer: P4RuntimeServicer,
+                         executor: futures.ThreadPoolExecutor):
+    """The server's stop(grace), which also ends the streams, the digest thread and, once
+    gRPC has stopped, the handler threads: a process that goes on after a server (a
+    test session, a process that later forks) keeps none of its threads."""
+    def stop(grace=None):
+        stopped = stop_grpc(grace)
+        servicer.stop()
+
+        def shut_down() -> None:
+            stopped.wait()
+            executor.shutdown(wait=False)
+        threading.Thread(target=shut_down, name="p4rt-shutdown", daemon=True).start()
+        return stopped
+    return stop

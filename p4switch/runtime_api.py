@@ -123,8 +123,8 @@ class Dataplane(Protocol):
         """handler(frame) for every frame the pipeline sends to the CPU port (packet_in header first)."""
     def set_digest_handler(self, handler: Callable[[str, tuple[int, ...]], None]) -> None:
         """handler(digest name as in the JSON learn_lists, field values)."""
-    def set_port_status_handler(self, handler: Callable[[int, bool], None]) -> None:
-        """handler(port, is_up) whenever a port's carrier changes."""
+    def set_port_status_handler(self, handler: Callable[[int, bool], None] | None) -> None:
+        """handler(port, is_up) whenever a port's carrier changes; None: no longer."""
 
     # ports ----------------------------------------------------------------------
     def port_set_params(

@@ -537,13 +537,16 @@ class Switch(FastPaths, DataplaneApi):
     def set_digest_handler(self, handler: Callable[[str, tuple[int, ...]], None]) -> None:
         self._digest = handler
 
-    def set_port_status_handler(self, handler: Callable[[int, bool], None]) -> None:
+    def set_port_status_handler(self, handler: Callable[[int, bool], None] | None) -> None:
         """handler(port, up) runs on its own thread, in carrier-change order: the data
         plane thread holds the switch lock while it notices a change, and a handler that
         takes the P4Runtime server's lock (while a Write there waits for the switch lock)
-        would deadlock both."""
+        would deadlock both. None: no more events, and the thread ends."""
         self._port_status = handler
-        self._start_port_status()
+        if handler is None:
+            self._stop_port_status()
+        elif self._running:
+            self._start_port_status()
 
     def _start_port_status(self) -> None:
         if self._port_events is None:

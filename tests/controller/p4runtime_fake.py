@@ -47,7 +47,8 @@ class FakeP4RuntimeServer(p4runtime_pb2_grpc.P4RuntimeServicer):
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> str:
-        self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+        self._executor = futures.ThreadPoolExecutor(max_workers=8)
+        self._server = grpc.server(self._executor)
         p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(self, self._server)
         self.port = self._server.add_insecure_port("127.0.0.1:0")
         self._server.start()
@@ -55,7 +56,8 @@ class FakeP4RuntimeServer(p4runtime_pb2_grpc.P4RuntimeServicer):
 
     def stop(self) -> None:
         if self._server:
-            self._server.stop(grace=None)
+            self._server.stop(grace=None).wait(5)
+            self._executor.shutdown(wait=False)
 
     # --------------------------------------------------------------------- stream
     def StreamChannel(self, request_iterator, context):  # noqa: N802
