@@ -240,6 +240,12 @@ class Table:
         if isinstance(target, IndirectTarget):
             if self.profile is None:
                 raise DataplaneError(f"table {self.name} is not indirect")
+            if target.member is not None and target.member not in self.profile.members:
+                raise DataplaneError(f"table {self.name}: action profile {self.profile.name} "
+                                     f"has no member {target.member} (INVALID_MBR_HANDLE)")
+            if target.group is not None and target.group not in self.profile.groups:
+                raise DataplaneError(f"table {self.name}: action profile {self.profile.name} "
+                                     f"has no group {target.group} (INVALID_GRP_HANDLE)")
             e = Entry(-1, (), handle)
             e.member, e.group = target.member, target.group
             return e

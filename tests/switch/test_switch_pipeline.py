@@ -469,6 +469,23 @@ def test_action_selector_group_spreads_flows_over_members():
     assert sw.process(2, frame(ether_type=0x0801))[0][0] == 3
 
 
+def test_an_entry_naming_a_member_or_group_that_does_not_exist_is_refused():
+    """bmv2 refuses it (INVALID_MBR_HANDLE, INVALID_GRP_HANDLE): such an entry would
+    point nowhere, and a member made later under that id must not start matching."""
+    from p4switch.runtime_api import IndirectTarget
+    from p4switch.switch import DataplaneError
+    sw = _ecmp_switch()
+    sw.act_prof_add_member("ecmp_ap", 1, fwd(1))
+    for target, code in ((IndirectTarget(member=2), "INVALID_MBR_HANDLE"),
+                         (IndirectTarget(group=10), "INVALID_GRP_HANDLE")):
+        with pytest.raises(DataplaneError, match=code):
+            sw.table_add("ecmp", [exact(0x0800)], target)
+        with pytest.raises(DataplaneError, match=code):
+            sw.table_set_default("ecmp", target)
+    assert sw.table_add("ecmp", [exact(0x0800)], IndirectTarget(member=1)) is not None
+    assert sw.process(2, frame(ipv4={}))[0][0] == 1
+
+
 def test_a_group_orders_its_members_as_bmv2_numbers_them():
     """bmv2 keeps a group's members ordered by member handle (the lowest free one when
     the member was made) and picks the member at hash % size in that order; the
