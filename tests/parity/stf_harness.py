@@ -219,13 +219,23 @@ def _mirror(c) -> tuple[int, int] | None:
     return None
 
 
-def apply_setup(conn, c) -> None:
+def apply_setup(conn, c, named: dict | None = None) -> None:
+    """One setup command as a P4Runtime write. `named` keeps the entries added with
+    `= NAME`, for `remove NAME` (a DELETE of the same match key)."""
     from p4.v1 import p4runtime_pb2
 
     kind = type(c).__name__
+    named = {} if named is None else named
     update = p4runtime_pb2.Update(type=p4runtime_pb2.Update.INSERT)
     if kind == "AddEntry":
         update.entity.table_entry.CopyFrom(_entry(conn, c))
+        if c.handle is not None:
+            named[c.handle] = update.entity.table_entry
+    elif kind == "Control" and c.op == "remove_entry":
+        if c.args[0] not in named:
+            raise ValueError(f"line {c.line}: remove {c.args[0]}: no entry of that name")
+        update.type = p4runtime_pb2.Update.DELETE
+        update.entity.table_entry.CopyFrom(named.pop(c.args[0]))
     elif kind == "SetDefault":
         t = conn.p4info.table(c.table)
         update.type = p4runtime_pb2.Update.MODIFY
@@ -248,7 +258,7 @@ def apply_setup(conn, c) -> None:
         return  # the packets are waited for anyway
     elif kind == "Control":  # a runtime CLI command with no P4Runtime stand-in here
         raise ValueError(f"line {c.line}: {c.op} is not supported over P4Runtime by this "
-                         "harness (only mirroring_add)")
+                         "harness (only mirroring_add and remove)")
     else:
         raise ValueError(f"not a setup command: {c!r}")
     conn.write([update])
@@ -339,13 +349,14 @@ def run_stf(target: Target, conn, socks: dict[int, socket.socket], script,
         profiles = P4RuntimeProfiles(conn, program)
     got: dict[int, list[bytes]] = defaultdict(list)
     errors: list[str] = []
+    named: dict = {}
     for i, c in enumerate(cmds):
         kind = type(c).__name__
         where = f"{name}:{c.line}"
         if profiles is not None and profiles.takes(c):
-            profiles.apply(c, where)
+            profiles.apply(c, where, named)
         elif kind in ("AddEntry", "SetDefault", "McastGroup", "MirrorSession", "Control"):
-            apply_setup(conn, c)
+            apply_setup(conn, c, named)
         elif kind == "Packet":
             want: dict[int, int] = defaultdict(int)
             for e in cmds[i + 1:]:

@@ -53,13 +53,19 @@ class P4RuntimeProfiles:
             return is_indirect(self.names.table(c.table, f"line {c.line}"))
         return False
 
-    def apply(self, c, where: str) -> None:
+    def apply(self, c, where: str, named: dict | None = None) -> None:
+        """The command's steps as P4Runtime writes; an entry added with `= NAME` goes
+        into `named` (stf_harness.apply_setup's `remove NAME`)."""
         for s in self.steps.steps(c, where):
             if isinstance(s, IndirectDefault):
                 raise NoStandIn(f"{where}: P4Runtime cannot set an indirect table's default "
                                 "entry (table_indirect_set_default): checked by "
                                 "fabriclab-stf --switch both")
-            self.conn.write([self._update(s)])
+            u = self._update(s)
+            self.conn.write([u])
+            if isinstance(s, IndirectEntry) and named is not None and \
+                    getattr(c, "handle", None) is not None:
+                named[c.handle] = u.entity.table_entry
 
     # ------------------------------------------------------------------ updates
     def _update(self, s):
