@@ -76,15 +76,17 @@ KNOWN: dict[str, str] = {}
 def _no_stand_in(p4: Path) -> str | None:
     """Why this harness cannot run the script, or None. It writes over P4Runtime
     (action profile members and groups too: tests/parity/stf_profiles_p4rt.py) and has
-    no stand-in for simple_switch_CLI's runtime commands other than mirroring_add and
-    `remove NAME` (counter_write, meter_set_rates, ...); fabriclab-stf --switch both
+    no stand-in for simple_switch_CLI's runtime commands other than mirroring_add,
+    `remove NAME` and meter_set_rates (counter_write, ...); fabriclab-stf --switch both
     checks those programs on the embedded switch and on real bmv2 through
     simple_switch_CLI."""
     from p4compiler import stf as stf_format
 
     for c in SCRIPTS[p4].commands:
         if isinstance(c, stf_format.Control) and c.op not in ("mirroring_add", "wait",
-                                                              "no_packet", "remove_entry"):
+                                                              "no_packet", "remove_entry",
+                                                              "meter_set_rates",
+                                                              "meter_get_rates"):
             return f"STF command {c.op}: checked by fabriclab-stf --switch both"
     return None
 

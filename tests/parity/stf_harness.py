@@ -219,23 +219,83 @@ def _mirror(c) -> tuple[int, int] | None:
     return None
 
 
-def apply_setup(conn, c, named: dict | None = None) -> None:
-    """One setup command as a P4Runtime write. `named` keeps the entries added with
-    `= NAME`, for `remove NAME` (a DELETE of the same match key)."""
+class EntryBook:
+    """The entries a script added, by name (`= NAME`, for `remove NAME`) and by the
+    handle bmv2 gives each (per table from 0, the lowest free one: the index of STF's
+    commands on a direct meter)."""
+
+    def __init__(self):
+        self.named: dict[str, object] = {}
+        self.handles: dict[int, dict[int, object]] = defaultdict(dict)
+
+    def add(self, entry, name: str | None) -> None:
+        book = self.handles[entry.table_id]
+        book[next(h for h in range(len(book) + 1) if h not in book)] = entry
+        if name is not None:
+            self.named[name] = entry
+
+    def remove(self, name: str, where: str):
+        if name not in self.named:
+            raise ValueError(f"{where}: remove {name}: no entry of that name")
+        entry = self.named.pop(name)
+        book = self.handles[entry.table_id]
+        del book[next(h for h, e in book.items() if e is entry)]
+        return entry
+
+    def by_handle(self, table_id: int, handle: int, where: str):
+        entry = self.handles[table_id].get(handle)
+        if entry is None:
+            raise ValueError(f"{where}: no entry with handle {handle} in that table")
+        return entry
+
+
+def _meter_rates(conn, c, book: EntryBook):
+    """`meter_set_rates METER INDEX CIR:CBURST PIR:PBURST` (rates per microsecond, as
+    simple_switch_CLI takes them) as a P4Runtime MODIFY of the meter's config; on a
+    direct meter the index is an entry handle."""
+    from p4.v1 import p4runtime_pb2
+
+    name, index, rates = c.args
+    where = f"line {c.line}"
+    if len(rates) != 2:
+        raise ValueError(f"{where}: meter_set_rates needs two RATE:BURST pairs here")
+    (cir, cburst), (pir, pburst) = rates
+    config = p4runtime_pb2.MeterConfig(cir=round(cir * 1e6), cburst=cburst,
+                                       pir=round(pir * 1e6), pburst=pburst)
+    update = p4runtime_pb2.Update(type=p4runtime_pb2.Update.MODIFY)
+    proto = conn.p4info.proto
+    direct = next((m for m in proto.direct_meters
+                   if name in (m.preamble.name, m.preamble.alias)), None)
+    if direct is not None:
+        d = update.entity.direct_meter_entry
+        d.table_entry.CopyFrom(book.by_handle(direct.direct_table_id, index, where))
+        d.table_entry.ClearField("action")
+        d.config.CopyFrom(config)
+    else:
+        m = update.entity.meter_entry
+        m.meter_id = conn.p4info.id("meters", name)
+        m.index.index = index
+        m.config.CopyFrom(config)
+    return update
+
+
+def apply_setup(conn, c, book: EntryBook | None = None) -> None:
+    """One setup command as a P4Runtime write; `book` keeps the entries added."""
     from p4.v1 import p4runtime_pb2
 
     kind = type(c).__name__
-    named = {} if named is None else named
+    book = EntryBook() if book is None else book
     update = p4runtime_pb2.Update(type=p4runtime_pb2.Update.INSERT)
     if kind == "AddEntry":
         update.entity.table_entry.CopyFrom(_entry(conn, c))
-        if c.handle is not None:
-            named[c.handle] = update.entity.table_entry
+        book.add(update.entity.table_entry, c.handle)
     elif kind == "Control" and c.op == "remove_entry":
-        if c.args[0] not in named:
-            raise ValueError(f"line {c.line}: remove {c.args[0]}: no entry of that name")
         update.type = p4runtime_pb2.Update.DELETE
-        update.entity.table_entry.CopyFrom(named.pop(c.args[0]))
+        update.entity.table_entry.CopyFrom(book.remove(c.args[0], f"line {c.line}"))
+    elif kind == "Control" and c.op == "meter_set_rates":
+        update = _meter_rates(conn, c, book)
+    elif kind == "Control" and c.op == "meter_get_rates":
+        return  # a read: changes nothing
     elif kind == "SetDefault":
         t = conn.p4info.table(c.table)
         update.type = p4runtime_pb2.Update.MODIFY
@@ -258,7 +318,7 @@ def apply_setup(conn, c, named: dict | None = None) -> None:
         return  # the packets are waited for anyway
     elif kind == "Control":  # a runtime CLI command with no P4Runtime stand-in here
         raise ValueError(f"line {c.line}: {c.op} is not supported over P4Runtime by this "
-                         "harness (only mirroring_add and remove)")
+                         "harness (only mirroring_add, remove and meter_set_rates)")
     else:
         raise ValueError(f"not a setup command: {c!r}")
     conn.write([update])
@@ -349,14 +409,14 @@ def run_stf(target: Target, conn, socks: dict[int, socket.socket], script,
         profiles = P4RuntimeProfiles(conn, program)
     got: dict[int, list[bytes]] = defaultdict(list)
     errors: list[str] = []
-    named: dict = {}
+    book = EntryBook()
     for i, c in enumerate(cmds):
         kind = type(c).__name__
         where = f"{name}:{c.line}"
         if profiles is not None and profiles.takes(c):
-            profiles.apply(c, where, named)
+            profiles.apply(c, where, book)
         elif kind in ("AddEntry", "SetDefault", "McastGroup", "MirrorSession", "Control"):
-            apply_setup(conn, c, named)
+            apply_setup(conn, c, book)
         elif kind == "Packet":
             want: dict[int, int] = defaultdict(int)
             for e in cmds[i + 1:]:

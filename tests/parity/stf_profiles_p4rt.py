@@ -53,9 +53,9 @@ class P4RuntimeProfiles:
             return is_indirect(self.names.table(c.table, f"line {c.line}"))
         return False
 
-    def apply(self, c, where: str, named: dict | None = None) -> None:
-        """The command's steps as P4Runtime writes; an entry added with `= NAME` goes
-        into `named` (stf_harness.apply_setup's `remove NAME`)."""
+    def apply(self, c, where: str, book=None) -> None:
+        """The command's steps as P4Runtime writes; the entries go into `book`
+        (stf_harness.EntryBook: `remove NAME`, handles)."""
         for s in self.steps.steps(c, where):
             if isinstance(s, IndirectDefault):
                 raise NoStandIn(f"{where}: P4Runtime cannot set an indirect table's default "
@@ -63,9 +63,8 @@ class P4RuntimeProfiles:
                                 "fabriclab-stf --switch both")
             u = self._update(s)
             self.conn.write([u])
-            if isinstance(s, IndirectEntry) and named is not None and \
-                    getattr(c, "handle", None) is not None:
-                named[c.handle] = u.entity.table_entry
+            if isinstance(s, IndirectEntry) and book is not None:
+                book.add(u.entity.table_entry, getattr(c, "handle", None))
 
     # ------------------------------------------------------------------ updates
     def _update(self, s):
