@@ -71,11 +71,12 @@ def compile_with(compiler: str, p4: Path, out: Path) -> tuple[Path, Path]:
 
 @dataclass
 class Result:
-    """What one program did on one combination: STF mismatches and, per packet sent,
-    the frames captured per port (in order)."""
+    """What one program did on one combination: STF mismatches, per packet sent the
+    frames captured per port (in order), and what each check_counter read."""
 
     errors: list[str] = field(default_factory=list)
     frames: list[dict[int, list[bytes]]] = field(default_factory=list)
+    counters: list[tuple[int, int]] = field(default_factory=list)  # check_counter's reads
 
 
 @dataclass
@@ -144,7 +145,7 @@ class Lab:
         res = Result()
         try:
             res.errors = sh.run_stf(target, self.conn, self.socks, script, name,
-                                    trace=res.frames,
+                                    trace=res.frames, counters=res.counters,
                                     program=json.loads(json_path.read_text()))
         finally:
             sh.remove_replication(self.conn, script)
@@ -178,7 +179,8 @@ def _masked(script, frames: list[dict[int, list[bytes]]]) -> list[dict[int, list
 
 def compare(results: dict[str, Result], script) -> list[str]:
     """Packet-for-packet differences between combinations: the same frames on the same
-    ports after every packet sent (up to the STF's wildcard nibbles)."""
+    ports after every packet sent (up to the STF's wildcard nibbles), and the same
+    counter values at every check_counter."""
     diffs = []
     items = sorted((c, _masked(script, r.frames)) for c, r in results.items())
     for (ca, ra), (cb, rb) in zip(items, items[1:]):
@@ -190,6 +192,10 @@ def compare(results: dict[str, Result], script) -> list[str]:
                 a, b = fa.get(port, []), fb.get(port, [])
                 if a != b:
                     diffs.append(f"packet {i + 1}, port {port}: ({ca}) {a} vs ({cb}) {b}")
+    counted = sorted((c, r.counters) for c, r in results.items())
+    for (ca, ra), (cb, rb) in zip(counted, counted[1:]):
+        diffs += [f"check_counter at line {la}: ({ca}) read {va}, ({cb}) {vb}"
+                  for (la, va), (_lb, vb) in zip(ra, rb) if va != vb]
     return diffs
 
 

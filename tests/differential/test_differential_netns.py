@@ -77,7 +77,7 @@ def _no_stand_in(p4: Path) -> str | None:
     """Why this harness cannot run the script, or None. It writes over P4Runtime
     (action profile members and groups too: tests/parity/stf_profiles_p4rt.py) and has
     no stand-in for simple_switch_CLI's runtime commands other than mirroring_add,
-    `remove NAME` and meter_set_rates (counter_write, ...); fabriclab-stf --switch both
+    `remove NAME`, meter_set_rates, counter_write and counter_reset; fabriclab-stf --switch both
     checks those programs on the embedded switch and on real bmv2 through
     simple_switch_CLI."""
     from p4compiler import stf as stf_format
@@ -86,7 +86,9 @@ def _no_stand_in(p4: Path) -> str | None:
         if isinstance(c, stf_format.Control) and c.op not in ("mirroring_add", "wait",
                                                               "no_packet", "remove_entry",
                                                               "meter_set_rates",
-                                                              "meter_get_rates"):
+                                                              "meter_get_rates",
+                                                              "counter_write",
+                                                              "counter_reset"):
             return f"STF command {c.op}: checked by fabriclab-stf --switch both"
     return None
 

@@ -264,8 +264,7 @@ def _meter_rates(conn, c, book: EntryBook):
                                        pir=round(pir * 1e6), pburst=pburst)
     update = p4runtime_pb2.Update(type=p4runtime_pb2.Update.MODIFY)
     proto = conn.p4info.proto
-    direct = next((m for m in proto.direct_meters
-                   if name in (m.preamble.name, m.preamble.alias)), None)
+    direct = _direct(proto.direct_meters, name)
     if direct is not None:
         d = update.entity.direct_meter_entry
         d.table_entry.CopyFrom(book.by_handle(direct.direct_table_id, index, where))
@@ -277,6 +276,43 @@ def _meter_rates(conn, c, book: EntryBook):
         m.index.index = index
         m.config.CopyFrom(config)
     return update
+
+
+def _direct(entries, name: str):
+    """The P4Info entry of the direct counter or meter `name` (full name or alias)."""
+    return next((d for d in entries if name in (d.preamble.name, d.preamble.alias)), None)
+
+
+def _counter_writes(conn, c, book: EntryBook) -> list:
+    """`counter_write COUNTER INDEX PACKETS BYTES` and `counter_reset COUNTER` as
+    P4Runtime MODIFYs of the counter's data. On a direct counter the index is an entry
+    handle and a reset writes zero into every entry the script has in the table; on an
+    indexed counter a reset is one write with no index (every cell, P4Runtime's
+    wildcard)."""
+    from p4.v1 import p4runtime_pb2
+
+    name, where = c.args[0], f"line {c.line}"
+    packets, nbytes = (c.args[2], c.args[3]) if c.op == "counter_write" else (0, 0)
+    data = p4runtime_pb2.CounterData(packet_count=packets, byte_count=nbytes)
+    direct = _direct(conn.p4info.proto.direct_counters, name)
+    if direct is not None:
+        table = direct.direct_table_id
+        entries = ([book.by_handle(table, c.args[1], where)] if c.op == "counter_write"
+                   else list(book.handles[table].values()))
+        updates = []
+        for entry in entries:
+            u = p4runtime_pb2.Update(type=p4runtime_pb2.Update.MODIFY)
+            u.entity.direct_counter_entry.table_entry.CopyFrom(entry)
+            u.entity.direct_counter_entry.table_entry.ClearField("action")
+            u.entity.direct_counter_entry.data.CopyFrom(data)
+            updates.append(u)
+        return updates
+    u = p4runtime_pb2.Update(type=p4runtime_pb2.Update.MODIFY)
+    u.entity.counter_entry.counter_id = conn.p4info.id("counters", name)
+    if c.op == "counter_write":
+        u.entity.counter_entry.index.index = c.args[1]
+    u.entity.counter_entry.data.CopyFrom(data)
+    return [u]
 
 
 def apply_setup(conn, c, book: EntryBook | None = None) -> None:
@@ -296,6 +332,9 @@ def apply_setup(conn, c, book: EntryBook | None = None) -> None:
         update = _meter_rates(conn, c, book)
     elif kind == "Control" and c.op == "meter_get_rates":
         return  # a read: changes nothing
+    elif kind == "Control" and c.op in ("counter_write", "counter_reset"):
+        conn.write(_counter_writes(conn, c, book))
+        return
     elif kind == "SetDefault":
         t = conn.p4info.table(c.table)
         update.type = p4runtime_pb2.Update.MODIFY
@@ -318,7 +357,7 @@ def apply_setup(conn, c, book: EntryBook | None = None) -> None:
         return  # the packets are waited for anyway
     elif kind == "Control":  # a runtime CLI command with no P4Runtime stand-in here
         raise ValueError(f"line {c.line}: {c.op} is not supported over P4Runtime by this "
-                         "harness (only mirroring_add, remove and meter_set_rates)")
+                         "harness (only mirroring_add, remove, meter_set_rates, counter_write and counter_reset)")
     else:
         raise ValueError(f"not a setup command: {c!r}")
     conn.write([update])
@@ -394,13 +433,63 @@ def _collect(socks: dict[int, socket.socket], got: dict[int, list[bytes]],
         ep.close()
 
 
+def _counter_cell(conn, c, book: EntryBook, where: str) -> tuple[int, int]:
+    """(bytes, packets) of the cell `check_counter` names, read over P4Runtime: an
+    index of an indexed counter, or an entry (by handle or `= NAME`) of a direct one."""
+    from p4.v1 import p4runtime_pb2
+
+    direct = _direct(conn.p4info.proto.direct_counters, c.counter)
+    if direct is None:
+        if c.entry is not None:
+            raise ValueError(f"{where}: {c.counter} is not a direct counter")
+        packets, nbytes = conn.read_counter(c.counter, c.index)
+        return nbytes, packets
+    if c.entry is not None:
+        entry = book.named.get(c.entry.lstrip("$"))
+        if entry is None or entry.table_id != direct.direct_table_id:
+            raise ValueError(f"{where}: no entry named {c.entry} in the table "
+                             f"{c.counter} counts")
+    else:
+        entry = book.by_handle(direct.direct_table_id, c.index, where)
+    q = p4runtime_pb2.DirectCounterEntry()
+    q.table_entry.CopyFrom(entry)
+    q.table_entry.ClearField("action")
+    found = conn.read([p4runtime_pb2.Entity(direct_counter_entry=q)])
+    data = found[0].direct_counter_entry.data if found else p4runtime_pb2.CounterData()
+    return data.byte_count, data.packet_count
+
+
+def _check_counter(target: Target, conn, c, book: EntryBook, name: str,
+                   padded: bool) -> tuple[str | None, int]:
+    """`check_counter`'s verdict over P4Runtime, and the value read. A packet the
+    switch drops leaves no frame to wait for, so a failing check is read again until
+    the switch has had its wait time to count it. Once a packet went out padded to the
+    Ethernet minimum, byte counts hold the padding the script's packet did not have:
+    such a check has no verdict here (the value is still compared between switches)."""
+    from p4switch.stf_check import check_counter
+
+    where = f"{name}:{c.line}"
+    until = time.monotonic() + target.wait_s
+    while True:
+        nbytes, packets = _counter_cell(conn, c, book, where)
+        value = packets if c.what == "packets" else nbytes
+        if padded and c.what == "bytes":
+            return None, value
+        msg = check_counter(c, nbytes, packets, name)
+        if msg is None or time.monotonic() >= until:
+            return msg, value
+        time.sleep(0.05)
+
+
 def run_stf(target: Target, conn, socks: dict[int, socket.socket], script,
             name: str, trace: list[dict[int, list[bytes]]] | None = None,
-            program: dict | None = None) -> list[str]:
-    """Run the script's commands in order; return the mismatches (empty: pass).
+            program: dict | None = None, counters: list | None = None) -> list[str]:
+    """Run the script's commands in order; return the mismatches (empty: pass), with
+    check_counter read over P4Runtime.
     `trace`, if given, gets one dict per packet sent: port -> the frames that came out
     after it (before the next packet). `program` (the bmv2 JSON) lets the script use
-    action profiles and selectors (stf_profiles_p4rt.py)."""
+    action profiles and selectors (stf_profiles_p4rt.py). `counters`, if given, gets
+    (line, value) for every check_counter."""
     cmds = script.commands
     profiles = None
     if program is not None:
@@ -410,6 +499,7 @@ def run_stf(target: Target, conn, socks: dict[int, socket.socket], script,
     got: dict[int, list[bytes]] = defaultdict(list)
     errors: list[str] = []
     book = EntryBook()
+    padded = False
     for i, c in enumerate(cmds):
         kind = type(c).__name__
         where = f"{name}:{c.line}"
@@ -431,6 +521,7 @@ def run_stf(target: Target, conn, socks: dict[int, socket.socket], script,
             # a wire carries at least an Ethernet header (the kernel refuses a shorter
             # frame: EINVAL), so a script's short packet goes out zero-padded to the
             # Ethernet minimum, leaving room for headers the program removes
+            padded |= len(c.data) < ETH_MIN_FRAME
             socks[c.port].send(c.data.ljust(ETH_MIN_FRAME, b"\0"))
             _collect(socks, got, time.monotonic() + target.wait_s, dict(want), trace)
         elif kind == "Expect":
@@ -448,6 +539,12 @@ def run_stf(target: Target, conn, socks: dict[int, socket.socket], script,
                 if not c.matches(data):
                     errors.append(f"{where}: port {c.port} got {data.hex()}, "
                                   f"expected {c.pattern}")
+        elif kind == "CounterCheck":
+            msg, value = _check_counter(target, conn, c, book, name, padded)
+            if msg is not None:
+                errors.append(msg)
+            if counters is not None:
+                counters.append((c.line, value))
     _collect(socks, got, time.monotonic() + target.quiet_s, None, trace)
     for p, q in got.items():
         if q:
