@@ -22,16 +22,15 @@ its own at the lowest weight and at SCHED_IDLE: it gets the CPU no one else want
 
 from __future__ import annotations
 
-import ctypes
 import os
 import pickle
-import signal
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
 from p4switch.codegen_fused import SpecialisedBuild
+from p4switch.lifetime import die_with_parent
 
 _ROOT = Path(__file__).resolve().parent.parent
 
@@ -172,10 +171,7 @@ def _lowest_priority() -> None:
             os.nice(19)
         except OSError:
             pass
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    die_with_parent()
 
 
 def _answer(request: tuple) -> tuple[str, object]:

@@ -14,7 +14,6 @@ output pcaps. Every wait is bounded by `timeout`.
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import json
 import os
@@ -32,6 +31,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from p4compiler import stf
+from p4switch.lifetime import die_with_parent
 from p4switch.runtime_api import MatchKind, MatchParam
 from p4switch.stf_check import NamedEntries, Outcome, StfRunError, check_counter, compare
 from p4switch.stf_names import ProgramNames, StfNameError
@@ -104,21 +104,6 @@ def _priority(table: dict, priority: int | None) -> str:
     return ""
 
 
-# resolved here, not in the child: between fork and exec the child may only do what needs
-# no lock another thread of the parent could have held at the fork (dlopen takes one)
-try:
-    _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
-except (OSError, AttributeError):
-    _PRCTL = None
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: SIGKILL when the starting thread ends (PR_SET_PDEATHSIG).
-    Once, a runner stopped by a timeout left its simple_switch running for hours."""
-    if _PRCTL is not None:
-        _PRCTL(1, signal.SIGKILL)
-
-
 class Bmv2Switch:
     """One simple_switch process in pcap-file mode, and its CLI."""
 
@@ -151,7 +136,7 @@ class Bmv2Switch:
         cmd.append("prog.json")
         self.stderr = open(self.dir / "stderr.txt", "wb")
         self.proc = subprocess.Popen(cmd, cwd=self.dir, stdout=self.stderr, stderr=self.stderr,
-                                     stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+                                     stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)
         pending = list(self.ports)
         while pending:   # open every input FIFO, in whatever order bmv2 opens them
             self._alive("while opening its ports")

@@ -4,20 +4,21 @@
                   [--json FILE] [-j N]
 
 For a corpus such as p4c's testdata/p4_16_samples (`--pattern '*-bmv2.p4'`: its
-v1model programs with their .stf) or one's own programs: each program is compiled by the embedded compiler and
-its script run on the embedded switch, on real simple_switch (the same JSON), or on
-both. With `both`, the two switches' verdicts are compared too: a program that passes
-on one and fails on the other is a fidelity difference of the embedded switch (or a
-JSON that real bmv2 reads differently), worth a report.
+v1model programs with their .stf) or one's own programs: each program is compiled by
+the embedded compiler and its script run on the embedded switch, on real simple_switch
+(the same JSON), or on both. With `both`, the two switches' verdicts are compared too: a
+program that passes on one and fails on the other is a fidelity difference of the
+embedded switch (or a JSON that real bmv2 reads differently), worth a report.
 
 Each program runs in a worker process (stf_runner.run_program) with a time limit, so a
 program that hangs or exhausts memory costs only its own verdict. The workers are forked
 from a fresh server process (forkserver), never from the caller: a caller with threads
 (a test session, a GUI) may hold a lock at the moment of a fork, and the child then
 waits for it forever. A worker that answers neither within its program's limit nor a
-grace after it is killed and its programs get `timeout`, so the run always ends. A status line shows progress;
-the summary counts verdicts (pass, mismatch, compile error, run error, timeout) per
-switch and lists every program that did not pass, with its first line of detail.
+grace after it is killed and its programs get `timeout`, so the run always ends. A
+status line shows progress; the summary counts verdicts (pass, mismatch, compile error,
+run error, timeout) per switch and lists every program that did not pass, with its
+first line of detail.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -78,8 +80,10 @@ def run_corpus(directory: Path, switches: tuple[str, ...], includes: list[str],
         if status is not None:
             status(len(out), len(progs), r)
 
-    pool = ProcessPoolExecutor(max_workers=max(1, jobs),
-                               mp_context=multiprocessing.get_context("forkserver"))
+    ctx = multiprocessing.get_context("forkserver")
+    workers = ctx.SimpleQueue()  # each worker's PID, put there as it starts
+    pool = ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=ctx,
+                               initializer=_started, initargs=(workers,))
     try:
         futures: dict[Future, Path] = {
             pool.submit(run_one, str(p), switches, includes, timeout): p for p in progs}
@@ -90,7 +94,7 @@ def run_corpus(directory: Path, switches: tuple[str, ...], includes: list[str],
             for f in sorted(done, key=lambda f: futures[f]):
                 record(futures[f], _result(f, futures[f].stem, switches))
             if not done:
-                _kill_workers(pool)
+                _kill_workers(workers)
                 why = (f"no answer from its worker within {timeout + grace:.0f} s "
                        "(the program's limit and a grace): the worker was killed")
                 for f in sorted(pending, key=lambda f: futures[f]):
@@ -111,16 +115,18 @@ def _result(f: Future, name: str, switches: tuple[str, ...]) -> ProgramResult:
                              {s: f"worker died: {type(e).__name__}: {e}" for s in switches})
 
 
-def _kill_workers(pool: ProcessPoolExecutor) -> None:
-    """SIGKILL the pool's own worker processes (by the PIDs it started)."""
-    kill = getattr(pool, "kill_workers", None)  # Python 3.14
-    if kill is not None:
-        kill()
-        return
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
-        proc.kill()
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
-        proc.join(timeout=5)
+def _started(workers) -> None:
+    """A worker's first act (the pool's initializer): say its PID."""
+    workers.put(os.getpid())
+
+
+def _kill_workers(workers) -> None:
+    """SIGKILL the pool's worker processes, by the PIDs they gave as they started."""
+    while not workers.empty():
+        try:
+            os.kill(workers.get(), signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # it had ended
 
 
 def summary(results: list[ProgramResult], switches: tuple[str, ...]) -> str:
