@@ -378,11 +378,36 @@ def _port_status_msg(port: int, up: bool) -> p4runtime_pb2.StreamMessageResponse
     return msg
 
 
-def serve(dataplane: Dataplane, address: str, device_id: int, cpu_port: int | None) -> grpc.Server:
-    """Start serving P4Runtime for `dataplane` on `address` ("host:port"); non-blocking.
+class P4RuntimeServer:
+    """A running P4Runtime server: `port` (the bound one, useful with port 0),
+    `servicer`, and `stop(grace)`."""
 
-    The returned server has `.port` (the bound port, useful with port 0) and
-    `.servicer`. Raises OSError when the address cannot be bound.
+    def __init__(self, grpc_server: grpc.Server, servicer: P4RuntimeServicer,
+                 executor: futures.ThreadPoolExecutor, port: int):
+        self._grpc = grpc_server
+        self._executor = executor
+        self.servicer = servicer
+        self.port = port
+
+    def stop(self, grace: float | None = None) -> threading.Event:
+        """gRPC's stop(grace), which also ends the streams, the digest thread and, once
+        gRPC has stopped, the handler threads: a process that goes on after a server (a
+        test session, a process that later forks) keeps none of its threads. Returns
+        the event set when gRPC has stopped."""
+        stopped = self._grpc.stop(grace)
+        self.servicer.stop()
+
+        def shut_down() -> None:
+            stopped.wait()
+            self._executor.shutdown(wait=False)
+        threading.Thread(target=shut_down, name="p4rt-shutdown", daemon=True).start()
+        return stopped
+
+
+def serve(dataplane: Dataplane, address: str, device_id: int,
+          cpu_port: int | None) -> P4RuntimeServer:
+    """Start serving P4Runtime for `dataplane` on `address` ("host:port"); non-blocking.
+    Raises OSError when the address cannot be bound.
     """
     servicer = P4RuntimeServicer(dataplane, device_id, cpu_port)
     executor = futures.ThreadPoolExecutor(max_workers=16, thread_name_prefix="p4rt")
@@ -400,24 +425,4 @@ def serve(dataplane: Dataplane, address: str, device_id: int, cpu_port: int | No
     if port == 0:
         raise OSError(f"cannot listen on {address}: address in use or invalid")
     server.start()
-    server.port = port
-    server.servicer = servicer
-    server.stop = _stopping_everything(server.stop, servicer, executor)
-    return server
-
-
-def _stopping_everything(stop_grpc, servicer: P4RuntimeServicer,
-                         executor: futures.ThreadPoolExecutor):
-    """The server's stop(grace), which also ends the streams, the digest thread and, once
-    gRPC has stopped, the handler threads: a process that goes on after a server (a
-    test session, a process that later forks) keeps none of its threads."""
-    def stop(grace=None):
-        stopped = stop_grpc(grace)
-        servicer.stop()
-
-        def shut_down() -> None:
-            stopped.wait()
-            executor.shutdown(wait=False)
-        threading.Thread(target=shut_down, name="p4rt-shutdown", daemon=True).start()
-        return stopped
-    return stop
+    return P4RuntimeServer(server, servicer, executor, port)
