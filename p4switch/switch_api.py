@@ -87,11 +87,11 @@ class DataplaneApi:
         c.nbytes[index], c.npkts[index] = nbytes, packets
 
     def direct_counter_read(self, table: str, handle: int) -> tuple[int, int]:
-        e = self._table(table).get(handle)
+        e = self._table(table).in_slot(handle)
         return e.nbytes, e.npkts
 
     def direct_counter_write(self, table: str, handle: int, nbytes: int, packets: int) -> None:
-        e = self._table(table).get(handle)
+        e = self._table(table).in_slot(handle)
         e.nbytes, e.npkts = nbytes, packets
 
     def direct_counter_reset(self, table: str) -> None:
@@ -158,7 +158,7 @@ class DataplaneApi:
         return list(m.meters[index].rates)
 
     def direct_meter_set(self, table: str, handle: int, rates: list[tuple[float, int]]) -> None:
-        e = self._table(table).get(handle)
+        e = self._table(table).in_slot(handle)
         if e.meter is None:
             e.meter = Meter()
         e.meter.configure(rates)

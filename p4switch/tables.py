@@ -4,13 +4,19 @@ Lookup structures are chosen per table for the hot path: a dict for all-exact
 keys (one int for a one-field key, else a tuple), a dict per prefix length for
 lpm, and a priority-sorted list for ternary / range / optional keys.
 
-Priorities follow P4Runtime: a larger value wins. Entries of equal priority
-match in insertion order. Const entries from the JSON (where bmv2 uses "a
-lower value wins") are converted when loaded.
+Priorities follow P4Runtime: a larger value wins. Const entries from the JSON
+(where bmv2 uses "a lower value wins") are converted when loaded.
+
+Entry handles are bmv2's: an entry takes the lowest free slot of its table, and its
+handle carries the slot's version above bit 24 (bmv2's HANDLE_SET(version, slot)), one
+more each time the slot was freed, so a handle kept past its entry's deletion is refused
+(EXPIRED_HANDLE) instead of reaching the entry that reused the slot. Entries of equal
+priority match in slot order, as bmv2 scans its ternary entries.
 """
 
 from __future__ import annotations
 
+import heapq
 import itertools
 
 from p4switch.runtime_api import ActionCall, DataplaneError, IndirectTarget, MatchParam
@@ -128,6 +134,44 @@ class ActionProfile:
         return self.members.get(members[hash_value % len(members)], (-1, ()))
 
 
+VERSION_SHIFT = 24  # bmv2: an entry handle is version << 24 | slot
+SLOT_MASK = (1 << VERSION_SHIFT) - 1
+
+
+class EntryHandles:
+    """A table's entry handles as bmv2 gives them: the lowest free slot, with the
+    slot's version (how often it was freed) above bit 24."""
+
+    def __init__(self):
+        self._free: list[int] = []            # freed slots (a heap)
+        self._next = 0                        # the first slot never used
+        self._version: dict[int, int] = {}    # slot -> version of its next entry
+        self.live: dict[int, int] = {}        # slot -> handle of the entry in it
+
+    def take(self) -> int:
+        if self._free:
+            slot = heapq.heappop(self._free)
+        else:
+            slot, self._next = self._next, self._next + 1
+        handle = self._version.get(slot, 0) << VERSION_SHIFT | slot
+        self.live[slot] = handle
+        return handle
+
+    def release(self, handle: int, used: bool = True) -> None:
+        """Free `handle`'s slot; the slot's next entry gets a new version unless the
+        handle was never `used` (an add the table refused)."""
+        slot = handle & SLOT_MASK
+        del self.live[slot]
+        if used:
+            self._version[slot] = (handle >> VERSION_SHIFT) + 1
+        heapq.heappush(self._free, slot)
+
+    def in_slot(self, handle: int) -> int | None:
+        """The handle of the entry in `handle`'s slot, whatever its version (bmv2 reads
+        and writes a direct counter or meter by slot), or None."""
+        return self.live.get(handle & SLOT_MASK)
+
+
 class Table:
     """A match-action table: entries by handle plus a lookup structure."""
 
@@ -148,7 +192,7 @@ class Table:
         self.default_const = False
         self.entries: dict[int, Entry] = {}
         self.const_entries = False
-        self._handles = itertools.count()
+        self.entry_handles = EntryHandles()
         kinds = {k.kind for k in keys}
         if kinds <= {"exact", "valid"}:
             self.mode = "exact"
@@ -270,13 +314,23 @@ class Table:
         if len(self.entries) >= self.max_size:
             raise DataplaneError(f"table {self.name} is full ({self.max_size} entries)")
         lookup_key, match, plen = self._canonical(key)
-        handle = next(self._handles)
-        e = self._make_entry(target, handle)
-        e.key, e.match, e.priority, e.const = lookup_key, match, priority, const
+        handle = self.entry_handles.take()
+        try:
+            e = self._make_entry(target, handle)
+            e.key, e.match, e.priority, e.const = lookup_key, match, priority, const
+            self._insert(e, plen)
+        except DataplaneError:
+            self.entry_handles.release(handle, used=False)  # refused: never used
+            raise
+        self.entries[handle] = e
+        return handle
+
+    def _insert(self, e: Entry, plen: int) -> None:
+        """`e` into the lookup structure (DataplaneError: a duplicate)."""
         if self.mode == "exact":
-            if lookup_key in self.exact:
+            if e.key in self.exact:
                 raise DataplaneError(f"table {self.name}: duplicate entry")
-            self.exact[lookup_key] = e
+            self.exact[e.key] = e
         elif self.mode == "lpm":
             level = next((lv for lv in self.lpm_levels if lv[0] == plen), None)
             if level is None:
@@ -285,25 +339,39 @@ class Table:
                 level = (plen, mask, {})
                 self.lpm_levels.append(level)
                 self.lpm_levels.sort(key=lambda lv: -lv[0])
-            if lookup_key in level[2]:
+            if e.key in level[2]:
                 raise DataplaneError(f"table {self.name}: duplicate entry")
-            level[2][lookup_key] = e
+            level[2][e.key] = e
         else:
-            if any(o.match == match and o.priority == priority for o in self.sorted):
+            if any(o.match == e.match and o.priority == e.priority for o in self.sorted):
                 raise DataplaneError(f"table {self.name}: duplicate entry")
-            # Stable: among equal priorities the earlier entry stays first.
+            # among equal priorities, the lower slot first (bmv2 scans by slot)
+            slot = e.handle & SLOT_MASK
             i = len(self.sorted)
-            while i > 0 and self.sorted[i - 1].priority < priority:
+            while i > 0 and (self.sorted[i - 1].priority < e.priority or (
+                    self.sorted[i - 1].priority == e.priority
+                    and self.sorted[i - 1].handle & SLOT_MASK > slot)):
                 i -= 1
             self.sorted.insert(i, e)
-        self.entries[handle] = e
-        return handle
 
     def get(self, handle: int) -> Entry:
         e = self.entries.get(handle)
         if e is None:
+            if self.entry_handles.in_slot(handle) is not None:
+                now = self.entry_handles.in_slot(handle)
+                raise DataplaneError(
+                    f"table {self.name}: entry handle {handle} has expired (its entry was "
+                    f"deleted; its slot now holds handle {now}): bmv2's EXPIRED_HANDLE")
             raise DataplaneError(f"table {self.name}: no entry with handle {handle}")
         return e
+
+    def in_slot(self, handle: int) -> Entry:
+        """The entry in `handle`'s slot, whatever the handle's version: how bmv2 reads
+        and writes an entry's direct counter and meter."""
+        current = self.entry_handles.in_slot(handle)
+        if current is None:
+            raise DataplaneError(f"table {self.name}: no entry with handle {handle}")
+        return self.entries[current]
 
     def modify(self, handle: int, target) -> None:
         e = self.get(handle)
@@ -318,6 +386,7 @@ class Table:
         if e.const:
             raise DataplaneError(f"table {self.name}: entry {handle} is const")
         del self.entries[handle]
+        self.entry_handles.release(handle)
         if self.mode == "exact":
             del self.exact[e.key]
         elif self.mode == "lpm":

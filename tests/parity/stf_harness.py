@@ -32,6 +32,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from p4switch.tables import EntryHandles
+
 REPO = Path(__file__).resolve().parents[2]
 PROGRAMS = REPO / "tests" / "compiler" / "programs"
 NETNS = "pty-h"
@@ -164,6 +166,14 @@ def stop_switch(proc: subprocess.Popen) -> None:
 
 
 # -- P4Runtime writes from STF commands ------------------------------------------------------
+def _matches_anything(k, f) -> bool:
+    """An STF key that is a don't-care: a ternary mask of 0, an lpm prefix of 0 (P4Runtime
+    refuses them written out: the field must be omitted)."""
+    if f.match_type == "TERNARY":
+        return k.mask == 0
+    return f.match_type == "LPM" and k.prefix_len == 0
+
+
 def _entry(conn, c):
     """A P4Runtime TableEntry for an STF `add` line."""
     from p4.v1 import p4runtime_pb2
@@ -184,7 +194,7 @@ def _entry(conn, c):
             k = c.keys[i]
         if f.match_type in ("TERNARY", "RANGE", "OPTIONAL"):
             needs_priority = True
-        if k is None:
+        if k is None or _matches_anything(k, f):
             continue  # a don't-care: left out, as P4Runtime wants
         fm = entry.match.add(field_id=f.id)
         if f.match_type == "EXACT":
@@ -221,16 +231,17 @@ def _mirror(c) -> tuple[int, int] | None:
 
 class EntryBook:
     """The entries a script added, by name (`= NAME`, for `remove NAME`) and by the
-    handle bmv2 gives each (per table from 0, the lowest free one: the index of STF's
-    commands on a direct meter)."""
+    handle bmv2 gives each (p4switch.tables.EntryHandles: the lowest free slot of the
+    table, with the slot's version above bit 24); STF's index of a direct counter or
+    meter is read by slot, as bmv2 reads it."""
 
     def __init__(self):
         self.named: dict[str, object] = {}
         self.handles: dict[int, dict[int, object]] = defaultdict(dict)
+        self._slots: dict[int, EntryHandles] = defaultdict(EntryHandles)
 
     def add(self, entry, name: str | None) -> None:
-        book = self.handles[entry.table_id]
-        book[next(h for h in range(len(book) + 1) if h not in book)] = entry
+        self.handles[entry.table_id][self._slots[entry.table_id].take()] = entry
         if name is not None:
             self.named[name] = entry
 
@@ -239,14 +250,16 @@ class EntryBook:
             raise ValueError(f"{where}: remove {name}: no entry of that name")
         entry = self.named.pop(name)
         book = self.handles[entry.table_id]
-        del book[next(h for h, e in book.items() if e is entry)]
+        handle = next(h for h, e in book.items() if e is entry)
+        del book[handle]
+        self._slots[entry.table_id].release(handle)
         return entry
 
     def by_handle(self, table_id: int, handle: int, where: str):
-        entry = self.handles[table_id].get(handle)
-        if entry is None:
+        current = self._slots[table_id].in_slot(handle)
+        if current is None:
             raise ValueError(f"{where}: no entry with handle {handle} in that table")
-        return entry
+        return self.handles[table_id][current]
 
 
 def _meter_rates(conn, c, book: EntryBook):
@@ -454,9 +467,19 @@ def _counter_cell(conn, c, book: EntryBook, where: str) -> tuple[int, int]:
     q = p4runtime_pb2.DirectCounterEntry()
     q.table_entry.CopyFrom(entry)
     q.table_entry.ClearField("action")
-    found = conn.read([p4runtime_pb2.Entity(direct_counter_entry=q)])
-    data = found[0].direct_counter_entry.data if found else p4runtime_pb2.CounterData()
+    # an entry with no match fields (every key a don't-care) reads as a wildcard: every
+    # entry of its priority comes back, this one among them
+    same = [f.direct_counter_entry.data for f in conn.read([p4runtime_pb2.Entity(
+        direct_counter_entry=q)]) if _same_key(f.direct_counter_entry.table_entry, entry)]
+    data = same[0] if same else p4runtime_pb2.CounterData()
     return data.byte_count, data.packet_count
+
+
+def _same_key(a, b) -> bool:
+    """Two TableEntries with the same match (in any field order) and priority."""
+    def key(e):
+        return sorted(m.SerializeToString(deterministic=True) for m in e.match), e.priority
+    return key(a) == key(b)
 
 
 def _check_counter(target: Target, conn, c, book: EntryBook, name: str,

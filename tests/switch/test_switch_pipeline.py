@@ -596,3 +596,53 @@ def test_each_digest_call_reports_its_own_values():
     for a in (1, 2, 3):
         sw.process(0, bytes([a, 0x10, 0x20, 0x30]))
     assert got == [("learn_t", (1, 0x10)), ("learn_t", (0x20, 0x30)), ("learn_t", (7, 0x11))]
+
+
+def test_entry_handles_reuse_the_lowest_free_slot_with_a_version_as_bmv2():
+    """bmv2 gives an entry the lowest free slot of its table and versions the handle
+    (version << 24 | slot): the entry reusing a freed slot gets 1 << 24 | slot, a handle
+    kept past its entry's deletion is refused (EXPIRED_HANDLE), and the entry's direct
+    counter is read and written by slot, whatever the version."""
+    from p4switch.switch import DataplaneError
+    p = ethernet_program()
+    p.table("ingress", "fwd", [("exact", ["ethernet", "dst"])], ["forward", "drop"],
+            default=("drop", []))
+    sw = switch_for(p)
+    assert [sw.table_add("fwd", [exact(d)], fwd(2)) for d in (0xB1, 0xB2, 0xB3)] == [0, 1, 2]
+    sw.table_delete("fwd", 1)
+    sw.table_delete("fwd", 0)
+    assert sw.table_add("fwd", [exact(0xB4)], fwd(3)) == 1 << 24        # slot 0, again
+    assert sw.table_add("fwd", [exact(0xB5)], fwd(3)) == 1 << 24 | 1    # slot 1
+    assert sw.table_add("fwd", [exact(0xB6)], fwd(3)) == 3              # a new slot
+    for stale in (0, 1):
+        with pytest.raises(DataplaneError, match="EXPIRED_HANDLE"):
+            sw.table_modify("fwd", stale, fwd(1))
+        with pytest.raises(DataplaneError, match="EXPIRED_HANDLE"):
+            sw.table_delete("fwd", stale)
+    with pytest.raises(DataplaneError, match="no entry with handle 7"):
+        sw.table_delete("fwd", 7)
+    sw.table_delete("fwd", 1 << 24)
+    assert sw.table_add("fwd", [exact(0xB7)], fwd(3)) == 2 << 24        # slot 0's third
+    # a refused add takes no slot
+    with pytest.raises(DataplaneError, match="duplicate"):
+        sw.table_add("fwd", [exact(0xB7)], fwd(3))
+    assert sw.table_add("fwd", [exact(0xB8)], fwd(3)) == 4
+
+
+def test_ternary_entries_of_equal_priority_match_in_slot_order():
+    """bmv2 scans ternary entries by slot: at equal priority the entry in the lower slot
+    wins, even when it was added later (into a slot a deleted entry freed)."""
+    p = ethernet_program()
+    p.table("ingress", "acl", [("ternary", ["ethernet", "dst"])], ["forward", "drop"],
+            default=("drop", []))
+    sw = switch_for(p)
+    anything = MatchParam(MatchKind.TERNARY, 0, 0)
+    first = sw.table_add("acl", [anything], fwd(1), priority=5)
+    sw.table_add("acl", [MatchParam(MatchKind.TERNARY, 0xB2, 0xFF)], fwd(2), priority=5)
+    f = frame(ipv4={})
+    assert sw.process(1, f) == [(1, f)]
+    sw.table_delete("acl", first)
+    sw.table_add("acl", [anything], fwd(3), priority=5)     # slot 0 again: before slot 1
+    assert sw.process(1, f) == [(3, f)]
+    sw.table_add("acl", [MatchParam(MatchKind.TERNARY, 0xB2, 0xFF)], fwd(4), priority=6)
+    assert sw.process(1, f) == [(4, f)]                     # a higher priority still wins
