@@ -15,6 +15,38 @@ def header_eq(S: list, a: tuple, b: tuple) -> bool:
     return all(S[x] == S[y] for x, y in zip(a[2], b[2], strict=True))
 
 
+def stack_push(S: list, descs: tuple, nx: int, count: int) -> None:
+    """push_front on a header stack: element i takes element i - count's fields from
+    the top down (repacked at deparse); the first `count` become invalid."""
+    n = len(descs)
+    for i in range(n - 1, -1, -1):
+        d = descs[i]
+        if i >= count:
+            s = descs[i - count]
+            for a, b in zip(d[2], s[2]):
+                S[a] = S[b]
+            S[d[0]], S[d[1]] = S[s[0]], -1
+        else:
+            S[d[0]] = 0
+    S[nx] = min(n, S[nx] + count)
+
+
+def stack_pop(S: list, descs: tuple, nx: int, count: int) -> None:
+    """pop_front on a header stack: element i takes element i + count's fields; the
+    last `count` become invalid."""
+    n = len(descs)
+    for i in range(n):
+        d = descs[i]
+        if i + count < n:
+            s = descs[i + count]
+            for a, b in zip(d[2], s[2]):
+                S[a] = S[b]
+            S[d[0]], S[d[1]] = S[s[0]], -1
+        else:
+            S[d[0]] = 0
+    S[nx] = max(0, S[nx] - count)
+
+
 def _swap_unions(S: list, a: tuple, b: tuple) -> None:
     """bmv2's HeaderUnion::swap_values: every member's fields and validity change
     places; both are repacked at deparse (their bytes no longer sit at `raw`)."""

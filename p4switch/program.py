@@ -31,6 +31,7 @@ from p4switch.codegen_control import ControlCodegen
 from p4switch.codegen_expr import ExpressionCodegen
 from p4switch.codegen_fused import FusedCodegen
 from p4switch.codegen_parser import ParserCodegen
+from p4switch.codegen_primitives import PrimitiveCodegen
 from p4switch.program_common import (
     CORE_ERRORS,
     FIXED_SLOTS,
@@ -54,7 +55,7 @@ from p4switch.tables import ActionProfile, Entry, KeyField, Table
 
 
 class Program(ExpressionCodegen, ParserCodegen, ControlCodegen, ActionCodegen,
-              FusedCodegen):
+              PrimitiveCodegen, FusedCodegen):
     """A validated, compiled bmv2 JSON program and its run-time state."""
 
     def __init__(self, j: dict, trace: Callable[[str], None] | None = None,
@@ -571,7 +572,7 @@ class Program(ExpressionCodegen, ParserCodegen, ControlCodegen, ActionCodegen,
             "_tcm": _two_comp_mod, "_sat": _sat_cast, "_usat": _usat_cast,
             "_hdr_eq": header_ops.header_eq,
             "_pack_bits": externs.pack_bits, "_HASH": externs.HASH_ALGORITHMS,
-            "_stack_push": self._stack_push, "_stack_pop": self._stack_pop,
+            "_stack_push": header_ops.stack_push, "_stack_pop": header_ops.stack_pop,
             "_union_stack_push": header_ops.union_stack_push,
             "_union_stack_pop": header_ops.union_stack_pop,
             "_log_msg": self._log_msg,
