@@ -200,29 +200,49 @@ class ControlCodegen:
             default = table.default
         if not t.get("key") and default is not None and table.profile is None \
                 and default.action in self.actions:
-            aid = default.action
-            lines = []
-            if self.trace:
-                lines.append(f"_trace(\"Applying table '{name}'\")")
-                lines.append(f"_trace(\"Table '{name}': miss\")")
-            self._const_args = tuple(default.args)
-            try:
-                lines += self._action_body(aid, f"{where} action {self.actions[aid]['name']}")
-            finally:
-                self._const_args = None
-            nt = t.get("next_tables", {})
-            base = t.get("base_default_next")
-            if "__HIT__" in nt or "__MISS__" in nt:
-                nxt = nt.get("__MISS__", base)
-            else:
-                an = next((n for n, i in zip(t.get("actions", []), t.get("action_ids") or [])
-                           if i == aid), self.actions[aid]["name"])
-                nxt = nt.get(an, base)
-            return lines + goto(nxt)
-        tn = self._name("T", table)
+            return self._gen_inline_default(t, default, where, goto)
         lines: list[str] = []
         if self.trace:
             lines.append(f"_trace(\"Applying table '{name}'\")")
+        nt = t.get("next_tables", {})
+        hit_miss = "__HIT__" in nt or "__MISS__" in nt
+        lines += self._gen_lookup(t, where, hit_miss or table.profile is not None or self.trace)
+        lines += self._gen_resolve(t)
+        if self.trace:
+            lines.append(f"_trace(\"Table '{name}': \" + ('hit with handle ' + str(e.handle) "
+                         f"if hit else 'miss'))")
+        return lines + self._gen_dispatch(t, where, goto, hit_miss)
+
+    def _gen_inline_default(self, t: dict, default, where: str, goto) -> list[str]:
+        """A keyless table's default action, inline with its data as constants, and
+        where the control goes next."""
+        name = t["name"]
+        aid = default.action
+        lines = []
+        if self.trace:
+            lines.append(f"_trace(\"Applying table '{name}'\")")
+            lines.append(f"_trace(\"Table '{name}': miss\")")
+        self._const_args = tuple(default.args)
+        try:
+            lines += self._action_body(aid, f"{where} action {self.actions[aid]['name']}")
+        finally:
+            self._const_args = None
+        nt = t.get("next_tables", {})
+        base = t.get("base_default_next")
+        if "__HIT__" in nt or "__MISS__" in nt:
+            nxt = nt.get("__MISS__", base)
+        else:
+            an = next((n for n, i in zip(t.get("actions", []), t.get("action_ids") or [])
+                       if i == aid), self.actions[aid]["name"])
+            nxt = nt.get(an, base)
+        return lines + goto(nxt)
+
+    def _gen_lookup(self, t: dict, where: str, uses_hit: bool) -> list[str]:
+        """The key, the lookup into `e` (the default on a miss; `hit` where used), and
+        the entry's direct counter and meter."""
+        name = t["name"]
+        table = self.tables[name]
+        tn = self._name("T", table)
         pre: list[str] = []
         kexprs = []
         for ki, k in enumerate(t.get("key", [])):
@@ -235,55 +255,60 @@ class ControlCodegen:
             if k.get("mask") is not None:
                 e = f"({e} & {_hex(k['mask'])})"
             kexprs.append(e)
-        lines += pre
-        nt = t.get("next_tables", {})
-        hit_miss = "__HIT__" in nt or "__MISS__" in nt
-        uses_hit = hit_miss or table.profile is not None or self.trace
+        lines = pre
         if not kexprs:
-            lines += [f"e = {tn}.default"] + (["hit = False"] if uses_hit else [])
+            return lines + [f"e = {tn}.default"] + (["hit = False"] if uses_hit else [])
+        key = kexprs[0] if len(kexprs) == 1 else "(" + ", ".join(kexprs) + ",)"
+        if table.mode == "exact":
+            d = self._name("TD", table.exact)
+            lines.append(f"e = {d}.get({key})")
+        elif table.mode == "lpm":
+            lines.append(f"e = {tn}.lookup_lpm({key})")
         else:
-            key = kexprs[0] if len(kexprs) == 1 else "(" + ", ".join(kexprs) + ",)"
-            if table.mode == "exact":
-                d = self._name("TD", table.exact)
-                lines.append(f"e = {d}.get({key})")
-            elif table.mode == "lpm":
-                lines.append(f"e = {tn}.lookup_lpm({key})")
-            else:
-                lines.append(f"e = {tn}.lookup_ternary({key})")
-            if uses_hit:
-                lines += ["if e is None:", f"    e = {tn}.default", "    hit = False",
-                          "else:", "    hit = True"]
-            elif table.with_counters or self.direct_meters.get(name) is not None:
-                lines += ["if e is None:", f"    e = {tn}.default", "else:", "    pass"]
-            else:
-                lines += ["if e is None:", f"    e = {tn}.default"]
-            if table.with_counters:
-                lines += ["    e.npkts += 1", f"    e.nbytes += S[{self.std['packet_length']}]"]
-            dm = self.direct_meters.get(name)
-            if dm is not None:
-                slot, w, _s, hd, _f = self._field(dm["result_target"], where + ".direct_meter")
-                amount = f"S[{self.std['packet_length']}]" if dm.get("type") == "bytes" else "1"
-                lines += ["    if e.meter is not None:",
-                          f"        S[{slot}] = e.meter.execute({amount}, _now_us())",
-                          "    else:", f"        S[{slot}] = 0"]
-                if not hd.metadata:
-                    lines.append(f"    S[{hd.dirty}] = 1")
-        if table.profile is not None:
-            ap = self._name("AP", table.profile)
-            hexpr = "0"
-            selector = self._profile_selector(t.get("action_profile"))
-            if selector is not None:
-                hexpr = selector
-            # an entry, or a default set by table_indirect_set_default, names a member
-            # or a group; a default set as an action call (P4Runtime) is direct
-            lines += ["if e.member is not None or e.group is not None:",
-                      f"    a, ad = {ap}.resolve(e, {hexpr})", "else:",
-                      "    a = e.action", "    ad = e.args"]
+            lines.append(f"e = {tn}.lookup_ternary({key})")
+        dm = self.direct_meters.get(name)
+        if uses_hit:
+            lines += ["if e is None:", f"    e = {tn}.default", "    hit = False",
+                      "else:", "    hit = True"]
+        elif table.with_counters or dm is not None:
+            lines += ["if e is None:", f"    e = {tn}.default", "else:", "    pass"]
         else:
-            lines += ["a = e.action", "ad = e.args"]
-        if self.trace:
-            lines.append(f"_trace(\"Table '{name}': \" + ('hit with handle ' + str(e.handle) "
-                         f"if hit else 'miss'))")
+            lines += ["if e is None:", f"    e = {tn}.default"]
+        if table.with_counters:
+            lines += ["    e.npkts += 1", f"    e.nbytes += S[{self.std['packet_length']}]"]
+        if dm is not None:
+            slot, w, _s, hd, _f = self._field(dm["result_target"], where + ".direct_meter")
+            amount = f"S[{self.std['packet_length']}]" if dm.get("type") == "bytes" else "1"
+            lines += ["    if e.meter is not None:",
+                      f"        S[{slot}] = e.meter.execute({amount}, _now_us())",
+                      "    else:", f"        S[{slot}] = 0"]
+            if not hd.metadata:
+                lines.append(f"    S[{hd.dirty}] = 1")
+        return lines
+
+    def _gen_resolve(self, t: dict) -> list[str]:
+        """The action and its data (`a`, `ad`) of entry `e`: through the action
+        profile (a member, or a group's member picked by the selector's hash) where
+        the table has one."""
+        table = self.tables[t["name"]]
+        if table.profile is None:
+            return ["a = e.action", "ad = e.args"]
+        ap = self._name("AP", table.profile)
+        hexpr = "0"
+        selector = self._profile_selector(t.get("action_profile"))
+        if selector is not None:
+            hexpr = selector
+        # an entry, or a default set by table_indirect_set_default, names a member
+        # or a group; a default set as an action call (P4Runtime) is direct
+        return ["if e.member is not None or e.group is not None:",
+                f"    a, ad = {ap}.resolve(e, {hexpr})", "else:",
+                "    a = e.action", "    ad = e.args"]
+
+    def _gen_dispatch(self, t: dict, where: str, goto, hit_miss: bool) -> list[str]:
+        """Action `a`'s body, then where the control goes: by hit or miss, by the
+        action that ran, or to the one next table every outcome leads to."""
+        table = self.tables[t["name"]]
+        nt = t.get("next_tables", {})
         base = t.get("base_default_next")
         targets = {} if hit_miss else {n: nt.get(n, base) for n in t.get("actions", [])}
         # A table with no default entry runs no action on a miss and goes on with
@@ -293,6 +318,7 @@ class ControlCodegen:
         same_next = len(outcomes) <= 1
         names = t.get("actions", [])
         ids = t.get("action_ids") or [self.action_names[n] for n in names]
+        lines: list[str] = []
         first = True
         for an, aid in zip(names, ids):
             body = self._action_body(aid, f"{where} action {an}")
