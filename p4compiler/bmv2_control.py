@@ -227,44 +227,9 @@ class ControlConverter:
                                "'has multiple successors'); apply it once")
         self.applied.add(t.qualified)
         self.used_names.add(t.qualified)
-        env = _Env()
-        keys = []
         key_prims: list[dict[str, Any]] = []
-        for k in t.keys:
-            if k.match_kind == "selector":
-                continue
-            e = k.expr
-            # bmv2 has no "optional" match type: p4c's backend writes an optional key
-            # as ternary (an entry's value gets a full mask, `_` a zero mask).
-            kind_json = "ternary" if k.match_kind == "optional" else k.match_kind
-            entry: dict[str, Any] = {"match_type": kind_json, "name": k.name}
-            msk = None
-            if isinstance(e, ir.Binary) and e.op == "&" and isinstance(e.right, ir.Lit):
-                msk = hexstr(e.right.value, _width(e.type))
-                e = e.left
-            if isinstance(e, ir.Call) and e.target and e.target[1:2] == ("isValid",) \
-                    and self.path(e.callee.expr, env)[0] == "header":  # type: ignore[union-attr]
-                callee = e.callee
-                assert isinstance(callee, ir.Member)
-                entry["target"] = [self.header_name(callee.expr, env), "$valid$"]
-                entry["match_type"] = "exact" if k.match_kind == "exact" else kind_json
-            else:
-                try:
-                    kind, v = self.path(e, env)
-                except Unsupported:
-                    kind, v = "expr", None
-                if kind != "field":
-                    # Like p4c's SimplifyKey: compute the key into a temporary first.
-                    # Slices too: P4Runtime gives a slice key's value in the slice's
-                    # width, which bmv2 cannot match against a masked whole field.
-                    v = self.temp(e.type if not isinstance(e.type, ir.Bool)  # type: ignore
-                                  else ir.Bits(1), "key")
-                    key_prims.append(self.prim("assign", [{"type": "field", "value": v},
-                                                          self.operand(e, env)], k.loc
-                                               if hasattr(k, "loc") else t.loc))
-                entry["target"] = v
-            entry["mask"] = msk
-            keys.append(entry)
+        keys = [self.table_key(t, k, _Env(), key_prims) for k in t.keys
+                if k.match_kind != "selector"]
         # bmv2's precedence: any range key makes a range table, then ternary (optional
         # keys need priorities too), then lpm, else exact.
         kinds = {k["match_type"] for k in keys}
@@ -307,6 +272,43 @@ class ControlConverter:
             return self.hidden_table(self.unique_name(f"tbl_{aname}"), aname, aid, [], t.loc,
                                      t.qualified)
         return t.qualified
+
+    def table_key(self, t: TableEntity, k, env: _Env,
+                  key_prims: list[dict[str, Any]]) -> dict[str, Any]:
+        """One key field's JSON. A key that is not a field (an expression, a slice) is
+        computed into a temporary by a primitive added to `key_prims`, as p4c's
+        SimplifyKey does."""
+        e = k.expr
+        # bmv2 has no "optional" match type: p4c's backend writes an optional key as
+        # ternary (an entry's value gets a full mask, `_` a zero mask).
+        kind_json = "ternary" if k.match_kind == "optional" else k.match_kind
+        entry: dict[str, Any] = {"match_type": kind_json, "name": k.name}
+        msk = None
+        if isinstance(e, ir.Binary) and e.op == "&" and isinstance(e.right, ir.Lit):
+            msk = hexstr(e.right.value, _width(e.type))
+            e = e.left
+        if isinstance(e, ir.Call) and e.target and e.target[1:2] == ("isValid",) \
+                and self.path(e.callee.expr, env)[0] == "header":  # type: ignore[union-attr]
+            callee = e.callee
+            assert isinstance(callee, ir.Member)
+            entry["target"] = [self.header_name(callee.expr, env), "$valid$"]
+            entry["match_type"] = "exact" if k.match_kind == "exact" else kind_json
+        else:
+            try:
+                kind, v = self.path(e, env)
+            except Unsupported:
+                kind, v = "expr", None
+            if kind != "field":
+                # P4Runtime gives a slice key's value in the slice's width, which bmv2
+                # cannot match against a masked whole field: a temporary too.
+                v = self.temp(e.type if not isinstance(e.type, ir.Bool)  # type: ignore
+                              else ir.Bits(1), "key")
+                key_prims.append(self.prim("assign", [{"type": "field", "value": v},
+                                                      self.operand(e, env)], k.loc
+                                           if hasattr(k, "loc") else t.loc))
+            entry["target"] = v
+        entry["mask"] = msk
+        return entry
 
     def action_profile(self, t: TableEntity, j: dict[str, Any]) -> None:
         inst = t.implementation

@@ -51,114 +51,112 @@ class ExpressionConverter:
         ("expr", json) for stack elements with a run-time index.
         """
         if isinstance(e, ir.Name):
-            ref = e.ref
-            if isinstance(ref, ParamEntity):
-                if ref.owner in ("action", "function"):
-                    b = env.get(ref)
-                    if b is None:
-                        raise Unsupported(e.loc, f"{ref.name}: parameter is not bound here")
-                    if b[0] == "expr":
-                        return self.path(b[1], b[2])
-                    return ("param", b)
-                role = self.param_role(ref)
-                if role == "standard_metadata":
-                    return ("header", "standard_metadata")
-                if role == "headers":
-                    return ("struct", "")
-                if role == "metadata":
-                    return ("scalar_struct", "userMetadata")
-                raise Unsupported(e.loc, f"{ref.name}: parameter of type {ref.type} cannot be "
-                                  "accessed on bmv2")
-            if isinstance(ref, VarEntity):
-                t = ir.unwrap(ref.type)
-                if isinstance(t, ir.StructLike) and t.kind == "header":
-                    return ("header", ref.unique)
-                if isinstance(t, ir.StructLike):
-                    return ("scalar_struct", ref.unique)
-                if isinstance(t, ir.Stack):
-                    return ("stack", ref.unique)
-                if isinstance(t, ir.Varbit):  # laid out as a header (Bmv2Json.layout_local)
-                    return ("field", [ref.unique, "field"])
-                return ("field", ["scalars", ref.unique])
-            raise Unsupported(e.loc, f"{e.name} cannot be used as a value here")
+            return self._name_path(e, env)
         if isinstance(e, ir.Member):
-            kind, base = self.path(e.expr, env)
-            bt = ir.unwrap(e.expr.type)  # type: ignore[arg-type]
-            if kind == "struct":
-                name = f"{base}.{e.member}" if base else e.member
-                t = ir.unwrap(e.type)  # type: ignore[arg-type]
-                if isinstance(t, ir.Stack):
-                    return ("stack", name)
-                if isinstance(t, ir.StructLike) and t.kind == "header_union":
-                    return ("union", name)
-                if isinstance(t, ir.StructLike) and t.kind == "header":
-                    return ("header", name)
-                return ("struct", name)
-            if kind == "scalar_struct":
-                name = f"{base}.{e.member}"
-                t = ir.unwrap(e.type)  # type: ignore[arg-type]
-                if isinstance(t, ir.StructLike) and t.kind == "header":
-                    return ("header", name)
-                if isinstance(t, ir.StructLike):
-                    return ("scalar_struct", name)
-                if isinstance(t, ir.Stack):
-                    return ("stack", name)
-                if isinstance(t, ir.Varbit):  # laid out as a header (Bmv2Json.layout_struct)
-                    return ("field", [name, "field"])
-                return ("field", ["scalars", name])
-            if kind in ("header", "header_struct"):
-                hdr, prefix = (base, "") if kind == "header" else base
-                name = f"{prefix}_{e.member}" if prefix else e.member
-                if isinstance(ir.unwrap(e.type), ir.StructLike):  # type: ignore[arg-type]
-                    return ("header_struct", (hdr, name))
-                return ("field", [hdr, name])
-            if kind == "union":
-                return ("header", f"{base}.{e.member}")
-            if kind == "stack" and isinstance(bt, ir.Stack):
-                if _is_union(bt.elem) and e.member == "next":
-                    return ("union_stack_next", base)
-                if _is_union(bt.elem) and e.member == "last":
-                    if self.block is not None and self.block.kind != "parser":
-                        raise Unsupported(e.loc, "stacks of header unions: .last is only "
-                                          "available in a parser")
-                    return ("union_stack_last", base)
-                if e.member == "last":
-                    return ("stack_last", base)
-                if e.member == "next":
-                    return ("stack_next", base)
-            if kind == "union_stack_next":   # `u.next.a`: extract's "union_stack" target
-                return ("union_stack_member", [base, e.member])
-            if kind == "stack_last":
-                return ("stack_field", [base, e.member])
-            if kind == "union_stack_last":
-                return ("union_stack_last_member", [base, e.member])
-            if kind == "union_stack_last_member":   # `u.last.a.f`
-                return ("union_stack_field", [*base, e.member])
-            if kind == "stack_next" and self.block is not None and self.block.kind == "parser":
-                return ("stack_next_field", [base, e.member])   # `s.next.f` read in a parser
-            if kind == "stack_expr" and self.block is not None \
-                    and self.block.kind == "parser" and isinstance(bt, ir.StructLike):
-                # `s[i].f` read in a parser (a select key, a `set`): p4c's access_field on
-                # dereference_header_stack (apply blocks branch on the index instead).
-                return ("stack_expr_field", (*base, [f.name for f in bt.fields].index(e.member)))
-            if kind == "stack_expr":
-                raise Unsupported(e.loc, "fields of header stack elements with a run-time "
-                                  "index are not supported")
-            raise Unsupported(e.loc, f"cannot access .{e.member} here")
+            return self._member_path(e, env)
         if isinstance(e, ir.Index):
-            kind, base = self.path(e.expr, env)
-            if kind != "stack":
-                raise Unsupported(e.loc, "only header stacks can be indexed")
-            st = ir.unwrap(e.expr.type)  # type: ignore[arg-type]
-            if isinstance(st, ir.Stack) and _is_union(st.elem):
-                if not isinstance(e.index, ir.Lit):
-                    raise Unsupported(e.loc, "stacks of header unions: only constant indices "
-                                      "are supported")
-                return ("union", f"{base}[{e.index.value}]")
-            if isinstance(e.index, ir.Lit):
-                return ("header", f"{base}[{e.index.value}]")
-            return ("stack_expr", (base, e.index))
+            return self._index_path(e, env)
         raise Unsupported(getattr(e, "loc", None), "expected a field or header reference")
+
+    def _name_path(self, e: ir.Name, env: _Env) -> tuple[str, Any]:
+        ref = e.ref
+        if isinstance(ref, ParamEntity):
+            if ref.owner in ("action", "function"):
+                b = env.get(ref)
+                if b is None:
+                    raise Unsupported(e.loc, f"{ref.name}: parameter is not bound here")
+                if b[0] == "expr":
+                    return self.path(b[1], b[2])
+                return ("param", b)
+            role = self.param_role(ref)
+            if role == "standard_metadata":
+                return ("header", "standard_metadata")
+            if role == "headers":
+                return ("struct", "")
+            if role == "metadata":
+                return ("scalar_struct", "userMetadata")
+            raise Unsupported(e.loc, f"{ref.name}: parameter of type {ref.type} cannot be "
+                              "accessed on bmv2")
+        if isinstance(ref, VarEntity):
+            return _scalar_place(ir.unwrap(ref.type), ref.unique, "layout_local")
+        raise Unsupported(e.loc, f"{e.name} cannot be used as a value here")
+
+    def _member_path(self, e: ir.Member, env: _Env) -> tuple[str, Any]:
+        kind, base = self.path(e.expr, env)
+        t = ir.unwrap(e.type)  # type: ignore[arg-type]
+        if kind == "struct":
+            name = f"{base}.{e.member}" if base else e.member
+            if isinstance(t, ir.Stack):
+                return ("stack", name)
+            if isinstance(t, ir.StructLike) and t.kind == "header_union":
+                return ("union", name)
+            if isinstance(t, ir.StructLike) and t.kind == "header":
+                return ("header", name)
+            return ("struct", name)
+        if kind == "scalar_struct":
+            return _scalar_place(t, f"{base}.{e.member}", "layout_struct")
+        if kind in ("header", "header_struct"):
+            hdr, prefix = (base, "") if kind == "header" else base
+            name = f"{prefix}_{e.member}" if prefix else e.member
+            if isinstance(t, ir.StructLike):
+                return ("header_struct", (hdr, name))
+            return ("field", [hdr, name])
+        if kind == "union":
+            return ("header", f"{base}.{e.member}")
+        found = self._stack_member_path(e, kind, base)
+        if found is not None:
+            return found
+        raise Unsupported(e.loc, f"cannot access .{e.member} here")
+
+    def _stack_member_path(self, e: ir.Member, kind: str, base: Any) -> tuple[str, Any] | None:
+        """`.next`, `.last` of a stack (of headers or of unions) and the members of what
+        they name; `s[i].f` with a run-time index read in a parser."""
+        bt = ir.unwrap(e.expr.type)  # type: ignore[arg-type]
+        in_parser = self.block is not None and self.block.kind == "parser"
+        if kind == "stack" and isinstance(bt, ir.Stack):
+            if _is_union(bt.elem) and e.member == "next":
+                return ("union_stack_next", base)
+            if _is_union(bt.elem) and e.member == "last":
+                if self.block is not None and not in_parser:
+                    raise Unsupported(e.loc, "stacks of header unions: .last is only "
+                                      "available in a parser")
+                return ("union_stack_last", base)
+            if e.member == "last":
+                return ("stack_last", base)
+            if e.member == "next":
+                return ("stack_next", base)
+        if kind == "union_stack_next":   # `u.next.a`: extract's "union_stack" target
+            return ("union_stack_member", [base, e.member])
+        if kind == "stack_last":
+            return ("stack_field", [base, e.member])
+        if kind == "union_stack_last":
+            return ("union_stack_last_member", [base, e.member])
+        if kind == "union_stack_last_member":   # `u.last.a.f`
+            return ("union_stack_field", [*base, e.member])
+        if kind == "stack_next" and in_parser:
+            return ("stack_next_field", [base, e.member])   # `s.next.f` read in a parser
+        if kind == "stack_expr" and in_parser and isinstance(bt, ir.StructLike):
+            # `s[i].f` read in a parser (a select key, a `set`): p4c's access_field on
+            # dereference_header_stack (apply blocks branch on the index instead).
+            return ("stack_expr_field", (*base, [f.name for f in bt.fields].index(e.member)))
+        if kind == "stack_expr":
+            raise Unsupported(e.loc, "fields of header stack elements with a run-time "
+                              "index are not supported")
+        return None
+
+    def _index_path(self, e: ir.Index, env: _Env) -> tuple[str, Any]:
+        kind, base = self.path(e.expr, env)
+        if kind != "stack":
+            raise Unsupported(e.loc, "only header stacks can be indexed")
+        st = ir.unwrap(e.expr.type)  # type: ignore[arg-type]
+        if isinstance(st, ir.Stack) and _is_union(st.elem):
+            if not isinstance(e.index, ir.Lit):
+                raise Unsupported(e.loc, "stacks of header unions: only constant indices "
+                                  "are supported")
+            return ("union", f"{base}[{e.index.value}]")
+        if isinstance(e.index, ir.Lit):
+            return ("header", f"{base}[{e.index.value}]")
+        return ("stack_expr", (base, e.index))
 
     def header_name(self, e: ir.Expr, env: _Env) -> str:
         kind, v = self.path(e, env)
@@ -335,124 +333,133 @@ class ExpressionConverter:
             # a bool field or action parameter (bmv2 passes those as 1-bit data) is
             # read as a bool with d2b, as p4c does
             if leaf["type"] in ("field", "local") and self.is_bool(e):
-                return {"type": "expression", "value": {"op": "d2b", "left": None,
-                                                        "right": leaf}}
+                return _ex("d2b", None, leaf)
             return leaf
-        X = self.tree
+        convert = _TREES.get(type(e))
+        node = convert(self, e, env) if convert is not None else None
+        if node is None and isinstance(e, ir.Member) \
+                and isinstance(ir.unwrap(e.expr.type), ir.Stack):
+            node = self._stack_member_tree(e, env)
+        if node is None:
+            raise Unsupported(getattr(e, "loc", None), f"expression {type(e).__name__} is "
+                              "not supported on bmv2")
+        return node
 
-        def ex(op: str, left: Any, right: Any) -> dict[str, Any]:
-            return {"type": "expression", "value": {"op": op, "left": left, "right": right}}
+    def _unary_tree(self, e: ir.Unary, env: _Env) -> dict[str, Any] | None:
+        if e.op == "!":
+            return _ex("not", None, self.bool_tree(e.expr, env))
+        if e.op == "~":
+            return self.wrap_arith(_ex("~", None, self.tree(e.expr, env)), e.type)
+        if e.op == "-":
+            zero = {"type": "hexstr", "value": hexstr(0, _width(e.type))}
+            return self.wrap_arith(_ex("-", zero, self.tree(e.expr, env)), e.type)
+        return None
 
-        if isinstance(e, ir.Unary):
-            if e.op == "!":
-                return ex("not", None, self.bool_tree(e.expr, env))
-            if e.op == "~":
-                return self.wrap_arith(ex("~", None, X(e.expr, env)), e.type)
-            if e.op == "-":
-                zero = {"type": "hexstr", "value": hexstr(0, _width(e.type))}
-                return self.wrap_arith(ex("-", zero, X(e.expr, env)), e.type)
-        if isinstance(e, ir.Binary):
-            op = e.op
-            if op in ("&&", "||"):
-                return ex("and" if op == "&&" else "or", self.bool_tree(e.left, env),
-                          self.bool_tree(e.right, env))
-            if op in ("==", "!=") and isinstance(ir.unwrap(e.left.type), (ir.StructLike,
-                                                                          ir.Stack)):
-                eq = self.aggregate_eq(e.left, e.right, env, e.loc)
-                return eq if op == "==" else ex("not", None, eq)
-            if op in ("==", "!="):
-                if self.is_bool(e.left):
-                    return ex(op, self.bool_tree(e.left, env), self.bool_tree(e.right, env))
-                return ex(op, X(e.left, env), X(e.right, env))
-            if op in ("<", ">", "<=", ">="):
-                return ex(op, X(e.left, env), X(e.right, env))
-            if op in ("&", "|", "^"):
-                return ex(op, X(e.left, env), X(e.right, env))
-            if op == "-" and isinstance(e.right, ir.Lit) and isinstance(e.type, ir.Bits) \
-                    and not e.type.signed:
-                # p4c rewrites `a - c` as `a + (2^W - c)` before masking.
-                neg = (-e.right.value) & mask(e.type.bits)
-                return self.wrap_arith(ex("+", X(e.left, env),
-                                          {"type": "hexstr",
-                                           "value": hexstr(neg, e.type.bits)}), e.type)
-            if op in ("+", "-", "*", "<<"):
-                return self.wrap_arith(ex(op, X(e.left, env), X(e.right, env)), e.type)
-            if op in (">>", "/", "%"):
-                return ex(op, X(e.left, env), X(e.right, env))
-            if op in ("|+|", "|-|"):
-                t = ir.unwrap(e.type)  # type: ignore[arg-type]
-                assert isinstance(t, ir.Bits)
-                inner = ex("+" if op == "|+|" else "-", X(e.left, env), X(e.right, env))
-                return ex("sat_cast" if t.signed else "usat_cast", inner,
-                          {"type": "hexstr", "value": hexstr(t.bits)})
-            if op == "++":
-                rw = _width(e.right.type)
-                shifted = ex("<<", X(e.left, env), {"type": "hexstr", "value": hexstr(rw)})
-                right = X(e.right, env)
-                rt = ir.unwrap(e.right.type)  # type: ignore[arg-type]
-                if isinstance(rt, ir.Bits) and rt.signed:
-                    # bmv2 holds a signed field's value as a negative number: only its
-                    # own bits go into the concatenation
-                    right = ex("&", right, {"type": "hexstr", "value": hexstr(mask(rw), rw)})
-                return self.wrap_arith(ex("|", shifted, right), e.type)
-        if isinstance(e, ir.Cast):
-            src = ir.unwrap(e.expr.type)  # type: ignore[arg-type]
-            dst = ir.unwrap(e.type)  # type: ignore[arg-type]
-            if isinstance(dst, ir.Bool):
-                return ex("d2b", None, X(e.expr, env))
-            if isinstance(src, ir.Bool):
-                return ex("b2d", None, self.bool_tree(e.expr, env))
-            if isinstance(dst, ir.Bits):
-                inner = X(e.expr, env)
-                # by the destination's signedness, as p4c's ArithmeticFixup: an int<W>
-                # read as bit<W> is masked (bmv2 holds it negative), not kept signed
-                if dst.signed:
-                    return ex("two_comp_mod", inner, {"type": "hexstr", "value": hexstr(dst.bits)})
-                return ex("&", inner, {"type": "hexstr", "value": hexstr(mask(dst.bits),
-                                                                         dst.bits)})
-            return X(e.expr, env)
-        if isinstance(e, ir.Slice):
-            lo = e.lo.value  # type: ignore[attr-defined]
-            w = _width(e.type)
-            inner = X(e.expr, env)
-            if lo:
-                inner = ex(">>", inner, {"type": "hexstr", "value": hexstr(lo)})
-            return ex("&", inner, {"type": "hexstr", "value": hexstr(mask(w), w)})
-        if isinstance(e, ir.Mux):
-            return {"type": "expression", "value": {
-                "op": "?", "left": X(e.then, env), "right": X(e.other, env),
-                "cond": self.bool_tree(e.cond, env)}}
-        if isinstance(e, ir.Call):
-            tgt = e.target
-            if tgt and tgt[0] == "builtin" and tgt[1] == "isValid":
-                callee = e.callee
-                assert isinstance(callee, ir.Member)
-                kind, v = self.path(callee.expr, env)
-                if kind == "union":
-                    return ex("valid_union", None, {"type": "header_union", "value": v})
-                if kind != "header":
-                    raise Unsupported(e.loc, "isValid() of this expression is not supported")
-                return ex("d2b", None, {"type": "field", "value": [v, "$valid$"]})
-            if tgt and tgt[0] == "function":
-                return X(self.inline_function(e, env), env)
-            if tgt and tgt[0] == "method" and len(tgt) > 2 and tgt[1] == "packet_in":
-                # p4c's bmv2 back end converts only lookahead among packet_in's methods
-                raise Unsupported(e.loc, f"packet_in.{tgt[2]}() is not supported on bmv2 "
-                                  "(simple_switch has no primitive for it)")
-            raise Unsupported(e.loc, "this call cannot be used inside an expression on bmv2; "
-                              "assign its result to a variable first")
-        if isinstance(e, ir.Member) and isinstance(ir.unwrap(e.expr.type), ir.Stack):
-            kind, v = self.path(e.expr, env)
-            st = ir.unwrap(e.expr.type)
-            assert isinstance(st, ir.Stack)
-            if e.member == "size":
-                return {"type": "hexstr", "value": hexstr(st.size, 32)}
-            if e.member == "lastIndex":
-                stack = "header_union_stack" if _is_union(st.elem) else "header_stack"
-                return ex("-", ex("last_stack_index", None, {"type": stack, "value": v}),
-                          {"type": "hexstr", "value": "0x0"})
-        raise Unsupported(getattr(e, "loc", None), f"expression {type(e).__name__} is not "
-                          "supported on bmv2")
+    def _binary_tree(self, e: ir.Binary, env: _Env) -> dict[str, Any] | None:
+        op, X = e.op, self.tree
+        if op in ("&&", "||"):
+            return _ex("and" if op == "&&" else "or", self.bool_tree(e.left, env),
+                       self.bool_tree(e.right, env))
+        if op in ("==", "!=") and isinstance(ir.unwrap(e.left.type), (ir.StructLike,
+                                                                      ir.Stack)):
+            eq = self.aggregate_eq(e.left, e.right, env, e.loc)
+            return eq if op == "==" else _ex("not", None, eq)
+        if op in ("==", "!=") and self.is_bool(e.left):
+            return _ex(op, self.bool_tree(e.left, env), self.bool_tree(e.right, env))
+        if op in ("==", "!=", "<", ">", "<=", ">=", "&", "|", "^", ">>", "/", "%"):
+            return _ex(op, X(e.left, env), X(e.right, env))
+        if op == "-" and isinstance(e.right, ir.Lit) and isinstance(e.type, ir.Bits) \
+                and not e.type.signed:
+            # p4c rewrites `a - c` as `a + (2^W - c)` before masking.
+            neg = (-e.right.value) & mask(e.type.bits)
+            return self.wrap_arith(_ex("+", X(e.left, env),
+                                       {"type": "hexstr",
+                                        "value": hexstr(neg, e.type.bits)}), e.type)
+        if op in ("+", "-", "*", "<<"):
+            return self.wrap_arith(_ex(op, X(e.left, env), X(e.right, env)), e.type)
+        if op in ("|+|", "|-|"):
+            t = ir.unwrap(e.type)  # type: ignore[arg-type]
+            assert isinstance(t, ir.Bits)
+            inner = _ex("+" if op == "|+|" else "-", X(e.left, env), X(e.right, env))
+            return _ex("sat_cast" if t.signed else "usat_cast", inner,
+                       {"type": "hexstr", "value": hexstr(t.bits)})
+        if op == "++":
+            return self._concat_tree(e, env)
+        return None
+
+    def _concat_tree(self, e: ir.Binary, env: _Env) -> dict[str, Any]:
+        rw = _width(e.right.type)
+        shifted = _ex("<<", self.tree(e.left, env), {"type": "hexstr", "value": hexstr(rw)})
+        right = self.tree(e.right, env)
+        rt = ir.unwrap(e.right.type)  # type: ignore[arg-type]
+        if isinstance(rt, ir.Bits) and rt.signed:
+            # bmv2 holds a signed field's value as a negative number: only its own bits
+            # go into the concatenation
+            right = _ex("&", right, {"type": "hexstr", "value": hexstr(mask(rw), rw)})
+        return self.wrap_arith(_ex("|", shifted, right), e.type)
+
+    def _cast_tree(self, e: ir.Cast, env: _Env) -> dict[str, Any]:
+        src = ir.unwrap(e.expr.type)  # type: ignore[arg-type]
+        dst = ir.unwrap(e.type)  # type: ignore[arg-type]
+        if isinstance(dst, ir.Bool):
+            return _ex("d2b", None, self.tree(e.expr, env))
+        if isinstance(src, ir.Bool):
+            return _ex("b2d", None, self.bool_tree(e.expr, env))
+        if isinstance(dst, ir.Bits):
+            inner = self.tree(e.expr, env)
+            # by the destination's signedness, as p4c's ArithmeticFixup: an int<W> read
+            # as bit<W> is masked (bmv2 holds it negative), not kept signed
+            if dst.signed:
+                return _ex("two_comp_mod", inner, {"type": "hexstr", "value": hexstr(dst.bits)})
+            return _ex("&", inner, {"type": "hexstr", "value": hexstr(mask(dst.bits),
+                                                                      dst.bits)})
+        return self.tree(e.expr, env)
+
+    def _slice_tree(self, e: ir.Slice, env: _Env) -> dict[str, Any]:
+        lo = e.lo.value  # type: ignore[attr-defined]
+        w = _width(e.type)
+        inner = self.tree(e.expr, env)
+        if lo:
+            inner = _ex(">>", inner, {"type": "hexstr", "value": hexstr(lo)})
+        return _ex("&", inner, {"type": "hexstr", "value": hexstr(mask(w), w)})
+
+    def _mux_tree(self, e: ir.Mux, env: _Env) -> dict[str, Any]:
+        return {"type": "expression", "value": {
+            "op": "?", "left": self.tree(e.then, env), "right": self.tree(e.other, env),
+            "cond": self.bool_tree(e.cond, env)}}
+
+    def _call_tree(self, e: ir.Call, env: _Env) -> dict[str, Any]:
+        tgt = e.target
+        if tgt and tgt[0] == "builtin" and tgt[1] == "isValid":
+            callee = e.callee
+            assert isinstance(callee, ir.Member)
+            kind, v = self.path(callee.expr, env)
+            if kind == "union":
+                return _ex("valid_union", None, {"type": "header_union", "value": v})
+            if kind != "header":
+                raise Unsupported(e.loc, "isValid() of this expression is not supported")
+            return _ex("d2b", None, {"type": "field", "value": [v, "$valid$"]})
+        if tgt and tgt[0] == "function":
+            return self.tree(self.inline_function(e, env), env)
+        if tgt and tgt[0] == "method" and len(tgt) > 2 and tgt[1] == "packet_in":
+            # p4c's bmv2 back end converts only lookahead among packet_in's methods
+            raise Unsupported(e.loc, f"packet_in.{tgt[2]}() is not supported on bmv2 "
+                              "(simple_switch has no primitive for it)")
+        raise Unsupported(e.loc, "this call cannot be used inside an expression on bmv2; "
+                          "assign its result to a variable first")
+
+    def _stack_member_tree(self, e: ir.Member, env: _Env) -> dict[str, Any] | None:
+        """A stack's size or lastIndex."""
+        kind, v = self.path(e.expr, env)
+        st = ir.unwrap(e.expr.type)
+        assert isinstance(st, ir.Stack)
+        if e.member == "size":
+            return {"type": "hexstr", "value": hexstr(st.size, 32)}
+        if e.member == "lastIndex":
+            stack = "header_union_stack" if _is_union(st.elem) else "header_stack"
+            return _ex("-", _ex("last_stack_index", None, {"type": stack, "value": v}),
+                       {"type": "hexstr", "value": "0x0"})
+        return None
 
     def aggregate_eq(self, left: ir.Expr, right: ir.Expr, env: _Env, loc: Location
                      ) -> dict[str, Any]:
@@ -522,6 +529,34 @@ class ExpressionConverter:
                               "`return expression;` are supported")
         subst = {p.name: a.value for p, a in zip(proto.params, call.args, strict=True)}
         return _substitute(stmts[0].value, subst)
+
+
+def _scalar_place(t: ir.Type, name: str, layout: str) -> tuple[str, Any]:
+    """Where a local or a metadata struct member of type `t` named `name` lives: a
+    header, a struct of scalars, a stack, a varbit laid out as a header (Bmv2Json's
+    `layout`), else a field of `scalars`."""
+    if isinstance(t, ir.StructLike) and t.kind == "header":
+        return ("header", name)
+    if isinstance(t, ir.StructLike):
+        return ("scalar_struct", name)
+    if isinstance(t, ir.Stack):
+        return ("stack", name)
+    if isinstance(t, ir.Varbit):
+        return ("field", [name, "field"])
+    return ("field", ["scalars", name])
+
+
+def _ex(op: str, left: Any, right: Any) -> dict[str, Any]:
+    """A bmv2 expression node."""
+    return {"type": "expression", "value": {"op": op, "left": left, "right": right}}
+
+
+# expression class -> the ExpressionConverter method giving its tree (None: not this form)
+_TREES = {
+    ir.Unary: ExpressionConverter._unary_tree, ir.Binary: ExpressionConverter._binary_tree,
+    ir.Cast: ExpressionConverter._cast_tree, ir.Slice: ExpressionConverter._slice_tree,
+    ir.Mux: ExpressionConverter._mux_tree, ir.Call: ExpressionConverter._call_tree,
+}
 
 
 def _is_union(t: ir.Type) -> bool:

@@ -222,22 +222,7 @@ class ExternConverter:
         loc = call.loc
         op = self.operand
         if name == "mark_to_drop":
-            if not args:
-                prims.append(self.prim("drop", [], loc))
-                return
-            sm = args[0]
-            assert sm is not None
-            spec = self.lvalue_param(ir.Member(sm, "egress_spec", loc, ir.Bits(9)), env)
-            if spec.get("value") == ["standard_metadata", "egress_spec"]:
-                prims.append(self.prim("mark_to_drop", [
-                    {"type": "header", "value": "standard_metadata"}], loc))
-                return
-            # A copy of the standard metadata (a function's or a sub-control's inout
-            # parameter, copied back after the call): what mark_to_drop does, on the
-            # copy (v1model: egress_spec = the drop port, mcast_grp = 0).
-            grp = self.lvalue_param(ir.Member(sm, "mcast_grp", loc, ir.Bits(16)), env)
-            prims.append(self.prim("assign", [spec, {"type": "hexstr", "value": "0x01ff"}], loc))
-            prims.append(self.prim("assign", [grp, {"type": "hexstr", "value": "0x0000"}], loc))
+            self.mark_to_drop(args, env, prims, loc)
         elif name == "hash":
             result, algo, base, data, mx = args
             assert result and algo and base and data and mx
@@ -259,19 +244,7 @@ class ExternConverter:
                                                        {"type": "hexstr",
                                                         "value": hexstr(lid)}], loc))
         elif name in ("clone", "clone3", "clone_preserving_field_list"):
-            ctype, session = args[0], args[1]
-            assert isinstance(ctype, ir.Member) and session is not None
-            if name == "clone":  # no metadata preserved: an empty list, as p4c emits
-                fl = self.field_list_ids.get("empty") or \
-                    self.new_field_list("empty", "empty", [])
-            elif name == "clone3":
-                fl = self.add_field_list_from(args[2], env, prims)  # type: ignore[arg-type]
-            elif name == "clone_preserving_field_list":
-                fl = self.field_list_by_index(args[2], loc)  # type: ignore[arg-type]
-            prim = "clone_ingress_pkt_to_egress" if ctype.member == "I2E" \
-                else "clone_egress_pkt_to_egress"
-            prims.append(self.prim(prim, [op(session, env),
-                                          {"type": "hexstr", "value": hexstr(fl)}], loc))
+            self.clone(name, args, env, prims, loc)
         elif name in ("resubmit", "recirculate", "resubmit_preserving_field_list",
                       "recirculate_preserving_field_list"):
             if name.endswith("_preserving_field_list"):
@@ -288,22 +261,7 @@ class ExternConverter:
             prims.append(self.prim(name, [expr_param(self.data_expr(
                 args[0], env))], loc))  # type: ignore[arg-type]
         elif name == "log_msg":
-            msg = args[0]
-            assert isinstance(msg, ir.StrLit)
-            values: list[dict[str, Any]] = []
-            if len(args) > 1:
-                data = args[1]
-                assert data is not None
-                items = list(data.items) if isinstance(data, ir.ListExpr) else \
-                    [x for _, x in data.fields] if isinstance(data, ir.StructExpr) else [data]
-                text, items = _flatten_log_msg(msg.value, items) \
-                    if isinstance(data, (ir.ListExpr, ir.StructExpr)) else (msg.value, items)
-                values = [op(x, env) for x in items]
-            else:
-                text = msg.value
-            prims.append(self.prim("log_msg", [{"type": "string", "value": text},
-                                               {"type": "parameters_vector",
-                                                "value": values}], loc))
+            self.log_msg(args, env, prims, loc)
         elif name in ("verify_checksum", "update_checksum", "verify_checksum_with_payload",
                       "update_checksum_with_payload"):
             raise Unsupported(loc, f"{name} may only be called in the checksum controls")
@@ -311,6 +269,66 @@ class ExternConverter:
             raise Unsupported(loc, "verify() may only be called in a parser")
         else:
             raise Unsupported(loc, f"extern function {name} is not supported on bmv2")
+
+    def mark_to_drop(self, args: list[ir.Expr | None], env: _Env,
+                     prims: list[dict[str, Any]], loc: Location) -> None:
+        """mark_to_drop(sm) (or the old mark_to_drop()), also on a copy of the standard
+        metadata."""
+        if not args:
+            prims.append(self.prim("drop", [], loc))
+            return
+        sm = args[0]
+        assert sm is not None
+        spec = self.lvalue_param(ir.Member(sm, "egress_spec", loc, ir.Bits(9)), env)
+        if spec.get("value") == ["standard_metadata", "egress_spec"]:
+            prims.append(self.prim("mark_to_drop", [
+                {"type": "header", "value": "standard_metadata"}], loc))
+            return
+        # A copy of the standard metadata (a function's or a sub-control's inout
+        # parameter, copied back after the call): what mark_to_drop does, on the
+        # copy (v1model: egress_spec = the drop port, mcast_grp = 0).
+        grp = self.lvalue_param(ir.Member(sm, "mcast_grp", loc, ir.Bits(16)), env)
+        prims.append(self.prim("assign", [spec, {"type": "hexstr", "value": "0x01ff"}], loc))
+        prims.append(self.prim("assign", [grp, {"type": "hexstr", "value": "0x0000"}], loc))
+
+    def clone(self, name: str, args: list[ir.Expr | None], env: _Env,
+              prims: list[dict[str, Any]], loc: Location) -> None:
+        """clone, clone3 and clone_preserving_field_list: the session and the field list
+        of metadata the clone keeps."""
+        ctype, session = args[0], args[1]
+        assert isinstance(ctype, ir.Member) and session is not None
+        if name == "clone":  # no metadata preserved: an empty list, as p4c emits
+            fl = self.field_list_ids.get("empty") or \
+                self.new_field_list("empty", "empty", [])
+        elif name == "clone3":
+            fl = self.add_field_list_from(args[2], env, prims)  # type: ignore[arg-type]
+        elif name == "clone_preserving_field_list":
+            fl = self.field_list_by_index(args[2], loc)  # type: ignore[arg-type]
+        prim = "clone_ingress_pkt_to_egress" if ctype.member == "I2E" \
+            else "clone_egress_pkt_to_egress"
+        prims.append(self.prim(prim, [self.operand(session, env),
+                                      {"type": "hexstr", "value": hexstr(fl)}], loc))
+
+    def log_msg(self, args: list[ir.Expr | None], env: _Env, prims: list[dict[str, Any]],
+                loc: Location) -> None:
+        """log_msg(text[, values]): a list or struct of values is flattened as p4c's
+        FlattenLogMsg does."""
+        msg = args[0]
+        assert isinstance(msg, ir.StrLit)
+        values: list[dict[str, Any]] = []
+        if len(args) > 1:
+            data = args[1]
+            assert data is not None
+            items = list(data.items) if isinstance(data, ir.ListExpr) else \
+                [x for _, x in data.fields] if isinstance(data, ir.StructExpr) else [data]
+            text, items = _flatten_log_msg(msg.value, items) \
+                if isinstance(data, (ir.ListExpr, ir.StructExpr)) else (msg.value, items)
+            values = [self.operand(x, env) for x in items]
+        else:
+            text = msg.value
+        prims.append(self.prim("log_msg", [{"type": "string", "value": text},
+                                           {"type": "parameters_vector",
+                                            "value": values}], loc))
 
     def field_list_by_index(self, idx: ir.Expr, loc: Location) -> int:
         """clone/resubmit/recirculate_preserving_field_list(N): the metadata fields

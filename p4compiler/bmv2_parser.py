@@ -98,7 +98,6 @@ class ParserConverter:
         return offset
 
     def parser_stmt(self, s: ir.Stmt, ops: list[dict[str, Any]]) -> None:
-        env = _Env()
         if isinstance(s, ir.Block):
             for x in s.stmts:
                 self.parser_stmt(x, ops)
@@ -112,98 +111,107 @@ class ParserConverter:
                 self.parser_stmt(ir.Assign(lhs, s.init, s.loc), ops)
             return
         if isinstance(s, ir.Assign):
-            if isinstance(s.lhs, ir.Member) and self.path(s.lhs, env)[0] == "stack_next_field":
-                self.assign_stack_next_field(s, env, ops)
-                return
-            rhs = s.rhs
-            look = _lookahead_slice(rhs)
-            if look is not None and not isinstance(ir.unwrap(rhs.type), ir.StructLike):
-                ops.append({"op": "set", "parameters": [
-                    self.lvalue_param(s.lhs, env),
-                    {"type": "lookahead", "value": list(look)}]})
-                return
-            if look is not None and isinstance(rhs, ir.Call):
-                self.lookahead_aggregate(s, env, ops)
-                return
-            if isinstance(ir.unwrap(s.lhs.type),  # type: ignore[arg-type]
-                          (ir.StructLike, ir.Stack, ir.Varbit)):  # varbit: assign_VL (p4c)
-                prims: list[dict[str, Any]] = []
-                self.assign(s, env, prims)
-                ops.extend({"op": "primitive", "parameters": [p]} for p in prims)
-                return
-            if isinstance(s.lhs, ir.Slice) and isinstance(s.lhs.expr, ir.Member) and \
-                    self.path(s.lhs.expr, env)[0] == "stack_next_field":
-                # `s.next.f[3:0] = v;`: `set` writes named fields only, so an `assign`
-                # primitive of the whole field, as for `s.next.f = v;`
-                prims = []
-                self.assign_slice(s.lhs, rhs, env, prims, s.loc,
-                                  dest=self.operand(s.lhs.expr, env))
-                ops.extend({"op": "primitive", "parameters": [p]} for p in prims)
-                return
-            if isinstance(s.lhs, ir.Slice):
-                # `x[15:8] = v;`: a set of the whole field from its other bits and v
-                prims = []
-                self.assign_slice(s.lhs, rhs, env, prims, s.loc)
-                ops.extend({"op": "set", "parameters": p["parameters"]} for p in prims)
-                return
-            src = self.operand(rhs, env)
-            if src["type"] not in ("field", "hexstr", "lookahead", "expression"):
-                # bmv2's parser `set` reads only these sources; others go through an
-                # expression node (e.g. a stack's `.last` field).
-                src = {"type": "expression", "value": src}
-            ops.append({"op": "set", "parameters": [self.lvalue_param(s.lhs, env), src]})
+            self.parser_assign(s, _Env(), ops)
             return
         if isinstance(s, ir.CallStmt):
-            call = s.call
-            tgt = call.target
-            if tgt[0] == "method" and tgt[1] == "packet_in":
-                m = tgt[2]
-                if m == "extract":
-                    arg = call.args[0].value
-                    assert arg is not None
-                    kind, v = self.path(arg, env)
-                    if kind == "stack_next":
-                        p = {"type": "stack", "value": v}
-                    elif kind == "header":
-                        p = {"type": "regular", "value": v}
-                    elif kind == "union_stack_member":
-                        p = {"type": "union_stack", "value": v}
-                    else:
-                        raise Unsupported(call.loc, "extract needs a header or stack.next")
-                    _check_varbit_extract(call, arg)
-                    if len(call.args) == 2:
-                        ln = call.args[1].value
-                        assert ln is not None
-                        ops.append({"op": "extract_VL", "parameters": [
-                            p, expr_param(self.data_expr(ln, env))]})
-                    else:
-                        ops.append({"op": "extract", "parameters": [p]})
-                    return
-                if m == "advance":
-                    n = call.args[0].value
-                    assert n is not None
-                    ops.append({"op": "advance", "parameters": [self.operand(n, env)]})
-                    return
-                if m == "lookahead":
-                    # The value is dropped, but bmv2 still peeks: a packet too short
-                    # for T fails with PacketTooShort, as with p4c's temporary.
-                    w = _width(call.type)
-                    if w:
-                        ops.append({"op": "set", "parameters": [
-                            {"type": "field", "value": self.temp(ir.Bits(w), "lookahead")},
-                            {"type": "lookahead", "value": [0, w]}]})
-                    return
-            if tgt[0] == "extern_function" and tgt[1] == "verify":
-                cond, err = (a.value for a in call.args)
-                ops.append({"op": "verify", "parameters": [
-                    self.cond_expr(cond, env), self.operand(err, env)]})  # type: ignore[arg-type]
-                return
-            prims = []
-            self.call_primitive(call, env, prims)
-            ops.extend({"op": "primitive", "parameters": [p]} for p in prims)
+            self.parser_call(s.call, _Env(), ops)
             return
         raise Unsupported(getattr(s, "loc", None), f"{type(s).__name__} statements in parser "
                           "states are not supported on bmv2")
+
+    def parser_assign(self, s: ir.Assign, env: _Env, ops: list[dict[str, Any]]) -> None:
+        """An assignment in a parser state: a `set` where bmv2's parser can do it, else
+        primitives (aggregates, lookahead of a header, slices of `s.next.f`)."""
+        if isinstance(s.lhs, ir.Member) and self.path(s.lhs, env)[0] == "stack_next_field":
+            self.assign_stack_next_field(s, env, ops)
+            return
+        rhs = s.rhs
+        look = _lookahead_slice(rhs)
+        if look is not None and not isinstance(ir.unwrap(rhs.type), ir.StructLike):
+            ops.append({"op": "set", "parameters": [
+                self.lvalue_param(s.lhs, env),
+                {"type": "lookahead", "value": list(look)}]})
+            return
+        if look is not None and isinstance(rhs, ir.Call):
+            self.lookahead_aggregate(s, env, ops)
+            return
+        prims: list[dict[str, Any]] = []
+        if isinstance(ir.unwrap(s.lhs.type),  # type: ignore[arg-type]
+                      (ir.StructLike, ir.Stack, ir.Varbit)):  # varbit: assign_VL (p4c)
+            self.assign(s, env, prims)
+            ops.extend({"op": "primitive", "parameters": [p]} for p in prims)
+            return
+        if isinstance(s.lhs, ir.Slice) and isinstance(s.lhs.expr, ir.Member) and \
+                self.path(s.lhs.expr, env)[0] == "stack_next_field":
+            # `s.next.f[3:0] = v;`: `set` writes named fields only, so an `assign`
+            # primitive of the whole field, as for `s.next.f = v;`
+            self.assign_slice(s.lhs, rhs, env, prims, s.loc,
+                              dest=self.operand(s.lhs.expr, env))
+            ops.extend({"op": "primitive", "parameters": [p]} for p in prims)
+            return
+        if isinstance(s.lhs, ir.Slice):
+            # `x[15:8] = v;`: a set of the whole field from its other bits and v
+            self.assign_slice(s.lhs, rhs, env, prims, s.loc)
+            ops.extend({"op": "set", "parameters": p["parameters"]} for p in prims)
+            return
+        src = self.operand(rhs, env)
+        if src["type"] not in ("field", "hexstr", "lookahead", "expression"):
+            # bmv2's parser `set` reads only these sources; others go through an
+            # expression node (e.g. a stack's `.last` field).
+            src = {"type": "expression", "value": src}
+        ops.append({"op": "set", "parameters": [self.lvalue_param(s.lhs, env), src]})
+
+    def parser_call(self, call: ir.Call, env: _Env, ops: list[dict[str, Any]]) -> None:
+        """A call statement in a parser state: packet_in's extract, advance and
+        lookahead, verify, else the call's primitives."""
+        tgt = call.target
+        if tgt[0] == "method" and tgt[1] == "packet_in" and \
+                tgt[2] in ("extract", "advance", "lookahead"):
+            self.packet_in_call(call, env, ops)
+            return
+        if tgt[0] == "extern_function" and tgt[1] == "verify":
+            cond, err = (a.value for a in call.args)
+            ops.append({"op": "verify", "parameters": [
+                self.cond_expr(cond, env), self.operand(err, env)]})  # type: ignore[arg-type]
+            return
+        prims: list[dict[str, Any]] = []
+        self.call_primitive(call, env, prims)
+        ops.extend({"op": "primitive", "parameters": [p]} for p in prims)
+
+    def packet_in_call(self, call: ir.Call, env: _Env, ops: list[dict[str, Any]]) -> None:
+        m = call.target[2]
+        if m == "extract":
+            arg = call.args[0].value
+            assert arg is not None
+            kind, v = self.path(arg, env)
+            if kind == "stack_next":
+                p = {"type": "stack", "value": v}
+            elif kind == "header":
+                p = {"type": "regular", "value": v}
+            elif kind == "union_stack_member":
+                p = {"type": "union_stack", "value": v}
+            else:
+                raise Unsupported(call.loc, "extract needs a header or stack.next")
+            _check_varbit_extract(call, arg)
+            if len(call.args) == 2:
+                ln = call.args[1].value
+                assert ln is not None
+                ops.append({"op": "extract_VL", "parameters": [
+                    p, expr_param(self.data_expr(ln, env))]})
+            else:
+                ops.append({"op": "extract", "parameters": [p]})
+        elif m == "advance":
+            n = call.args[0].value
+            assert n is not None
+            ops.append({"op": "advance", "parameters": [self.operand(n, env)]})
+        else:
+            # lookahead whose value is dropped: bmv2 still peeks, so a packet too short
+            # for T fails with PacketTooShort, as with p4c's temporary.
+            w = _width(call.type)
+            if w:
+                ops.append({"op": "set", "parameters": [
+                    {"type": "field", "value": self.temp(ir.Bits(w), "lookahead")},
+                    {"type": "lookahead", "value": [0, w]}]})
 
     def parser_transition(self, s: ir.ParserState, ops: list[dict[str, Any]]
                           ) -> tuple[list[Any], list[dict[str, Any]]]:
