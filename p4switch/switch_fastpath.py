@@ -24,30 +24,17 @@ class FastPaths:
         trace) going straight from ingress to egress to the socket. Anything else
         takes the general path.
         """
-        tpl_copy = prog.template.copy
-        parse, ingress, egress, deparse = prog.parse, prog.ingress, prog.egress, prog.deparse
-        std = prog.std
-        s_inport, s_plen, s_igts = std["ingress_port"], std["packet_length"], \
-            std["ingress_global_timestamp"]
-        s_espec, s_eport, s_itype, s_mcast = std["egress_spec"], std["egress_port"], \
-            std["instance_type"], std["mcast_grp"]
-        s_prio = std["priority"]
-        s_enq_ts, s_enq_qd, s_deq_td, s_deq_qd, s_eg_ts = (
-            std["enq_timestamp"], std["enq_qdepth"], std["deq_timedelta"], std["deq_qdepth"],
-            std["egress_global_timestamp"])
-        SPECIAL = P.SPECIAL
-        DROP = P.DROP_PORT
         tm = self.tm
-        tm_ports = tm.ports
-        enqueue = tm.enqueue
         general = not (tm.nprio == 1 and self._trace is None and not self._pcap_out)
-        error = self._pipeline_error
-        ingress_tail = self._ingress
-        after_egress = self._after_egress
-        send_general = self._send
+        send_out = self._port_sender()
+        if prog.fused is not None and not general:
+            return self._fused_rx(prog, send_out)
+        return self._program_rx(prog, general, send_out)
 
-        fused = prog.fused
-        after_ingress = self._after_ingress
+    def _port_sender(self) -> Callable:
+        """send_out(port queue, port, frame): through the port's socket, or the general
+        send where it has none; a failed send counts as the port's tx_error."""
+        send_general = self._send
 
         def send_out(pq, spec: int, out: bytes) -> None:
             send = pq.send
@@ -59,6 +46,19 @@ class FastPaths:
                 send(out)
             except OSError:
                 pq.drops.tx_error += 1
+        return send_out
+
+    def _fused_rx(self, prog: Program, send_out: Callable) -> Callable:
+        """The per-packet function around the fused program function: it returns the
+        frame and its port queue in the common case, else where the packet goes on
+        (1: after ingress, 2: the traffic manager, 3: after egress)."""
+        fused = prog.fused
+        s_espec, s_eport = prog.std["egress_spec"], prog.std["egress_port"]
+        tm_ports = self.tm.ports
+        enqueue = self.tm.enqueue
+        error = self._pipeline_error
+        after_ingress = self._after_ingress
+        after_egress = self._after_egress
 
         def rx_fused(frame: bytes, port: int, now: float, now_us: int) -> None:
             try:
@@ -92,9 +92,31 @@ class FastPaths:
                 if out is not None:
                     send_out(tm_ports[spec], spec, out)
 
-        if fused is not None and not general:
-            rx_fused.fused, rx_fused.finish = fused, finish
-            return rx_fused
+        rx_fused.fused, rx_fused.finish = fused, finish
+        return rx_fused
+
+    def _program_rx(self, prog: Program, general: bool, send_out: Callable) -> Callable:
+        """The per-packet function over the program's own parse, ingress, egress and
+        deparse functions (`general`: every packet through the general path)."""
+        tpl_copy = prog.template.copy
+        parse, ingress, egress, deparse = prog.parse, prog.ingress, prog.egress, prog.deparse
+        std = prog.std
+        s_inport, s_plen, s_igts = std["ingress_port"], std["packet_length"], \
+            std["ingress_global_timestamp"]
+        s_espec, s_eport, s_itype, s_mcast = std["egress_spec"], std["egress_port"], \
+            std["instance_type"], std["mcast_grp"]
+        s_prio = std["priority"]
+        s_enq_ts, s_enq_qd, s_deq_td, s_deq_qd, s_eg_ts = (
+            std["enq_timestamp"], std["enq_qdepth"], std["deq_timedelta"], std["deq_qdepth"],
+            std["egress_global_timestamp"])
+        SPECIAL = P.SPECIAL
+        DROP = P.DROP_PORT
+        tm_ports = self.tm.ports
+        enqueue = self.tm.enqueue
+        error = self._pipeline_error
+        ingress_tail = self._ingress
+        after_ingress = self._after_ingress
+        after_egress = self._after_egress
 
         def rx(frame: bytes, port: int, now: float, now_us: int) -> None:
             S = tpl_copy()
@@ -112,7 +134,7 @@ class FastPaths:
                 error(e)
                 return
             if S[SPECIAL] or S[s_mcast]:
-                self._after_ingress(prog, S, now)
+                after_ingress(prog, S, now)
                 return
             spec = S[s_espec]
             if spec == DROP:
