@@ -75,7 +75,7 @@ def _write_addresses(log_dir: str, name: str, port: dict) -> None:
             json.dumps(port["addresses"], indent=1) + "\n")
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="traffic.nic_cli", description=(nic_module.__doc__ or "").splitlines()[0])
     ap.add_argument("--iface", required=True)
     ap.add_argument("--mode", required=True, choices=[m.value for m in FlowControl])
@@ -141,31 +141,41 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sa-timeout", type=float, default=1.0,
                     help="seconds per try of a path query to the SA (FLOWS.json naming hosts)")
     ap.add_argument("--sa-retries", type=int, default=5, help="tries per path query")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def _config(args: argparse.Namespace, port: dict) -> NicConfig:
+    """The NIC's configuration: the command line, with FLOWS.json's port (name, LID,
+    MAC, classes, SL-to-VL map, transport, VL arbitration) where it gives one."""
+    return NicConfig(
+        iface=args.iface, mode=FlowControl(args.mode), rate_pps=args.rate_pps,
+        mac=args.mac or port.get("mac") or iface_mac(args.iface),
+        name=args.name or port.get("name") or args.iface,
+        lid=args.lid if args.lid is not None else port.get("lid"),
+        buffer=args.buffer, xoff=args.xoff, xon=args.xon, drain_pps=args.drain_pps,
+        credit_coalesce=args.credit_coalesce, credit_refresh_ms=args.credit_refresh_ms,
+        credit_request_ms=args.credit_request_ms, frame_bytes=args.frame_bytes,
+        vls=port.get("vls") or tuple(int(v) for v in args.vls.split(",")),
+        sl_to_vl=port.get("sl_to_vl", tuple(range(16))),
+        storm_interval_ms=args.storm_interval_ms,
+        transport=args.transport or port.get("transport", "ud"),
+        rc_timeout_ms=args.rc_timeout_ms, rc_retry_limit=args.rc_retry_limit,
+        rc_rto=args.rc_rto, rc_rto_min_ms=args.rc_rto_min_ms,
+        rc_rto_max_ms=args.rc_rto_max_ms, rc_paused_timeouts=args.rc_paused_timeouts,
+        rc_timeout_resend=args.rc_timeout_resend, rc_retransmission=args.rc_retransmission,
+        rc_ack_every=args.rc_ack_every, rc_window=args.rc_window,
+        rc_window_control=args.rc_window_control,
+        sl_of_lid=port.get("sl_of_lid", ()),
+        vl_arbitration=port.get("vl_arbitration"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     try:
         port, workload = load_flows_file(args.flows, _sa_lookup(args), args.name) \
             if args.flows else ({}, Workload())
         _write_addresses(args.log_dir, args.name or port.get("name") or args.iface, port)
-        config = NicConfig(
-            iface=args.iface, mode=FlowControl(args.mode), rate_pps=args.rate_pps,
-            mac=args.mac or port.get("mac") or iface_mac(args.iface),
-            name=args.name or port.get("name") or args.iface,
-            lid=args.lid if args.lid is not None else port.get("lid"),
-            buffer=args.buffer, xoff=args.xoff, xon=args.xon, drain_pps=args.drain_pps,
-            credit_coalesce=args.credit_coalesce, credit_refresh_ms=args.credit_refresh_ms,
-            credit_request_ms=args.credit_request_ms, frame_bytes=args.frame_bytes,
-            vls=port.get("vls") or tuple(int(v) for v in args.vls.split(",")),
-            sl_to_vl=port.get("sl_to_vl", tuple(range(16))),
-            storm_interval_ms=args.storm_interval_ms,
-            transport=args.transport or port.get("transport", "ud"),
-            rc_timeout_ms=args.rc_timeout_ms, rc_retry_limit=args.rc_retry_limit,
-            rc_rto=args.rc_rto, rc_rto_min_ms=args.rc_rto_min_ms,
-            rc_rto_max_ms=args.rc_rto_max_ms, rc_paused_timeouts=args.rc_paused_timeouts,
-            rc_timeout_resend=args.rc_timeout_resend, rc_retransmission=args.rc_retransmission,
-            rc_ack_every=args.rc_ack_every, rc_window=args.rc_window,
-            rc_window_control=args.rc_window_control,
-            sl_of_lid=port.get("sl_of_lid", ()),
-            vl_arbitration=port.get("vl_arbitration"))
+        config = _config(args, port)
         nic = Nic(config, workload, control_path=None if args.control in (None, "-")
                   else args.control, control_stdin=args.control == "-")
     except (NicConfigError, OSError) as exc:
