@@ -46,11 +46,12 @@ from p4switch.program_common import (
     malformed,
 )
 from p4switch.program_layout import LayoutMixin
+from p4switch.program_uses import UsesMixin
 from p4switch.runtime_api import ActionCall, MatchKind, MatchParam
 from p4switch.tables import ActionProfile, Entry, KeyField, Table
 
 
-class Program(LayoutMixin, ExpressionCodegen, ParserCodegen, ControlCodegen,
+class Program(LayoutMixin, UsesMixin, ExpressionCodegen, ParserCodegen, ControlCodegen,
               ActionCodegen, PrimitiveCodegen, FusedCodegen):
     """A validated, compiled bmv2 JSON program and its run-time state."""
 
@@ -311,113 +312,6 @@ class Program(LayoutMixin, ExpressionCodegen, ParserCodegen, ControlCodegen,
         return table
 
     # ------------------------------------------------------------- use scan
-    def _scan_uses(self) -> None:
-        """Which fields are read, and which headers are used whole, anywhere.
-
-        Headers used whole (copied, hashed, stacks) are decoded completely at
-        extract time; of the others only the fields some code reads are decoded,
-        and the rest only when the program first writes to the header (the
-        deparser must then re-pack it): see `_materialize`.
-        """
-        self.read_fields: set[tuple[str, str]] = set()
-        self.full_headers: set[str] = set()
-
-        def walk(node):
-            if isinstance(node, dict):
-                if node.get("op") in ("add_header", "remove_header"):
-                    return  # validity only
-                if node.get("op") == "valid":
-                    return
-                params = node.get("parameters")
-                if node.get("op") in ("assign", "modify_field", "set") and \
-                        isinstance(params, list) and params and \
-                        isinstance(params[0], dict) and params[0].get("type") == "field":
-                    # The destination field is written, not read: a field only ever
-                    # written need not be decoded by the parser (see _materialize).
-                    walk(params[1:])
-                    return
-                t = node.get("type")
-                v = node.get("value")
-                if t == "field" and isinstance(v, list) and len(v) == 2:
-                    self.read_fields.add((v[0], v[1]))
-                elif t == "stack_field" and isinstance(v, list):
-                    for hd in self.stacks.get(v[0], []):
-                        self.read_fields.add((hd.name, v[1]))
-                elif t == "header" and isinstance(v, str):
-                    self.full_headers.add(v)
-                elif t == "header_stack" and isinstance(v, str):
-                    self.full_headers.update(h.name for h in self.stacks.get(v, []))
-                elif t == "union_stack_field" and isinstance(v, list) and len(v) == 3:
-                    for u in self.union_stacks.get(v[0], []):
-                        self.read_fields.add((f"{u}.{v[1]}", v[2]))
-                elif t in ("header_union", "header_union_stack") and isinstance(v, str):
-                    for u in self.union_stacks.get(v, [v]):
-                        self.full_headers.update(h.name for h in self.unions.get(u, []))
-                for x in node.values():
-                    walk(x)
-            elif isinstance(node, list):
-                for x in node:
-                    walk(x)
-
-        walk(self.json.get("parsers"))
-        walk(self.json.get("pipelines"))
-        walk(self.json.get("actions"))
-        walk(self.json.get("calculations"))
-        walk(self.json.get("checksums"))
-        walk(self.json.get("learn_lists"))
-        walk(self.json.get("field_lists"))
-        for p in self._list("pipelines"):
-            for t in p.get("tables", []):
-                for k in t.get("key", []):
-                    if isinstance(k.get("target"), list):
-                        self.read_fields.add(tuple(k["target"]))
-        writers = {"assign", "modify_field", "assign_VL", "register_read",
-                   "modify_field_with_hash_based_offset", "modify_field_rng_uniform"}
-
-        def dst_header(param):
-            if param.get("type") == "expression":
-                walk_deref(param)
-
-        def walk_deref(node):
-            if isinstance(node, dict):
-                if node.get("op") == "dereference_header_stack":
-                    left = node.get("left", {})
-                    self.full_headers.update(h.name for h in self.stacks.get(left.get("value"), []))
-                for x in node.values():
-                    walk_deref(x)
-            elif isinstance(node, list):
-                for x in node:
-                    walk_deref(x)
-
-        def prims(plist):
-            for p in plist:
-                params = p.get("parameters", [])
-                op = p.get("op")
-                if op in writers and params:
-                    dst_header(params[0])
-                elif op == "execute_meter" and len(params) == 3:
-                    dst_header(params[2])
-                walk_deref(params)
-
-        for a in self._list("actions"):
-            prims(a.get("primitives", []))
-        for parser in self._list("parsers"):
-            for st in parser.get("parse_states", []):
-                for op in st.get("parser_ops", []):
-                    if op.get("op") == "set" and op.get("parameters"):
-                        dst_header(op["parameters"][0])
-                    elif op.get("op") == "primitive":
-                        prims(op.get("parameters", []))
-        for c in self._list("checksums"):
-            if isinstance(c.get("target"), list):
-                self.full_headers.add(c["target"][0])
-        for m in self._list("meter_arrays"):
-            if isinstance(m.get("result_target"), list):
-                self.full_headers.add(m["result_target"][0])
-        for hd in self.headers.values():
-            if hd.var_field:
-                self.full_headers.add(hd.name)
-
     # ------------------------------------------------------------ generation
     def _name(self, prefix: str, obj) -> str:
         """The generated code's global name for `obj`: the one it has if it has one (a
