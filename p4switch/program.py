@@ -222,6 +222,30 @@ class Program(LayoutMixin, UsesMixin, ExpressionCodegen, ParserCodegen, ControlC
         mt = t.get("match_type", "exact")
         if mt not in ("exact", "lpm", "ternary", "range"):
             raise ProgramError(f"{where}: unknown match_type {mt!r}")
+        keys = self._table_keys(t, where)
+        action_ids = self._table_actions(t, f"{where} ({name})")
+        ttype = t.get("type", "simple")
+        if ttype not in ("simple", "indirect", "indirect_ws"):
+            raise ProgramError(f"{where} ({name}): unknown table type {ttype!r}")
+        profile = None
+        if ttype != "simple":
+            profile = self.profiles.get(t.get("action_profile"))
+            if profile is None:
+                raise ProgramError(f"{where} ({name}): unknown action_profile "
+                                   f"{t.get('action_profile')!r}")
+            profile._action_ids.update(action_ids)
+        de = t.get("default_entry")
+        default = self._table_default(de, f"{where} ({name})", arity) if de else Entry(-1, ())
+        table = Table(name, keys, action_ids, arity, int(t.get("max_size", 1024)), default,
+                      profile, bool(t.get("with_counters", False)))
+        table.default_const = bool(de and de.get("action_const"))
+        for ei, ent in enumerate(t.get("entries", []) or []):
+            self._const_entry(table, ent, f"{where}.entries[{ei}]")
+        if t.get("entries"):
+            table.const_entries = True
+        return table
+
+    def _table_keys(self, t: dict, where: str) -> list[KeyField]:
         keys = []
         for ki, k in enumerate(t.get("key", [])):
             kind = k.get("match_type")
@@ -236,82 +260,53 @@ class Program(LayoutMixin, UsesMixin, ExpressionCodegen, ParserCodegen, ControlC
                 self._field_slot(k.get("target"), f"{where}.key[{ki}]")
                 width = self._field_width(k["target"])
             keys.append(KeyField(kind, width, k.get("name") or str(k.get("target"))))
+        return keys
+
+    def _table_actions(self, t: dict, where: str) -> dict[str, int]:
+        """Action name -> id, by the full name and the unqualified one a controller may
+        use."""
         names = t.get("actions", [])
         ids = t.get("action_ids")
         if ids is None:
             ids = []
             for n in names:
                 if n not in self.action_names:
-                    raise ProgramError(f"{where} ({name}): unknown action {n!r}")
+                    raise ProgramError(f"{where}: unknown action {n!r}")
                 ids.append(self.action_names[n])
         action_ids = {}
         for n, aid in zip(names, ids):
             if aid not in self.actions:
-                raise ProgramError(f"{where} ({name}): unknown action id {aid}")
+                raise ProgramError(f"{where}: unknown action id {aid}")
             action_ids[n] = aid
-            # Also accept the unqualified name a controller may use.
             action_ids.setdefault(n.rsplit(".", 1)[-1], aid)
-        ttype = t.get("type", "simple")
-        if ttype not in ("simple", "indirect", "indirect_ws"):
-            raise ProgramError(f"{where} ({name}): unknown table type {ttype!r}")
-        profile = None
-        if ttype != "simple":
-            profile = self.profiles.get(t.get("action_profile"))
-            if profile is None:
-                raise ProgramError(f"{where} ({name}): unknown action_profile "
-                                   f"{t.get('action_profile')!r}")
-            profile._action_ids.update(action_ids)
-        default = Entry(-1, ())
-        de = t.get("default_entry")
-        if de:
-            aid = de.get("action_id")
-            if aid not in self.actions:
-                raise ProgramError(f"{where} ({name}): default_entry: unknown action id {aid}")
-            data = tuple(_hex(x) for x in de.get("action_data", []))
-            if len(data) != arity[aid] and de.get("action_data") is not None:
-                raise ProgramError(f"{where} ({name}): default_entry: action "
-                                   f"{self.actions[aid]['name']} takes {arity[aid]} "
-                                   f"arguments, got {len(data)}")
-            default = Entry(aid, data + (0,) * (arity[aid] - len(data)))
-        table = Table(name, keys, action_ids, arity, int(t.get("max_size", 1024)), default,
-                      profile, bool(t.get("with_counters", False)))
-        table.default_const = bool(de and de.get("action_const"))
-        for ei, ent in enumerate(t.get("entries", []) or []):
-            ew = f"{where}.entries[{ei}]"
-            params = []
-            for mk in ent.get("match_key", []):
-                kind = mk.get("match_type")
-                if kind == "valid":
-                    params.append(MatchParam(MatchKind.VALID, 1 if mk.get("key") else 0))
-                elif kind == "exact":
-                    params.append(MatchParam(MatchKind.EXACT, _hex(mk["key"])))
-                elif kind == "lpm":
-                    params.append(MatchParam(MatchKind.LPM, _hex(mk["key"]),
-                                             prefix_len=mk["prefix_length"]))
-                elif kind == "ternary":
-                    params.append(MatchParam(MatchKind.TERNARY, _hex(mk["key"]),
-                                             mask=_hex(mk["mask"])))
-                elif kind == "range":
-                    params.append(MatchParam(MatchKind.RANGE, _hex(mk["start"]),
-                                             high=_hex(mk["end"])))
-                else:
-                    raise ProgramError(f"{ew}: unknown match_type {kind!r}")
-            ae = ent.get("action_entry", {})
-            aid = ae.get("action_id")
-            if aid not in self.actions:
-                raise ProgramError(f"{ew}: unknown action id {aid}")
-            call = ActionCall(self.actions[aid]["name"],
-                              tuple(_hex(x) for x in ae.get("action_data", [])))
-            try:
-                # bmv2: a lower value is a higher priority; ours: larger wins.
-                table.add(params, call, -int(ent.get("priority", 0)), const=True)
-            except Exception as e:
-                raise ProgramError(f"{ew}: {e}") from None
-        if t.get("entries"):
-            table.const_entries = True
-        return table
+        return action_ids
 
-    # ------------------------------------------------------------- use scan
+    def _table_default(self, de: dict, where: str, arity: dict[int, int]) -> Entry:
+        aid = de.get("action_id")
+        if aid not in self.actions:
+            raise ProgramError(f"{where}: default_entry: unknown action id {aid}")
+        data = tuple(_hex(x) for x in de.get("action_data", []))
+        if len(data) != arity[aid] and de.get("action_data") is not None:
+            raise ProgramError(f"{where}: default_entry: action "
+                               f"{self.actions[aid]['name']} takes {arity[aid]} "
+                               f"arguments, got {len(data)}")
+        return Entry(aid, data + (0,) * (arity[aid] - len(data)))
+
+    def _const_entry(self, table: Table, ent: dict, where: str) -> None:
+        """One of the program's own entries into `table`."""
+        params = [_match_param(mk, where) for mk in ent.get("match_key", [])]
+        ae = ent.get("action_entry", {})
+        aid = ae.get("action_id")
+        if aid not in self.actions:
+            raise ProgramError(f"{where}: unknown action id {aid}")
+        call = ActionCall(self.actions[aid]["name"],
+                          tuple(_hex(x) for x in ae.get("action_data", [])))
+        try:
+            # bmv2: a lower value is a higher priority; ours: larger wins.
+            table.add(params, call, -int(ent.get("priority", 0)), const=True)
+        except Exception as e:
+            raise ProgramError(f"{where}: {e}") from None
+
     # ------------------------------------------------------------ generation
     def _name(self, prefix: str, obj) -> str:
         """The generated code's global name for `obj`: the one it has if it has one (a
@@ -446,6 +441,22 @@ class Program(LayoutMixin, UsesMixin, ExpressionCodegen, ParserCodegen, ControlC
             return None
         name, slots = ll
         return name, tuple(S[k] for k in slots)
+
+
+def _match_param(mk: dict, where: str) -> MatchParam:
+    """A const entry's match_key element as a runtime match parameter."""
+    kind = mk.get("match_type")
+    if kind == "valid":
+        return MatchParam(MatchKind.VALID, 1 if mk.get("key") else 0)
+    if kind == "exact":
+        return MatchParam(MatchKind.EXACT, _hex(mk["key"]))
+    if kind == "lpm":
+        return MatchParam(MatchKind.LPM, _hex(mk["key"]), prefix_len=mk["prefix_length"])
+    if kind == "ternary":
+        return MatchParam(MatchKind.TERNARY, _hex(mk["key"]), mask=_hex(mk["mask"]))
+    if kind == "range":
+        return MatchParam(MatchKind.RANGE, _hex(mk["start"]), high=_hex(mk["end"]))
+    raise ProgramError(f"{where}: unknown match_type {kind!r}")
 
 
 def load(path: str, **kw) -> Program:
