@@ -21,6 +21,11 @@ def _all_ones(mask: int, width: int) -> bool:
     return mask & low == low
 
 
+# bmv2 binary operators -> Python's
+_BINARY = {"+": "+", "-": "-", "*": "*", "<<": "<<", ">>": ">>", "==": "==", "!=": "!=",
+           ">": ">", ">=": ">=", "<": "<", "<=": "<=", "&": "&", "|": "|", "^": "^",
+           "and": "and", "or": "or", "/": "//", "%": "%"}
+
 class ExpressionCodegen:
     """Mixin of Program (p4switch/program.py)."""
 
@@ -140,39 +145,8 @@ class ExpressionCodegen:
         if op in ("==", "!=") and (self._is_header_node(left) or self._is_header_node(right)):
             code = self._header_eq(left, right, where, pre)
             return code if op == "==" else f"(not {code})"
-        binary = {"+": "+", "-": "-", "*": "*", "<<": "<<", ">>": ">>", "==": "==",
-                  "!=": "!=", ">": ">", ">=": ">=", "<": "<", "<=": "<=", "&": "&",
-                  "|": "|", "^": "^", "and": "and", "or": "or", "/": "//", "%": "%"}
-        if op in binary:
-            lc, rc = l(), r()
-            wl, wr = self._width_of(lc), self._width_of(rc)
-            if op == "&":
-                if lc.isdigit() and rc.isdigit():
-                    return str(int(lc) & int(rc))
-                # p4c wraps arithmetic in `& mask`; drop it where the mask keeps every
-                # bit the value may have (its low bits all ones), not merely where the
-                # mask is as large: `x & 0x100` with an 8-bit x is 0, not x.
-                if rc.isdigit() and wl is not None and _all_ones(int(rc), wl):
-                    return lc
-                if lc.isdigit() and wr is not None and _all_ones(int(lc), wr):
-                    return rc
-                known = [w for w in (wl, wr) if w is not None]
-                return self._known(f"({lc} & {rc})", min(known) if known else None)
-            code = f"({lc} {binary[op]} {rc})"
-            if lc.isdigit() and rc.isdigit() and op in ("+", "*", "<<", ">>", "|", "^"):
-                return str(eval(code))  # constant folding of two literals
-            if wl is not None and wr is not None:
-                if op == "+":
-                    return self._known(code, max(wl, wr) + 1)
-                if op == "*":
-                    return self._known(code, wl + wr)
-                if op in ("|", "^"):
-                    return self._known(code, max(wl, wr))
-                if op == "<<" and rc.isdigit():
-                    return self._known(code, wl + int(rc))
-                if op == ">>":
-                    return self._known(code, wl)
-            return code
+        if op in _BINARY:
+            return self._binary(op, l(), r())
         if op == "not":
             return f"(not {r()})"
         if op == "~":
@@ -213,6 +187,38 @@ class ExpressionCodegen:
             desc = self._dyn_header({"type": "expression", "value": e}, where, pre)
             return f"S[{desc}[0]]"
         raise ProgramError(f"{where}: unsupported expression op {op!r}")
+
+    def _binary(self, op: str, lc: str, rc: str) -> str:
+        """A binary operator on two operands' code, literals folded, and the width of
+        the result noted where the operands' widths are known."""
+        wl, wr = self._width_of(lc), self._width_of(rc)
+        if op == "&":
+            if lc.isdigit() and rc.isdigit():
+                return str(int(lc) & int(rc))
+            # p4c wraps arithmetic in `& mask`; drop it where the mask keeps every bit
+            # the value may have (its low bits all ones), not merely where the mask is
+            # as large: `x & 0x100` with an 8-bit x is 0, not x.
+            if rc.isdigit() and wl is not None and _all_ones(int(rc), wl):
+                return lc
+            if lc.isdigit() and wr is not None and _all_ones(int(lc), wr):
+                return rc
+            known = [w for w in (wl, wr) if w is not None]
+            return self._known(f"({lc} & {rc})", min(known) if known else None)
+        code = f"({lc} {_BINARY[op]} {rc})"
+        if lc.isdigit() and rc.isdigit() and op in ("+", "*", "<<", ">>", "|", "^"):
+            return str(eval(code))  # constant folding of two literals
+        if wl is not None and wr is not None:
+            if op == "+":
+                return self._known(code, max(wl, wr) + 1)
+            if op == "*":
+                return self._known(code, wl + wr)
+            if op in ("|", "^"):
+                return self._known(code, max(wl, wr))
+            if op == "<<" and rc.isdigit():
+                return self._known(code, wl + int(rc))
+            if op == ">>":
+                return self._known(code, wl)
+        return code
 
     @staticmethod
     def _is_header_node(node) -> bool:

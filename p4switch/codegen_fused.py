@@ -237,8 +237,24 @@ class FusedCodegen:
         source to take `ingress` and `egress` from instead of the program's (one
         with configuration tables baked in, see _specialised_fused)."""
         n = self.nslots
-        std = self.std
         self._fused_reloads = False
+        parse = self._fused_parse()
+        ib = self._localize(self._function_body("ingress", pipelines) or [], None, n)
+        eb = self._localize(self._function_body("egress", pipelines) or [], None, n)
+        db = self._localize(self._function_body("deparse") or [], "out", n)
+        if parse is None or ib is None or eb is None or db is None:
+            return None
+        # A helper that writes into a rebuilt list needs every slot as a local;
+        # otherwise the hand-backs read the locals through locals(), and the
+        # prologue loads only the slots the function reads (see _slots_read).
+        state = f"[{', '.join(f'S_{k}' for k in range(n))}]" if self._fused_reloads \
+            else "_handback(locals())"
+        return self._fused_source(self._fused_lines(parse, ib, eb, db), state)
+
+    def _fused_parse(self) -> list[str] | None:
+        """The parser's part of the fused function (None: it cannot be rewritten); a
+        parser loop (header stacks) runs the parser function on the list instead."""
+        n = self.nslots
         sb = self._function_body("_parse_states")
         if sb is not None:
             wrapper = self._function_body("parse")
@@ -246,58 +262,57 @@ class FusedCodegen:
             verify = self._localize(wrapper[1:], None, n) if wrapper else None
             if parse is None or verify is None:
                 return None
-            parse = ["for _ in _ONCE:"] + _indent(parse) + verify
-        else:
-            pb = self._localize(self._function_body("parse") or [], None, n)
-            if pb is None:
-                # A parser loop (header stacks): the parser function on the list.
-                allv = ", ".join(f"S_{k}" for k in range(n))
-                parse = ["_S = @STATE@", "parse(_S, pkt)", f"{allv} = _S"]
-                self._fused_reloads = True
-            else:
-                parse = ["for _ in _ONCE:"] + _indent(pb or ["pass"])
-        ib = self._localize(self._function_body("ingress", pipelines) or [], None, n)
-        eb = self._localize(self._function_body("egress", pipelines) or [], None, n)
-        db = self._localize(self._function_body("deparse") or [], "out", n)
-        if ib is None or eb is None or db is None:
-            return None
+            return ["for _ in _ONCE:"] + _indent(parse) + verify
+        pb = self._localize(self._function_body("parse") or [], None, n)
+        if pb is None:
+            allv = ", ".join(f"S_{k}" for k in range(n))
+            self._fused_reloads = True
+            return ["_S = @STATE@", "parse(_S, pkt)", f"{allv} = _S"]
+        return ["for _ in _ONCE:"] + _indent(pb or ["pass"])
+
+    def _fused_lines(self, parse: list[str], ib: list[str], eb: list[str],
+                     db: list[str]) -> list[str]:
+        """The fused function: parser, ingress, the idle port's traffic manager, egress,
+        deparser and the send, with `@STATE@` where the state is handed back."""
+        std = self.std
+
         def v(name):
             return f"S_{std[name]}"
-        # A helper that writes into a rebuilt list needs every slot as a local;
-        # otherwise the hand-backs read the locals through locals(), and the
-        # prologue loads only the slots the function reads (see _slots_read).
-        used = set(range(n))
-        state = f"[{', '.join(f'S_{k}' for k in range(n))}]" if self._fused_reloads \
-            else "_handback(locals())"
         lines = ["def fused(pkt, port, now_us, tm_ports):",
                  f"    S_{PKT} = pkt", f"    {v('ingress_port')} = port",
                  f"    {v('packet_length')} = len(pkt)",
                  f"    {v('ingress_global_timestamp')} = now_us"]
         lines += _indent(parse)
         lines += _indent(["for _ in _ONCE:"] + _indent(ib or ["pass"]))
-        lines += [f"    if S_{SPECIAL} or {v('mcast_grp')}:", f"        return 1, {state}",
+        lines += [f"    if S_{SPECIAL} or {v('mcast_grp')}:", "        return 1, @STATE@",
                   f"    spec = {v('egress_spec')}", f"    if spec == {DROP_PORT}:",
                   "        return None", f"    {v('instance_type')} = 0",
                   "    pq = tm_ports.get(spec)",
                   f"    if pq is None or not pq.fast or pq.scheduled or {v('priority')}:",
-                  f"        return 2, {state}",  # (a priority: the TM checks it)
+                  "        return 2, @STATE@",  # (a priority: the TM checks it)
                   f"    {v('enq_timestamp')} = {v('egress_global_timestamp')} = now_us",
                   f"    {v('enq_qdepth')} = {v('deq_qdepth')} = {v('deq_timedelta')} = 0",
                   f"    {v('egress_port')} = spec",
                   f"    {v('egress_spec')} = {DROP_PORT + 1}"]
         lines += _indent(["for _ in _ONCE:"] + _indent(eb or ["pass"]))
         lines += [f"    if S_{SPECIAL} or {v('egress_spec')} == {DROP_PORT}:",
-                  f"        return 3, {state}", "    out = None"]
+                  "        return 3, @STATE@", "    out = None"]
         lines += _indent(["for _ in _ONCE:"] + _indent(db or ["pass"]))
         # The frame goes out here: no tuple back to the caller and no test there.
-        lines += ["    send = pq.send", "    if send is None:", "        return pq, out",
-                  "    try:", "        send(out)", "    except OSError:",
-                  "        pq.drops.tx_error += 1"]
+        return lines + ["    send = pq.send", "    if send is None:", "        return pq, out",
+                        "    try:", "        send(out)", "    except OSError:",
+                        "        pq.drops.tx_error += 1"]
+
+    def _fused_source(self, lines: list[str], state: str) -> tuple[str, dict]:
+        """The fused function's source, constants folded and the slots it reads loaded
+        from the template in its prologue, with the globals it needs."""
+        n = self.nslots
         src = "\n".join(ln.replace("@STATE@", state) for ln in lines) + "\n"
         src, dropped = fold(src, self.template)
         template = list(self.template)
         for k, value in dropped.items():  # assigned before every hand-back: from here
             template[k] = value
+        used = set(range(n))
         if not self._fused_reloads:
             used = slots_to_load(src, {k for k in range(n) if not self.template[k]})
         order = sorted(used)
