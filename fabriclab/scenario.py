@@ -302,32 +302,8 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     for key in ("seed", "duration_s", "stall_timeout_s", "convergence_delay_s"):
         if key in data and (not isinstance(data[key], int | float) or data[key] < 0):
             raise ScenarioError(f"{origin}: {key}: expected a non-negative number")
-    values["link"] = _section(LinkSpec, data.get("link", {}), f"{origin}: [link]")
-    values["traffic"] = _section(TrafficSpec, data.get("traffic", {}), f"{origin}: [traffic]")
-    values["checks"] = _section(ChecksSpec, data.get("checks", {}), f"{origin}: [checks]")
-    values["pfc"] = _section(PfcSpec, data.get("pfc", {}), f"{origin}: [pfc]")
-    values["credit"] = _section(CreditSpec, data.get("credit", {}), f"{origin}: [credit]")
-    values["sweep"] = _section(SweepSpec, data.get("sweep", {}), f"{origin}: [sweep]")
-    values["cluster"] = _section(ClusterSpec, data.get("cluster", {}), f"{origin}: [cluster]")
-    _check_cluster(values["cluster"], f"{origin}: [cluster]")
-    values["training"] = _section(TrainingSpec, data.get("training", {}),
-                                  f"{origin}: [training]")
-    values["flaps"] = _section(FlapSpec, data.get("flaps", {}), f"{origin}: [flaps]")
-    if values["flaps"].count and not values["flaps"].target:
-        raise ScenarioError(f"{origin}: [flaps] count = {values['flaps'].count} needs a "
-                            "`target`")
-    values["qos"] = _section(QosSpec, data.get("qos", {}), f"{origin}: [qos]")
-    background = data.get("background", [])
-    if not isinstance(background, list | tuple):
-        raise ScenarioError(f"{origin}: background: expected an array of tables "
-                            "([[background]])")
-    values["background"] = tuple(
-        _section(BackgroundSpec, b, f"{origin}: [[background]] #{i + 1}")
-        for i, b in enumerate(background))
-    for i, b in enumerate(values["background"]):
-        if not b.dst:
-            raise ScenarioError(f"{origin}: [[background]] #{i + 1}: `dst` (receiving "
-                                "hosts) is required")
+    values.update(_sections(data, origin))
+    values["background"] = _background(data.get("background", []), origin)
     faults = data.get("faults", [])
     if not isinstance(faults, list | tuple):
         raise ScenarioError(f"{origin}: faults: expected an array of tables ([[faults]])")
@@ -352,42 +328,66 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
             raise ScenarioError(f"{origin}: [sweep] parameter {scenario.sweep.parameter!r} "
                                 "has no values")
         sweep_points(data, origin)  # every point must be a valid scenario on its own
-    if scenario.traffic.pattern not in PATTERNS:
-        raise ScenarioError(f"{origin}: [traffic].pattern {scenario.traffic.pattern!r} is not "
-                            f"one of {', '.join(PATTERNS)}")
-    if scenario.routing not in ROUTING_ENGINES:
-        raise ScenarioError(f"{origin}: routing {scenario.routing!r} is not one of "
-                            f"{', '.join(ROUTING_ENGINES)}")
-    if scenario.traffic.rc_rto not in ("adaptive", "fixed"):
-        raise ScenarioError(f"{origin}: [traffic].rc_rto {scenario.traffic.rc_rto!r} is not "
-                            "one of adaptive, fixed")
-    if scenario.traffic.rc_paused_timeouts not in ("defer", "retransmit"):
-        raise ScenarioError(f"{origin}: [traffic].rc_paused_timeouts "
-                            f"{scenario.traffic.rc_paused_timeouts!r} is not one of defer, "
-                            "retransmit")
-    if scenario.traffic.rc_timeout_resend not in ("probe", "window"):
-        raise ScenarioError(f"{origin}: [traffic].rc_timeout_resend "
-                            f"{scenario.traffic.rc_timeout_resend!r} is not one of probe, window")
-    if scenario.traffic.rc_window_control not in ("delay", "fixed"):
-        raise ScenarioError(f"{origin}: [traffic].rc_window_control "
-                            f"{scenario.traffic.rc_window_control!r} is not one of delay, fixed")
+    _check_choices(scenario, _CHOICES_BEFORE_WINDOW, origin)
     if not 16 <= scenario.traffic.rc_window <= 65536:  # the NIC ACKs every 16 frames
         raise ScenarioError(f"{origin}: [traffic].rc_window {scenario.traffic.rc_window} is "
                             "not between 16 (the NIC's ACK interval) and 65536 frames")
-    if scenario.traffic.rc_retransmission not in ("go-back-n", "selective"):
-        raise ScenarioError(f"{origin}: [traffic].rc_retransmission "
-                            f"{scenario.traffic.rc_retransmission!r} is not one of go-back-n, "
-                            "selective")
-    if scenario.traffic.transport not in TRANSPORTS:
-        raise ScenarioError(f"{origin}: [traffic].transport {scenario.traffic.transport!r} is "
-                            f"not one of {', '.join(TRANSPORTS)}")
-    if scenario.reroute not in ("fast", "local", "global"):
-        raise ScenarioError(f"{origin}: reroute {scenario.reroute!r} is not one of fast, "
-                            "local, global")
+    _check_choices(scenario, _CHOICES_AFTER_WINDOW, origin)
     if scenario.traffic.pattern == "stream" and scenario.traffic.src == scenario.traffic.dst:
         raise ScenarioError(f"{origin}: [traffic] src and dst are the same host")
     _check_training(scenario, origin)
     return scenario
+
+
+# (section or None for the top level, field, allowed values), checked in this order
+_CHOICES_BEFORE_WINDOW = (
+    ("traffic", "pattern", PATTERNS), (None, "routing", ROUTING_ENGINES),
+    ("traffic", "rc_rto", ("adaptive", "fixed")),
+    ("traffic", "rc_paused_timeouts", ("defer", "retransmit")),
+    ("traffic", "rc_timeout_resend", ("probe", "window")),
+    ("traffic", "rc_window_control", ("delay", "fixed")))
+_CHOICES_AFTER_WINDOW = (
+    ("traffic", "rc_retransmission", ("go-back-n", "selective")),
+    ("traffic", "transport", TRANSPORTS), (None, "reroute", ("fast", "local", "global")))
+
+
+def _check_choices(scenario: Scenario, choices, origin: str) -> None:
+    for section, name, allowed in choices:
+        value = getattr(getattr(scenario, section) if section else scenario, name)
+        if value not in allowed:
+            label = f"[{section}].{name}" if section else name
+            raise ScenarioError(f"{origin}: {label} {value!r} is not one of "
+                                f"{', '.join(allowed)}")
+
+
+def _sections(data: dict[str, Any], origin: str) -> dict[str, Any]:
+    """The scenario's [tables], each checked against its spec."""
+    out = {}
+    for key, spec in (("link", LinkSpec), ("traffic", TrafficSpec), ("checks", ChecksSpec),
+                      ("pfc", PfcSpec), ("credit", CreditSpec), ("sweep", SweepSpec),
+                      ("cluster", ClusterSpec), ("training", TrainingSpec),
+                      ("flaps", FlapSpec), ("qos", QosSpec)):
+        out[key] = _section(spec, data.get(key, {}), f"{origin}: [{key}]")
+        if key == "cluster":
+            _check_cluster(out["cluster"], f"{origin}: [cluster]")
+    if out["flaps"].count and not out["flaps"].target:
+        raise ScenarioError(f"{origin}: [flaps] count = {out['flaps'].count} needs a "
+                            "`target`")
+    return out
+
+
+def _background(background: Any, origin: str) -> tuple:
+    """[[background]]: traffic beside the measured one, each with its receivers."""
+    if not isinstance(background, list | tuple):
+        raise ScenarioError(f"{origin}: background: expected an array of tables "
+                            "([[background]])")
+    out = tuple(_section(BackgroundSpec, b, f"{origin}: [[background]] #{i + 1}")
+                for i, b in enumerate(background))
+    for i, b in enumerate(out):
+        if not b.dst:
+            raise ScenarioError(f"{origin}: [[background]] #{i + 1}: `dst` (receiving "
+                                "hosts) is required")
+    return out
 
 
 def _compare(entries: Any, origin: str) -> tuple[CompareSpec, ...]:
