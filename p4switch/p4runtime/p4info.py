@@ -180,35 +180,7 @@ class PipelineInfo:
                 dm.preamble.id, dm.preamble.name, dm.spec.unit, 0, dm.direct_table_id
             )
         for t in p.tables:
-            self._claim(t.preamble, "table")
-            fields = []
-            for mf in t.match_fields:
-                kind = MATCH_KINDS.get(mf.match_type)
-                if kind is None:
-                    raise invalid(
-                        f"table '{t.preamble.name}': match field '{mf.name}' has unsupported "
-                        f"match type {mf.other_match_type or mf.match_type}"
-                    )
-                fields.append(MatchFieldInfo(mf.id, mf.name, mf.bitwidth, kind))
-            for ref in t.action_refs:
-                if ref.id not in self.actions:
-                    raise invalid(f"table '{t.preamble.name}' refers to unknown action id {ref.id}")
-            direct_counter = next((i for i in t.direct_resource_ids if i in self.direct_counters), 0)
-            direct_meter = next((i for i in t.direct_resource_ids if i in self.direct_meters), 0)
-            self.tables[t.preamble.id] = TableInfo(
-                id=t.preamble.id,
-                name=t.preamble.name,
-                match_fields=fields,
-                fields_by_id={f.id: f for f in fields},
-                action_scopes={ref.id: ref.scope for ref in t.action_refs},
-                const_default_action_id=t.const_default_action_id,
-                implementation_id=t.implementation_id,
-                direct_counter_id=direct_counter,
-                direct_meter_id=direct_meter,
-                is_const=t.is_const_table,
-                size=t.size,
-                needs_priority=any(f.kind in PRIORITY_KINDS for f in fields),
-            )
+            self._index_table(t)
         for ap in p.action_profiles:
             self._claim(ap.preamble, "action profile")
             self.action_profiles[ap.preamble.id] = ActionProfileInfo(
@@ -235,31 +207,69 @@ class PipelineInfo:
             if d.preamble.alias:
                 self.digests_by_name.setdefault(d.preamble.alias, info)
         for vs in p.value_sets:
-            self._claim(vs.preamble, "value set")
-            fields = sorted(vs.match, key=lambda m: m.id)
-            if [m.id for m in fields] != list(range(1, len(fields) + 1)):
-                raise invalid(f"value set '{vs.preamble.name}': match field ids must be 1..n")
-            self.value_sets[vs.preamble.id] = ValueSetInfo(
-                vs.preamble.id, vs.preamble.name, tuple(m.bitwidth for m in fields), vs.size)
+            self._index_value_set(vs)
         for cpm in p.controller_packet_metadata:
-            self._claim(cpm.preamble, "controller packet metadata")
-            header = ControllerHeader(
-                cpm.preamble.id, cpm.preamble.name,
-                tuple(ParamInfo(m.id, m.name, m.bitwidth) for m in cpm.metadata),
-            )
-            if header.bitwidth % 8:
-                raise invalid(
-                    f"controller header '{header.name}' is {header.bitwidth} bits, not whole bytes"
-                )
-            if cpm.preamble.name == "packet_in":
-                self.packet_in = header
-            elif cpm.preamble.name == "packet_out":
-                self.packet_out = header
+            self._index_controller_header(cpm)
         for t in self.tables.values():
             if t.implementation_id and t.implementation_id not in self.action_profiles:
                 raise invalid(
                     f"table '{t.name}' has unknown implementation id {t.implementation_id}"
                 )
+
+    def _index_table(self, t) -> None:
+        self._claim(t.preamble, "table")
+        fields = []
+        for mf in t.match_fields:
+            kind = MATCH_KINDS.get(mf.match_type)
+            if kind is None:
+                raise invalid(
+                    f"table '{t.preamble.name}': match field '{mf.name}' has unsupported "
+                    f"match type {mf.other_match_type or mf.match_type}"
+                )
+            fields.append(MatchFieldInfo(mf.id, mf.name, mf.bitwidth, kind))
+        for ref in t.action_refs:
+            if ref.id not in self.actions:
+                raise invalid(f"table '{t.preamble.name}' refers to unknown action id {ref.id}")
+        direct_counter = next((i for i in t.direct_resource_ids if i in self.direct_counters), 0)
+        direct_meter = next((i for i in t.direct_resource_ids if i in self.direct_meters), 0)
+        self.tables[t.preamble.id] = TableInfo(
+            id=t.preamble.id,
+            name=t.preamble.name,
+            match_fields=fields,
+            fields_by_id={f.id: f for f in fields},
+            action_scopes={ref.id: ref.scope for ref in t.action_refs},
+            const_default_action_id=t.const_default_action_id,
+            implementation_id=t.implementation_id,
+            direct_counter_id=direct_counter,
+            direct_meter_id=direct_meter,
+            is_const=t.is_const_table,
+            size=t.size,
+            needs_priority=any(f.kind in PRIORITY_KINDS for f in fields),
+        )
+
+    def _index_value_set(self, vs) -> None:
+        self._claim(vs.preamble, "value set")
+        fields = sorted(vs.match, key=lambda m: m.id)
+        if [m.id for m in fields] != list(range(1, len(fields) + 1)):
+            raise invalid(f"value set '{vs.preamble.name}': match field ids must be 1..n")
+        self.value_sets[vs.preamble.id] = ValueSetInfo(
+            vs.preamble.id, vs.preamble.name, tuple(m.bitwidth for m in fields), vs.size)
+
+    def _index_controller_header(self, cpm) -> None:
+        """packet_in / packet_out: their metadata, in whole bytes."""
+        self._claim(cpm.preamble, "controller packet metadata")
+        header = ControllerHeader(
+            cpm.preamble.id, cpm.preamble.name,
+            tuple(ParamInfo(m.id, m.name, m.bitwidth) for m in cpm.metadata),
+        )
+        if header.bitwidth % 8:
+            raise invalid(
+                f"controller header '{header.name}' is {header.bitwidth} bits, not whole bytes"
+            )
+        if cpm.preamble.name == "packet_in":
+            self.packet_in = header
+        elif cpm.preamble.name == "packet_out":
+            self.packet_out = header
 
     def _digest_info(self, d: p4info_pb2.Digest) -> DigestInfo:
         spec = d.type_spec
