@@ -662,7 +662,12 @@ class Switch(FastPaths, DataplaneApi):
         if flush:
             self._flush_pcaps()
 
-    def _run(self) -> None:
+    def _event_sources(self) -> tuple:
+        """The data-plane thread's epoll over its ports' sockets (fd -> (port, recv,
+        buffer size)), the wake eventfd, a deadline timer and the carrier monitor.
+        Carrier changes come from netlink (RTMGRP_LINK); polling /sys every
+        CARRIER_POLL_S is the fallback. With no ports and no pcap, nothing here wakes
+        an idle switch."""
         ep = select.epoll()
         fd_port = {}
         for port, s in self._socks.items():
@@ -672,9 +677,6 @@ class Switch(FastPaths, DataplaneApi):
         timer = DeadlineTimer()
         if timer.fd is not None:
             ep.register(timer.fd, select.EPOLLIN)
-        # Carrier changes come from netlink (RTMGRP_LINK); polling /sys every
-        # CARRIER_POLL_S is the fallback. With no ports and no pcap, nothing here
-        # wakes an idle switch.
         links = None
         if self.ports:
             try:
@@ -683,6 +685,23 @@ class Switch(FastPaths, DataplaneApi):
                 self._poll_carrier()  # a change between start() and the subscription
             except OSError:
                 links = None
+        return ep, fd_port, timer, links
+
+    def _take_injected(self, prog: Program | None, now: float) -> None:
+        """The controller's packet-outs, in as from the CPU port."""
+        try:
+            os.eventfd_read(self._wake_fd)
+        except BlockingIOError:
+            pass
+        while self._inject:
+            frame = self._inject.popleft()
+            if prog is not None and self.cpu_port is not None:
+                self.tm.note_activity(now)
+                self._ingress(prog, self._new_packet(prog, frame, self.cpu_port, now), now)
+                self._run_resubmits(prog, now)
+
+    def _run(self) -> None:
+        ep, fd_port, timer, links = self._event_sources()
         links_fd = links.fileno() if links is not None else None
         housekeeping = (self.ports and links is None) or bool(self._pcap_in or self._pcap_out)
         tm = self.tm
@@ -728,17 +747,7 @@ class Switch(FastPaths, DataplaneApi):
                             if self._resubmits and prog is not None:
                                 self._run_resubmits(prog, now)
                         elif fd == wake_fd:
-                            try:
-                                os.eventfd_read(wake_fd)
-                            except BlockingIOError:
-                                pass
-                            while self._inject:
-                                frame = self._inject.popleft()
-                                if prog is not None and self.cpu_port is not None:
-                                    tm.note_activity(now)
-                                    self._ingress(prog, self._new_packet(
-                                        prog, frame, self.cpu_port, now), now)
-                                    self._run_resubmits(prog, now)
+                            self._take_injected(prog, now)
                         elif fd == timer.fd:
                             timer.consume()
                         elif fd == links_fd:
