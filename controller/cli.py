@@ -663,9 +663,18 @@ def cmd_topology(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="fabriclab-sm", description="fabriclab subnet manager")
     sub = ap.add_subparsers(dest="command", required=True)
+    _add_route(sub)
+    _add_up(sub)
+    _add_serve(sub)
+    _add_observers(sub)
+    return ap
+
+
+def _add_route(sub) -> None:
+    """`route`: LIDs and routes offline."""
     route = sub.add_parser("route", help="compute LIDs and routes offline")
     route.add_argument("topology", help="e.g. line:2, leafspine:2,2,2, fattree:4")
     route.add_argument("--engine", default="minhop", help="minhop, updn or ftree")
@@ -677,6 +686,10 @@ def main(argv: list[str] | None = None) -> int:
     route.add_argument("--json", action="store_true", help="one JSON object on stdout")
     route.add_argument("--dump-routes", metavar="FILE", help="write LIDs and tables as JSON")
     route.set_defaults(func=cmd_route)
+
+
+def _add_up(sub) -> None:
+    """`up`: configure running switches."""
     up = sub.add_parser("up", help="configure running switches over P4Runtime")
     up.add_argument("topology")
     up.add_argument("--switch", action="append", required=True, metavar="NAME=HOST:PORT")
@@ -695,6 +708,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --fc: write where each switch's held frames wait (held_frames) "
                          "as JSON")
     up.set_defaults(func=cmd_up)
+
+
+def _add_serve(sub) -> None:
+    """`serve`: bring up, then reroute on carrier loss."""
     serve = sub.add_parser("serve", help="bring up, then fast + global reroute on carrier loss")
     serve.add_argument("topology")
     serve.add_argument("--switch", action="append", required=True, metavar="NAME=HOST:PORT")
@@ -716,6 +733,11 @@ def main(argv: list[str] | None = None) -> int:
                        help="append the live view's samples and events here (liveview.jsonl: "
                             "a replay, controller/liveview/replay.py)")
     serve.set_defaults(func=cmd_serve)
+
+
+def _add_observers(sub) -> None:
+    """`discover`, `drops`, `status`, `routes` (read the running fabric) and `topology`
+    (offline)."""
     disc = sub.add_parser("discover", help="probe every cable and compare with the topology")
     disc.add_argument("topology")
     disc.add_argument("--switch", action="append", required=True, metavar="NAME=HOST:PORT")
@@ -748,7 +770,10 @@ def main(argv: list[str] | None = None) -> int:
     topo.add_argument("--guid2lid", help="the SM's guid -> LID map (read, never written)")
     topo.add_argument("--json", action="store_true", help="one JSON object on stdout")
     topo.set_defaults(func=cmd_topology)
-    args = ap.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     try:
         return args.func(args)
     except UsageError as exc:

@@ -135,6 +135,61 @@ def main(argv: list[str] | None = None) -> int:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
 
 
+def _start_switch(args: argparse.Namespace) -> tuple[Switch, dict[int, str]]:
+    """The switch the command line describes, its program loaded, its ports'
+    parameters set, running; UsageError (and the switch's own errors) if it cannot."""
+    if args.json is None and not args.no_p4:
+        raise UsageError("give a bmv2 JSON program or --no-p4")
+    ports = dict(parse_interface(s) for s in args.interface)
+    port_params = [parse_port_params(s) for s in args.port_params]
+    if args.thrift_port is not None:
+        print(f"fabriclab-switch: note: --thrift-port {args.thrift_port} ignored "
+              "(no Thrift server; use P4Runtime)", file=sys.stderr)
+    program = None
+    if args.json and not args.no_p4:
+        try:
+            with open(args.json) as f:
+                program = json.load(f)
+        except (OSError, json.JSONDecodeError) as e:
+            raise UsageError(f"{args.json}: {e}") from None
+    check_address_free(args.grpc_server_addr)
+    set_switch_interval(args.switch_interval_us)
+    if not -20 <= args.control_nice <= 19:
+        raise UsageError(f"--control-nice must be in -20..19, got {args.control_nice}")
+    if not 0 <= args.control_rt_priority <= 99:
+        raise UsageError(f"--control-rt-priority must be in 0..99, got "
+                         f"{args.control_rt_priority}")
+    sw = Switch(ports, cpu_port=args.cpu_port, device_id=args.device_id,
+                log_console=args.log_console, log_file=args.log_file, pcap_dir=args.pcap,
+                priority_queues=args.priority_queues,
+                recirc_interval_us=args.recirc_interval_us)
+    if program is not None:
+        sw.load_program(program)
+    for port, params in port_params:
+        sw.port_set_params(port, rate_pps=params.get("rate_pps"),
+                           rate_bps=params.get("rate_bps"),
+                           delay_us=params.get("delay_us"),
+                           queue_depth=params.get("depth"),
+                           loss=params.get("loss"))
+    sw.start()
+    return sw, ports
+
+
+def _serve_p4runtime(sw: Switch, args: argparse.Namespace):
+    """The switch's P4Runtime server, or None where grpc is not installed (the data
+    plane runs alone, said on stderr); OSError where it cannot listen."""
+    try:
+        from p4switch.p4runtime_server import serve
+    except ImportError as e:
+        print(f"fabriclab-switch: note: P4Runtime server unavailable ({e}); "
+              "running the data plane only", file=sys.stderr)
+        return None
+    try:
+        return serve(sw, args.grpc_server_addr, args.device_id, args.cpu_port)
+    except Exception as e:  # noqa: BLE001 - one clear line, whatever gRPC raised
+        raise OSError(f"cannot serve P4Runtime on {args.grpc_server_addr}: {e}") from None
+
+
 def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     argv = [a for a in argv if a != "--"]
@@ -145,40 +200,7 @@ def _main(argv: list[str] | None) -> int:
     stop_signals = {signal.SIGTERM, signal.SIGINT}
     signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
     try:
-        if args.json is None and not args.no_p4:
-            raise UsageError("give a bmv2 JSON program or --no-p4")
-        ports = dict(parse_interface(s) for s in args.interface)
-        port_params = [parse_port_params(s) for s in args.port_params]
-        if args.thrift_port is not None:
-            print(f"fabriclab-switch: note: --thrift-port {args.thrift_port} ignored "
-                  "(no Thrift server; use P4Runtime)", file=sys.stderr)
-        program = None
-        if args.json and not args.no_p4:
-            try:
-                with open(args.json) as f:
-                    program = json.load(f)
-            except (OSError, json.JSONDecodeError) as e:
-                raise UsageError(f"{args.json}: {e}") from None
-        check_address_free(args.grpc_server_addr)
-        set_switch_interval(args.switch_interval_us)
-        if not -20 <= args.control_nice <= 19:
-            raise UsageError(f"--control-nice must be in -20..19, got {args.control_nice}")
-        if not 0 <= args.control_rt_priority <= 99:
-            raise UsageError(f"--control-rt-priority must be in 0..99, got "
-                             f"{args.control_rt_priority}")
-        sw = Switch(ports, cpu_port=args.cpu_port, device_id=args.device_id,
-                    log_console=args.log_console, log_file=args.log_file, pcap_dir=args.pcap,
-                    priority_queues=args.priority_queues,
-                    recirc_interval_us=args.recirc_interval_us)
-        if program is not None:
-            sw.load_program(program)
-        for port, params in port_params:
-            sw.port_set_params(port, rate_pps=params.get("rate_pps"),
-                               rate_bps=params.get("rate_bps"),
-                               delay_us=params.get("delay_us"),
-                               queue_depth=params.get("depth"),
-                               loss=params.get("loss"))
-        sw.start()
+        sw, ports = _start_switch(args)
     except (UsageError, ProgramError, PortError, ControlPriorityError) as e:
         print(f"fabriclab-switch: error: {e}", file=sys.stderr)
         return 1
@@ -192,21 +214,12 @@ def _main(argv: list[str] | None) -> int:
         notes.append(set_thread_realtime(args.control_rt_priority))
     for note in filter(None, notes):
         print(f"fabriclab-switch: note: {note}", file=sys.stderr)
-    server = None
     try:
-        from p4switch.p4runtime_server import serve
-    except ImportError as e:
-        print(f"fabriclab-switch: note: P4Runtime server unavailable ({e}); "
-              "running the data plane only", file=sys.stderr)
-    else:
-        try:
-            server = serve(sw, args.grpc_server_addr, args.device_id, args.cpu_port)
-        except Exception as e:  # noqa: BLE001 - one clear line, whatever gRPC raised
-            sw.stop()
-            print(f"fabriclab-switch: error: cannot serve P4Runtime on "
-                  f"{args.grpc_server_addr}: {e}", file=sys.stderr)
-            return 1
-
+        server = _serve_p4runtime(sw, args)
+    except OSError as e:
+        sw.stop()
+        print(f"fabriclab-switch: error: {e}", file=sys.stderr)
+        return 1
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda _s, _f: stop.set())
