@@ -173,7 +173,15 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
         drain = config.effective_drain_pps
         self.drain_period_ns = 1e9 / drain if drain > 0 else 0.0
 
-        # timers: heap of [due_ns, seq, callback]; a cancelled entry has callback None
+        self._init_events(control_path, control_stdin)
+        self._init_tx(config)
+        self._init_rx(config)
+        self._init_rc(config)  # RC transport (see the module doc)
+        self._init_workload(workload)
+
+    def _init_events(self, control_path: str | None, control_stdin: bool) -> None:
+        """Timers (a heap of [due_ns, seq, callback]; a cancelled entry has callback
+        None), the epoll over the timer, the socket and the control channels."""
         self._heap: list[list] = []
         self._seq = 0
         self._timer = TimerFd()
@@ -195,7 +203,9 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
         self.start_mono = 0
         self.start_real = 0
 
-        # transmit side
+
+    def _init_tx(self, config: NicConfig) -> None:
+        """The transmit side: per-class queues, pauses, credits, the sent-frames log."""
         self._queues: list[deque[TxJob]] = [deque() for _ in range(NUM_CLASSES)]
         self._active_classes = 0  # bit i: class i has jobs
         self._rr_class = 0
@@ -221,7 +231,9 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
         self.first_tx_ns: int | None = None
         self.last_tx_ns: int | None = None
 
-        # receive side
+
+    def _init_rx(self, config: NicConfig) -> None:
+        """The receive side: the receive buffer per class and what it advertises."""
         self._rxq: list[deque] = [deque() for _ in range(NUM_CLASSES)]
         self._buffered = 0
         self._rr_drain = 0
@@ -244,9 +256,9 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
         self.peak_occupancy = [0] * NUM_CLASSES
         self.fc = FlowControlStats()
 
-        # RC transport (see the module doc)
-        self._init_rc(config)
-        # the workload: flows waiting for a time or for receives
+
+    def _init_workload(self, workload: Workload) -> None:
+        """The flows waiting for a time or for receives."""
         self._waiting: dict[tuple[int, int, int], list[list]] = {}
         self._recv_left: dict[tuple[int, int, int], int] = {}
         self._recv_done_ns: dict[tuple[int, int, int], int] = {}
@@ -259,6 +271,7 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
         self.done_ns: int | None = None
         self.socket_drops_total = 0
         self.late_start_ns = 0  # started after --start-at (the peers may have begun already)
+
 
     # ------------------------------------------------------------------ timers
 

@@ -77,24 +77,7 @@ def fabric_section(run: RunFiles) -> Section:
     m = run.metrics
     states, targeted = _link_states(m)
     is_host = {n["name"]: "HOST" in str(n.get("kind", "")).upper() for n in nodes}
-    switch_tiers = sorted({n.get("tier", 0) for n in nodes if not is_host[n["name"]]})
-    row_of = {n["name"]: (0 if is_host[n["name"]] else 1 + switch_tiers.index(n.get("tier", 0)))
-              for n in nodes}
-    pos: dict[str, tuple[float, float]] = {}
-    rows: dict[int, list[str]] = defaultdict(list)
-    for n in sorted(nodes, key=lambda n: natural(n["name"])):
-        rows[row_of[n["name"]]].append(n["name"])
-    width = max(len(r) for r in rows.values())
-    for row in sorted(rows, reverse=True):
-        names = rows[row]
-        if row == 0:  # hosts under the switch they hang off, so links do not cross
-            def under(h):
-                peers = [lk["a"] if lk.get("b") == h else lk.get("b") for lk in links
-                         if h in (lk.get("a"), lk.get("b"))]
-                return min([pos[p][0] for p in peers if p in pos] or [0.0]), natural(h)
-            names = sorted(names, key=under)
-        for i, name in enumerate(names):
-            pos[name] = ((i + 0.5) * width / len(names), float(row))
+    pos, nrows, width = _positions(nodes, links, is_host)
 
     def port_state(node: str, port) -> tuple[int, float, int]:
         t = ports.get(node, {}).get(str(port), {})
@@ -115,7 +98,47 @@ def fabric_section(run: RunFiles) -> Section:
         ends = [(lk.get("a"), lk.get("a_port")), (lk.get("b"), lk.get("b_port"))]
         loads[id(lk)] = [host_state(n) if is_host.get(n) else port_state(n, p) for n, p in ends]
     peak = max([s[0] + d[0] for s, d in loads.values()] + [1])
-    fig, ax = plt.subplots(figsize=(max(6, 1.3 * width), 1.8 + 1.4 * len(rows)))
+    fig, ax = plt.subplots(figsize=(max(6, 1.3 * width), 1.8 + 1.4 * nrows))
+    _draw_links(ax, links, pos, is_host, states, loads, threshold, peak)
+    _draw_nodes(ax, pos, is_host, targeted)
+    ax.set_xlim(-0.3, width + 0.3)
+    ax.set_ylim(-0.6, nrows - 0.4)
+    ax.axis("off")
+    ax.set_title(f"{topo.get('name', 'fabric')}: state at the end of the run")
+    section.blocks.append(Figure("fabric", png(fig),
+                                 f"{len(links)} link(s), {len(states)} failed; thick-edged nodes "
+                                 "were targeted by a fault"))
+    return section
+
+
+def _positions(nodes: list[dict], links: list[dict], is_host: dict[str, bool]
+               ) -> tuple[dict[str, tuple[float, float]], int, int]:
+    """(x, y) per node: hosts on row 0 under the switch they hang off (so links do not
+    cross), each switch tier a row above; with the number of rows and the widest."""
+    switch_tiers = sorted({n.get("tier", 0) for n in nodes if not is_host[n["name"]]})
+    row_of = {n["name"]: (0 if is_host[n["name"]] else 1 + switch_tiers.index(n.get("tier", 0)))
+              for n in nodes}
+    pos: dict[str, tuple[float, float]] = {}
+    rows: dict[int, list[str]] = defaultdict(list)
+    for n in sorted(nodes, key=lambda n: natural(n["name"])):
+        rows[row_of[n["name"]]].append(n["name"])
+    width = max(len(r) for r in rows.values())
+    for row in sorted(rows, reverse=True):
+        names = rows[row]
+        if row == 0:
+            def under(h):
+                peers = [lk["a"] if lk.get("b") == h else lk.get("b") for lk in links
+                         if h in (lk.get("a"), lk.get("b"))]
+                return min([pos[p][0] for p in peers if p in pos] or [0.0]), natural(h)
+            names = sorted(names, key=under)
+        for i, name in enumerate(names):
+            pos[name] = ((i + 0.5) * width / len(names), float(row))
+    return pos, len(rows), width
+
+
+def _draw_links(ax, links, pos, is_host, states, loads, threshold, peak) -> None:
+    """Each link: red if failed (dashed once restored), orange if an end was paused or
+    blocked, its width the data frames it carried; an orange dot at a stalled end."""
     for lk in links:
         a, b = lk.get("a"), lk.get("b")
         if a not in pos or b not in pos:
@@ -136,6 +159,11 @@ def fabric_section(run: RunFiles) -> Section:
                 ax.plot(px, py, "o", color="orange", markersize=7, zorder=2)
             if not is_host.get(node):
                 ax.text(px, py, str(port), fontsize=6, ha="center", va="center", zorder=3)
+
+
+def _draw_nodes(ax, pos, is_host, targeted) -> None:
+    """Switches as squares, hosts as circles, thick-edged where a fault targeted them;
+    the legend under the drawing."""
     for name, (x, y) in pos.items():
         edge = "orange" if name in targeted else "black"
         ax.scatter([x], [y], s=700 if not is_host[name] else 450,
@@ -150,11 +178,3 @@ def fabric_section(run: RunFiles) -> Section:
                        Line2D([], [], color="tab:gray", linewidth=5,
                               label="width: data frames carried")],
               fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=4, frameon=False)
-    ax.set_xlim(-0.3, width + 0.3)
-    ax.set_ylim(-0.6, len(rows) - 0.4)
-    ax.axis("off")
-    ax.set_title(f"{topo.get('name', 'fabric')}: state at the end of the run")
-    section.blocks.append(Figure("fabric", png(fig),
-                                 f"{len(links)} link(s), {len(states)} failed; thick-edged nodes "
-                                 "were targeted by a fault"))
-    return section
