@@ -390,24 +390,7 @@ class BlockChecks:
 
     def make_table(self, d: ir.TableDecl, scope: Scope, blk: TypedBlock, prefix: str
                    ) -> TableEntity:
-        keys = []
-        for k in d.key:
-            e = self.expr(k.expr, scope)
-            if k.match_kind not in self.match_kinds:
-                raise CompileError(k.loc, f"{k.match_kind}: unknown match kind")
-            if not isinstance(ir.unwrap(e.type), (ir.Bits, ir.Bool, ir.Enum, ir.ErrorT)):
-                raise CompileError(k.loc, f"table key of type {e.type} cannot be matched")
-            root = _lvalue_root(k.expr)
-            # A parameter of an inlined control keeps its own name (p4c names keys
-            # before inlining).
-            aliased = isinstance(root, ir.Name) and isinstance(scope.lookup(root.name),
-                                                               AliasEntity)
-            name = ir.annotation_string(k.annotations, "name")
-            if name is None and not p4c_can_name_key(k.expr):
-                raise CompileError(k.loc, f"{key_name(k.expr)}: Complex key expression "
-                                   "requires a @name annotation")
-            name = name or key_name(k.expr if aliased else e)
-            keys.append(TypedKey(e, k.match_kind, name, k.annotations))
+        keys = [self.table_key(k, scope) for k in d.key]
         if not d.actions:
             raise CompileError(d.loc, f"{d.name}: table has no actions property")
         actions = tuple(self.action_ref(r, scope, d.name, True) for r in d.actions)
@@ -423,31 +406,8 @@ class BlockChecks:
             if default.action.qualified not in names:
                 raise CompileError(d.default_action.loc, f"{d.name}: default action "
                                    f"{default.action.name} is not in the actions list")
-        entries = None
-        if d.entries is not None:
-            entries = []
-            given: list[int | None] = []
-            for en in d.entries:
-                en = dataclasses.replace(en, keys=list_keyset(en.keys, len(keys)))
-                if len(en.keys) != len(keys):
-                    raise CompileError(en.loc, f"entry has {len(en.keys)} keys, table "
-                                       f"{d.name} has {len(keys)}")
-                ks = tuple(self.keyset(x, k.expr.type, scope) for x, k in zip(en.keys, keys,
-                                                                              strict=True))
-                act = self.action_ref(en.action, scope, d.name, False)
-                if act.action.qualified not in names:
-                    raise CompileError(en.loc, f"{act.action.name} is not an action of "
-                                       f"table {d.name}")
-                prio = None
-                prio_ann = ir.annotation(en.annotations, "priority")
-                if en.priority is not None:
-                    given.append(self.const_int(self.expr(en.priority, scope), scope))
-                else:
-                    given.append(None)
-                    if prio_ann is not None and prio_ann.args:
-                        prio = self.const_int(self.expr(prio_ann.args[0], scope), scope)
-                entries.append(TypedEntry(ks, act, prio, en.loc))
-            entries = tuple(self.entry_priorities(d, entries, given, scope))
+        entries = self.table_entries(d, keys, names, scope) if d.entries is not None \
+            else None
         size = None
         impl = counters = meters = None
         timeout = False
@@ -472,6 +432,53 @@ class BlockChecks:
                            actions, default, d.default_const, entries, d.entries_const, size,
                            impl, counters,
                            meters, timeout, d.annotations, d.loc, props)
+
+    def table_key(self, k, scope: Scope) -> TypedKey:
+        """One key field: its expression typed, its match kind known, its control-plane
+        name (p4c's, or the @name a complex expression needs)."""
+        e = self.expr(k.expr, scope)
+        if k.match_kind not in self.match_kinds:
+            raise CompileError(k.loc, f"{k.match_kind}: unknown match kind")
+        if not isinstance(ir.unwrap(e.type), (ir.Bits, ir.Bool, ir.Enum, ir.ErrorT)):
+            raise CompileError(k.loc, f"table key of type {e.type} cannot be matched")
+        root = _lvalue_root(k.expr)
+        # A parameter of an inlined control keeps its own name (p4c names keys
+        # before inlining).
+        aliased = isinstance(root, ir.Name) and isinstance(scope.lookup(root.name),
+                                                           AliasEntity)
+        name = ir.annotation_string(k.annotations, "name")
+        if name is None and not p4c_can_name_key(k.expr):
+            raise CompileError(k.loc, f"{key_name(k.expr)}: Complex key expression "
+                               "requires a @name annotation")
+        name = name or key_name(k.expr if aliased else e)
+        return TypedKey(e, k.match_kind, name, k.annotations)
+
+    def table_entries(self, d: ir.TableDecl, keys: list[TypedKey], names: list[str],
+                      scope: Scope) -> tuple[TypedEntry, ...]:
+        """The table's `entries`, typed, with their priorities."""
+        entries = []
+        given: list[int | None] = []
+        for en in d.entries:
+            en = dataclasses.replace(en, keys=list_keyset(en.keys, len(keys)))
+            if len(en.keys) != len(keys):
+                raise CompileError(en.loc, f"entry has {len(en.keys)} keys, table "
+                                   f"{d.name} has {len(keys)}")
+            ks = tuple(self.keyset(x, k.expr.type, scope) for x, k in zip(en.keys, keys,
+                                                                          strict=True))
+            act = self.action_ref(en.action, scope, d.name, False)
+            if act.action.qualified not in names:
+                raise CompileError(en.loc, f"{act.action.name} is not an action of "
+                                   f"table {d.name}")
+            prio = None
+            prio_ann = ir.annotation(en.annotations, "priority")
+            if en.priority is not None:
+                given.append(self.const_int(self.expr(en.priority, scope), scope))
+            else:
+                given.append(None)
+                if prio_ann is not None and prio_ann.args:
+                    prio = self.const_int(self.expr(prio_ann.args[0], scope), scope)
+            entries.append(TypedEntry(ks, act, prio, en.loc))
+        return tuple(self.entry_priorities(d, entries, given, scope))
 
     def entry_priorities(self, d: ir.TableDecl, entries: list[TypedEntry],
                          given: list[int | None], scope: Scope) -> list[TypedEntry]:

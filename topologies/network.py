@@ -431,6 +431,52 @@ def interface_names(fabric: Fabric, prefix: str = "") -> list[str]:
             for name in link_names.kernel_interfaces(prefix, link)]
 
 
+def _grpc_ports(fabric: Fabric, switch_opts: dict[str, dict], placed: dict[str, dict],
+                servers) -> dict[str, str]:
+    """Each switch's gRPC address, its port also put in its options: a free port here,
+    a fixed one per device on a namespace server (all its ports are free)."""
+    addrs = {}
+    for node in fabric.switches:
+        port = free_tcp_port() if servers is None else CLUSTER_GRPC_BASE + node.device_id
+        host = placed.get(node.name, {}).get("grpc_host", "127.0.0.1")
+        addrs[node.name] = f"{host}:{port}"
+        switch_opts[node.name]["grpc_port"] = port
+    return addrs
+
+
+def _boot(emulated: EmulatedNetwork, placement) -> None:
+    """Build the Mininet network, quiet every port, start every switch process (then
+    wait for them all: start-up overlaps) and apply the link rates."""
+    net, fabric, target = emulated.net, emulated.fabric, emulated.target
+    ledger, servers = emulated.ledger, emulated.servers
+    if servers is not None:
+        from topologies import cluster
+
+        cluster.register_interfaces(fabric, ledger.prefix, placement, servers)
+    net.build()
+    for host in net.hosts:
+        if servers is None or not servers.supervised:  # else its supervisor adopted it
+            ledger.add_process(host.pid, f"mininet host {host.name}")
+        for intf in host.intfList():
+            host.cmd(f"sysctl -qw net.ipv6.conf.{intf.name}.disable_ipv6=1")
+    for sw in net.switches:  # all quiet before any listens (P4Switch.quiet_ports)
+        sw.quiet_ports()
+    # Start every switch process first, then wait: start-up overlaps.
+    for sw in net.switches:
+        sw.start([])
+    for sw in net.switches:
+        sw.wait_ready()
+    if servers is not None:
+        from topologies import cluster
+
+        emulated.cluster = cluster.describe(net, fabric, ledger.prefix, servers, placement)
+    if target.switch is SwitchKind.BMV2:
+        emulated.link_rates = {sw.name: sw.apply_link_rates() for sw in net.switches}
+    else:
+        emulated.link_rates = {sw.name: "embedded switch port scheduler"
+                               for sw in net.switches}
+
+
 def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
                   port_params: dict[str, dict[int, str]] | None = None,
                   servers=None, placement=None, priority_queues: int = 1, *,
@@ -464,9 +510,6 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
             f"interfaces already exist: {', '.join(clashes[:8])}"
             f"{' ...' if len(clashes) > 8 else ''}. If an interrupted fabriclab run left them, "
             "`make cleanup` removes them; otherwise another program owns them.")
-    grpc_addrs: dict[str, str] = {}
-    device_ids: dict[str, int] = {}
-    switch_opts: dict[str, dict] = {}
     placed: dict[str, dict] = {}
     link_cls = MininetLink
     if servers is not None:
@@ -475,18 +518,15 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
         placed = cluster.node_options(placement, servers, [h.name for h in fabric.hosts],
                                       [s.name for s in fabric.switches], ledger)
         link_cls = cluster.VxlanLink
+    switch_opts = {node.name: dict(
+        cls=P4Switch, target=target, device_id=node.device_id, log_dir=log_dir,
+        ledger=ledger, port_params=(port_params or {}).get(node.name),
+        thrift_port=free_tcp_port() if target.switch is SwitchKind.BMV2 else None,
+        priority_queues=priority_queues, cpu_port=constants.cpu_port,
+        hold=loops.get(node.name)) for node in fabric.switches}
+    grpc_addrs = _grpc_ports(fabric, switch_opts, placed, servers)
+    device_ids = {node.name: node.device_id for node in fabric.switches}
     for node in fabric.switches:
-        # A namespace server's ports are all free: one gRPC port per switch there.
-        port = free_tcp_port() if servers is None else CLUSTER_GRPC_BASE + node.device_id
-        host = placed.get(node.name, {}).get("grpc_host", "127.0.0.1")
-        grpc_addrs[node.name] = f"{host}:{port}"
-        device_ids[node.name] = node.device_id
-        switch_opts[node.name] = dict(
-            cls=P4Switch, target=target, device_id=node.device_id, grpc_port=port,
-            log_dir=log_dir, ledger=ledger, port_params=(port_params or {}).get(node.name),
-            thrift_port=free_tcp_port() if target.switch is SwitchKind.BMV2 else None,
-            priority_queues=priority_queues, cpu_port=constants.cpu_port,
-            hold=loops.get(node.name))
         switch_opts[node.name].update(placed.get(node.name, {}))
     wired = target.switch is SwitchKind.BMV2 and servers is None
     if wired:
@@ -503,32 +543,7 @@ def start_network(fabric: Fabric, target: Target, ledger: Ledger, log_dir: Path,
     emulated = EmulatedNetwork(fabric, net, target, grpc_addrs, device_ids, ledger,
                                hold=hold, servers=servers)
     try:
-        if servers is not None:
-            from topologies import cluster
-
-            cluster.register_interfaces(fabric, ledger.prefix, placement, servers)
-        net.build()
-        for host in net.hosts:
-            if servers is None or not servers.supervised:  # else its supervisor adopted it
-                ledger.add_process(host.pid, f"mininet host {host.name}")
-            for intf in host.intfList():
-                host.cmd(f"sysctl -qw net.ipv6.conf.{intf.name}.disable_ipv6=1")
-        for sw in net.switches:  # all quiet before any listens (P4Switch.quiet_ports)
-            sw.quiet_ports()
-        # Start every switch process first, then wait: start-up overlaps.
-        for sw in net.switches:
-            sw.start([])
-        for sw in net.switches:
-            sw.wait_ready()
-        if servers is not None:
-            from topologies import cluster
-
-            emulated.cluster = cluster.describe(net, fabric, ledger.prefix, servers, placement)
-        if target.switch is SwitchKind.BMV2:
-            emulated.link_rates = {sw.name: sw.apply_link_rates() for sw in net.switches}
-        else:
-            emulated.link_rates = {sw.name: "embedded switch port scheduler"
-                                   for sw in net.switches}
+        _boot(emulated, placement)
     except BaseException:
         emulated.stop()
         raise
