@@ -245,8 +245,10 @@ class Table:
             raise DataplaneError(
                 f"table {self.name}: expected {len(self.keys)} key fields, got {len(key)}")
 
-    def _canonical(self, key: list[MatchParam]):
-        """(lookup key, match tuple, lpm prefix length) for an entry's key."""
+    def _canonical(self, key: list[MatchParam], const: bool = False):
+        """(lookup key, match tuple, lpm prefix length) for an entry's key. A range whose
+        start is past its end is refused, as simple_switch_CLI refuses it (P4Runtime:
+        INVALID_ARGUMENT); the program's own entries are taken as given."""
         self._check_key(key)
         values = []
         match = []
@@ -268,6 +270,9 @@ class Table:
                 match.append((p.value & mask, mask, False))
             elif kind == "range":
                 hi = p.high if p.high is not None else full
+                if p.value > hi and not const:
+                    raise DataplaneError(f"table {self.name}: key field {kf.name}: range "
+                                         f"start {p.value:#x} is past its end {hi:#x}")
                 values.append((p.value, hi))
                 match.append((p.value, hi, True))
             elif kind == "optional":
@@ -313,7 +318,7 @@ class Table:
                                  "default (bmv2: NO_TABLE_KEY)")
         if len(self.entries) >= self.max_size:
             raise DataplaneError(f"table {self.name} is full ({self.max_size} entries)")
-        lookup_key, match, plen = self._canonical(key)
+        lookup_key, match, plen = self._canonical(key, const)
         handle = self.entry_handles.take()
         try:
             e = self._make_entry(target, handle)

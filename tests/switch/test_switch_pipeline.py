@@ -646,3 +646,21 @@ def test_ternary_entries_of_equal_priority_match_in_slot_order():
     assert sw.process(1, f) == [(3, f)]
     sw.table_add("acl", [MatchParam(MatchKind.TERNARY, 0xB2, 0xFF)], fwd(4), priority=6)
     assert sw.process(1, f) == [(4, f)]                     # a higher priority still wins
+
+
+def test_a_range_whose_start_is_past_its_end_is_refused():
+    """simple_switch_CLI refuses `table_add ... 9->3` ("Invalid match key"), and
+    P4Runtime a range with low > high (INVALID_ARGUMENT): such an entry could never
+    match."""
+    from p4switch.switch import DataplaneError
+    p = ethernet_program()
+    p.table("ingress", "by_type", [("range", ["ethernet", "ether_type"])],
+            ["forward", "drop"], default=("drop", []))
+    sw = switch_for(p)
+    with pytest.raises(DataplaneError, match="range start 0x900 is past its end 0x800"):
+        sw.table_add("by_type", [MatchParam(MatchKind.RANGE, 0x900, high=0x800)], fwd(2),
+                     priority=1)
+    sw.table_add("by_type", [MatchParam(MatchKind.RANGE, 0x800, high=0x800)], fwd(2),
+                 priority=1)
+    f = frame(ipv4={})
+    assert sw.process(1, f) == [(2, f)]
