@@ -185,6 +185,8 @@ class Program(LayoutMixin, UsesMixin, ExpressionCodegen, ParserCodegen, ControlC
         if not self._list("deparsers"):
             raise ProgramError("deparsers: the program has no deparser")
         arity = {aid: len(a.get("runtime_data", [])) for aid, a in self.actions.items()}
+        widths = {aid: tuple(rd.get("bitwidth") for rd in a.get("runtime_data", []))
+                  for aid, a in self.actions.items()}
         for pi, p in enumerate(pipelines):
             for ap in p.get("action_profiles", []):
                 self.profiles[ap["name"]] = ActionProfile(
@@ -192,6 +194,10 @@ class Program(LayoutMixin, UsesMixin, ExpressionCodegen, ParserCodegen, ControlC
             for ti, t in enumerate(p.get("tables", [])):
                 where = f"pipelines[{pi}].tables[{ti}]"
                 self.tables[t.get("name")] = self._make_table(t, where, arity)
+        # the control plane's action data must fit the parameters (the program's own
+        # entries, made above, are taken as given)
+        for obj in (*self.tables.values(), *self.profiles.values()):
+            obj.param_widths = widths
 
     def _field_slot(self, ref, where: str) -> int:
         if not isinstance(ref, list) or len(ref) != 2:

@@ -22,6 +22,16 @@ import itertools
 from p4switch.runtime_api import ActionCall, DataplaneError, IndirectTarget, MatchParam
 
 
+def check_widths(where: str, action: str, args: tuple, widths: tuple) -> None:
+    """Each argument of an action call within its parameter's width, as bmv2 takes
+    action data (simple_switch_CLI: "Parameter is too large"; P4Runtime checks the
+    bytes it is given). `widths`: the parameters' bitwidths (empty: not known)."""
+    for i, (v, w) in enumerate(zip(args, widths)):
+        if w is not None and v >= 1 << w:
+            raise DataplaneError(f"{where}: action {action}: argument {i} ({v:#x}) does not "
+                                 f"fit its {w} bits (bmv2: Parameter is too large)")
+
+
 class Entry:
     """One table entry (or a table's default entry, handle -1)."""
 
@@ -71,6 +81,7 @@ class ActionProfile:
         self.tables: list[Table] = []       # the tables whose entries point into it
         self._action_ids = action_ids
         self._arity = action_arity
+        self.param_widths: dict[int, tuple] = {}  # action id -> its parameters' widths
 
     def _resolve_call(self, call: ActionCall) -> tuple[int, tuple[int, ...]]:
         aid = self._action_ids.get(call.action)
@@ -79,6 +90,8 @@ class ActionProfile:
         if len(call.args) != self._arity[aid]:
             raise DataplaneError(
                 f"action {call.action}: expected {self._arity[aid]} args, got {len(call.args)}")
+        check_widths(f"action profile {self.name}", call.action, call.args,
+                     self.param_widths.get(aid, ()))
         return aid, tuple(call.args)
 
     def add_member(self, member_id: int, call: ActionCall) -> None:
@@ -182,6 +195,7 @@ class Table:
         self.keys = keys
         self.action_ids = action_ids  # name -> JSON action id, for this table's actions
         self.action_arity = action_arity
+        self.param_widths: dict[int, tuple] = {}  # action id -> its parameters' widths
         self.max_size = max_size
         self.profile = profile
         if profile is not None:
@@ -256,6 +270,10 @@ class Table:
         for p, kf in zip(key, self.keys):
             full = (1 << kf.width) - 1
             kind = p.kind.value
+            if not const and (p.value > full or (p.mask or 0) > full or (p.high or 0) > full):
+                raise DataplaneError(f"table {self.name}: key field {kf.name}: a value does "
+                                     f"not fit its {kf.width} bits (bmv2: Parameter is too "
+                                     "large)")
             if kind == "lpm" or (kf.kind == "lpm"):
                 pl = p.prefix_len if p.prefix_len is not None else kf.width
                 if pl < 0 or pl > kf.width:
@@ -307,6 +325,8 @@ class Table:
             raise DataplaneError(
                 f"table {self.name}: action {target.action} takes "
                 f"{self.action_arity[aid]} args, got {len(target.args)}")
+        check_widths(f"table {self.name}", target.action, target.args,
+                     self.param_widths.get(aid, ()))
         return Entry(aid, tuple(target.args), handle)
 
     def add(self, key: list[MatchParam], target, priority: int = 0, const: bool = False) -> int:
@@ -423,4 +443,6 @@ class Table:
         if len(target.args) != self.action_arity[aid]:
             raise DataplaneError(f"table {self.name}: action {target.action} takes "
                                  f"{self.action_arity[aid]} args, got {len(target.args)}")
+        check_widths(f"table {self.name}", target.action, target.args,
+                     self.param_widths.get(aid, ()))
         self.default = Entry(aid, tuple(target.args), -1)

@@ -150,12 +150,12 @@ def test_a_paced_link_lets_through_only_its_backlog_bound(fabric):
     """The link pacer (links shaped after the pipeline): frames leave while the link's
     virtual queue is under the bound, then wait, ticketed, as if paused."""
     fabric.set_mode(FcConfig(mode=FC_PFC, xoff=10, xon=2, headroom=10))
-    second = 1_000_000_000
-    fabric.link_pace(2, 10 * second, 25 * second)  # drains nothing within the test
+    second = 1_000_000_000  # (set_pace's parameters are bit<32> ns: at most 4.29 s)
+    fabric.link_pace(2, second, 5 * second // 2)  # drains nothing within the test
     fabric.route(5, 2)
     fabric.route(6, 3)
     sent = [data_out(fabric.send(1, data_frame(5, psn=psn))) for psn in range(1, 6)]
-    assert sent == [[(2, 1)], [(2, 2)], [(2, 3)], [], []]  # queued 0, 10, 20 s: go; 30: wait
+    assert sent == [[(2, 1)], [(2, 2)], [(2, 3)], [], []]  # queued 0, 1, 2 s: go; 3: wait
     assert fabric.register("fc_queue_tail", idx(2, 0)) == 2  # the two waiting took tickets
     assert fabric.counter("class_tx", idx(2, 0))[1] == 3
     assert data_out(fabric.send(1, data_frame(6, psn=9))) == [(3, 9)]  # port 3: no pacer

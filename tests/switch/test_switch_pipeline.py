@@ -664,3 +664,22 @@ def test_a_range_whose_start_is_past_its_end_is_refused():
                  priority=1)
     f = frame(ipv4={})
     assert sw.process(1, f) == [(2, f)]
+
+
+def test_key_values_and_action_data_wider_than_their_fields_are_refused():
+    """simple_switch_CLI refuses both ("Parameter is too large", checked with real
+    bmv2); the switch truncated action data and kept a key that could never match."""
+    from p4switch.switch import DataplaneError
+    p = ethernet_program()
+    p.table("ingress", "by_type", [("exact", ["ethernet", "ether_type"])],
+            ["forward", "drop"], default=("drop", []))
+    sw = switch_for(p)
+    with pytest.raises(DataplaneError, match="does not fit its 16 bits"):
+        sw.table_add("by_type", [exact(0x10800)], fwd(2))
+    with pytest.raises(DataplaneError, match=r"argument 0 \(0x202\) does not fit its 9 bits"):
+        sw.table_add("by_type", [exact(0x0800)], fwd(0x202))
+    with pytest.raises(DataplaneError, match="does not fit its 9 bits"):
+        sw.table_set_default("by_type", fwd(0x202))
+    sw.table_add("by_type", [exact(0x0800)], fwd(2))
+    f = frame(ipv4={})
+    assert sw.process(1, f) == [(2, f)]
