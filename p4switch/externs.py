@@ -57,6 +57,12 @@ class Meter:
         self.last_us = 0.0
 
     def configure(self, rates: list[tuple[float, int]]) -> None:
+        """(rate per us, burst) per bucket, committed then peak; none: every packet
+        GREEN. bmv2 refuses rates that decrease (a committed rate above the peak rate:
+        INVALID_INFO_RATE_VALUE), and so do we."""
+        if any(a[0] > b[0] for a, b in zip(rates, rates[1:])):
+            raise DataplaneError(f"meter rates {list(rates)}: the committed rate is above "
+                                 "the peak rate (bmv2: INVALID_INFO_RATE_VALUE)")
         self.rates = list(rates)
         self.tokens = [float(burst) for _rate, burst in self.rates]
         self.last_us = 0.0

@@ -440,6 +440,11 @@ def test_meter_colours_packets_beyond_the_burst_red():
     colours = [sw.process(1, frame())[0][1][11] for _ in range(4)]
     assert colours == [0, 0, 1, 2]  # GREEN, GREEN, YELLOW, RED
     assert sw.meter_get("m", 1) == [(1e-6, 2), (1e-6, 3)]
+    # a committed rate above the peak rate: refused as bmv2 refuses it, the old rates kept
+    from p4switch.switch import DataplaneError
+    with pytest.raises(DataplaneError, match="INVALID_INFO_RATE_VALUE"):
+        sw.meter_set("m", 1, [(2e-6, 2), (1e-6, 3)])
+    assert sw.meter_get("m", 1) == [(1e-6, 2), (1e-6, 3)]
 
 
 def _ecmp_switch():
