@@ -313,6 +313,9 @@ class Table:
             if target.group is not None and target.group not in self.profile.groups:
                 raise DataplaneError(f"table {self.name}: action profile {self.profile.name} "
                                      f"has no group {target.group} (INVALID_GRP_HANDLE)")
+            if target.group is not None and not self.profile.groups[target.group]:
+                raise DataplaneError(f"table {self.name}: group {target.group} of action "
+                                     f"profile {self.profile.name} has no member (EMPTY_GRP)")
             e = Entry(-1, (), handle)
             e.member, e.group = target.member, target.group
             return e

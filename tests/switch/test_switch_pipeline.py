@@ -489,6 +489,11 @@ def test_an_entry_naming_a_member_or_group_that_does_not_exist_is_refused():
             sw.table_set_default("ecmp", target)
     assert sw.table_add("ecmp", [exact(0x0800)], IndirectTarget(member=1)) is not None
     assert sw.process(2, frame(ipv4={}))[0][0] == 1
+    # a group with no member: simple_switch_CLI's table_indirect_add_with_group refuses
+    # it (EMPTY_GRP, checked with real bmv2)
+    sw.act_prof_set_group("ecmp_ap", 7, [])
+    with pytest.raises(DataplaneError, match="EMPTY_GRP"):
+        sw.table_add("ecmp", [exact(0x0801)], IndirectTarget(group=7))
 
 
 def test_a_group_orders_its_members_as_bmv2_numbers_them():
