@@ -287,7 +287,7 @@ def measure(dut_cmd: list[str], frame: bytes, seconds: float) -> tuple[float, fl
                 proc.wait()
 
 
-def main(argv: list[str] | None = None) -> dict:
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description="switch vs bare forwarder packet rate")
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--rounds", type=int, default=3)
@@ -301,7 +301,11 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--compare-switch-rev", metavar="REV",
                     help="also measure the switch code (p4switch/) as at this git revision")
     ap.add_argument("--switch-tree", help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = _parser().parse_args(argv)
     if args.switch_tree:
         sys.path.insert(0, args.switch_tree)
     if args.dut == "bare":
@@ -367,21 +371,25 @@ def main(argv: list[str] | None = None) -> dict:
                       old_switch_ratio=round(old / bare, 3) if bare else 0.0,
                       old_switch_pkts_per_cpu_s=round(old_cpu),
                       old_switch_cpu_ratio=round(old_cpu / bare_cpu, 3) if bare_cpu else 0.0)
+    _print_result(result, args)
+    return result
+
+
+def _print_result(result: dict, args: argparse.Namespace) -> None:
     print(f"program            {result['program']}")
     print(f"switch_pps         {result['switch_pps']}")
     print(f"bare_forwarder_pps {result['bare_forwarder_pps']}")
     print(f"switch_ratio       {result['switch_ratio']}")
     print(f"per CPU-second     switch {result['switch_pkts_per_cpu_s']} bare "
           f"{result['bare_pkts_per_cpu_s']} ratio {result['cpu_ratio']}")
-    if compare_path:
+    if "compare_pps" in result:
         print(f"fabric.p4 at {args.compare_rev}: {result['compare_pps']} pps, ratio "
               f"{result['compare_ratio']}, per CPU-second {result['compare_pkts_per_cpu_s']} "
               f"(mode {args.mode})")
-    if old_tree:
+    if "old_switch_pps" in result:
         print(f"switch at {args.compare_switch_rev}: {result['old_switch_pps']} pps, ratio "
               f"{result['old_switch_ratio']}, per CPU-second "
               f"{result['old_switch_pkts_per_cpu_s']} ratio {result['old_switch_cpu_ratio']}")
-    return result
 
 
 if __name__ == "__main__":
