@@ -237,18 +237,10 @@ class PrimitiveCodegen:
         return [f"if 0 <= {var} < {size}:", *_indent(body)]
 
     def _counter(self, param, where) -> externs.CounterArray:
-        name = param.get("value")
-        c = self.counters.get(name)
-        if c is None:
-            raise ProgramError(f"{where}: unknown counter_array {name!r}")
-        return c
+        return _named(self.counters, param, where, "counter_array")
 
     def _register(self, param, where) -> externs.RegisterArray:
-        name = param.get("value")
-        r = self.registers.get(name)
-        if r is None:
-            raise ProgramError(f"{where}: unknown register_array {name!r}")
-        return r
+        return _named(self.registers, param, where, "register_array")
 
     # -- hashing and random numbers -----------------------------------------------
     def _p_hash_offset(self, c: _Call) -> list[str]:
@@ -309,3 +301,12 @@ class PrimitiveCodegen:
             fmt = fmt.replace("{}", str(v), 1)
         if self.trace:
             self.trace(fmt)
+
+
+def _named(objects: dict, param: dict, where: str, kind: str):
+    """The extern instance a primitive's operand names (a ProgramError if none)."""
+    name = param.get("value")
+    obj = objects.get(name)
+    if obj is None:
+        raise ProgramError(f"{where}: unknown {kind} {name!r}")
+    return obj
