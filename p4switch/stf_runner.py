@@ -86,15 +86,21 @@ class Replication:
             self.groups.pop(a[0], None)
             self.sw.mc_group_delete(a[0])
         elif op == "mc_node_create":
+            self._distinct_ports(a[1:])
             self.nodes.append((a[0], tuple(a[1:])))
         elif op == "mc_node_update":
             self._node(a[0], where)
+            self._distinct_ports(a[1:])
             self.nodes[a[0]] = (self.nodes[a[0]][0], tuple(a[1:]))
         elif op in ("mc_node_associate", "mc_node_dissociate"):
             if a[0] not in self.groups:
                 raise StfRunError(f"{where}: no multicast group {a[0]} (mc_mgrp_create it)")
             self._node(a[1], where)
             if op == "mc_node_associate":
+                owner = next((g for g, nodes in self.groups.items() if a[1] in nodes), None)
+                if owner is not None:  # bmv2: a node belongs to one group at most
+                    raise DataplaneError(f"multicast node {a[1]} is already in group {owner} "
+                                         "(bmv2: Invalid PRE operation)")
                 self.groups[a[0]].append(a[1])
             elif a[1] in self.groups[a[0]]:
                 self.groups[a[0]].remove(a[1])
@@ -107,6 +113,14 @@ class Replication:
             self.mc_sessions.pop(a[0], None)
             self.sw.clone_session_delete(a[0])
         self.refresh()
+
+    @staticmethod
+    def _distinct_ports(ports: tuple) -> None:
+        """simple_switch_CLI refuses a node listing a port twice (the node is not made)."""
+        dup = next((p for i, p in enumerate(ports) if p in ports[:i]), None)
+        if dup is not None:
+            raise DataplaneError(f"multicast node lists port {dup} twice (simple_switch_CLI: "
+                                 "Found duplicate port number)")
 
     def _node(self, handle: int, where: str) -> None:
         if not 0 <= handle < len(self.nodes):

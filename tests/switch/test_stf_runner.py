@@ -209,6 +209,38 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, p4, script, message)
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
 
 
+# a program that multicasts to group h.k, writing the replica's rid into h.v
+MCAST_P4 = """\
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> k; bit<8> v; }
+struct H { h_t h; }
+struct M {}
+parser P(packet_in pk, out H hdr, inout M m, inout standard_metadata_t sm) {
+    state start { pk.extract(hdr.h); transition accept; } }
+control VC(inout H hdr, inout M m) { apply {} }
+control I(inout H hdr, inout M m, inout standard_metadata_t sm) {
+    apply { sm.mcast_grp = (bit<16>)hdr.h.k; } }
+control E(inout H hdr, inout M m, inout standard_metadata_t sm) {
+    apply { hdr.h.v = (bit<8>)sm.egress_rid; } }
+control CC(inout H hdr, inout M m) { apply {} }
+control D(packet_out pk, in H hdr) { apply { pk.emit(hdr.h); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"""
+
+
+@pytest.mark.parametrize("script, message", [
+    # simple_switch_CLI: "Found duplicate port number '1'", and the node is not made
+    ("mc_mgrp_create 3\nmc_node_create 5 1 1 2\n", "lists port 1 twice"),
+    # bmv2's PRE: a node belongs to one group at most ("Invalid PRE operation")
+    ("mc_mgrp_create 3\nmc_node_create 6 2\nmc_node_associate 3 0\n"
+     "mc_node_associate 3 0\n", "multicast node 0 is already in group 3"),
+])
+def test_multicast_nodes_are_refused_as_bmv2_refuses_them(tmp_path, capsys, script, message):
+    assert _run(tmp_path, MCAST_P4, script + "packet 0 03 00\n") == 1
+    assert message in capsys.readouterr().out
+
+
 def test_a_missing_file_is_exit_2(tmp_path, capsys):
     assert main([str(tmp_path / "none.p4"), str(tmp_path / "none.stf")]) == 2
     assert "no such file" in capsys.readouterr().err
