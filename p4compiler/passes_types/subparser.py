@@ -7,13 +7,18 @@ is inlined as p4c's frontend does.
   statements after the call and the original transition;
 * the sub-parser's states become `<inst>_<state>`; `accept` in them goes to the
   continuation state, `reject` stays `reject`;
-* its directional parameters become caller locals `<inst>_<param>` (one per instance,
-  as p4c's inliner): at the call, `in`/`inout` ones are assigned their arguments and the
-  headers of `out` ones are made invalid (P4_16 6.8 copy-in; an `out` argument's
-  headers the sub-parser does not write come back invalid); the continuation state
-  starts by copying `out`/`inout` ones back to their arguments (copy-out, in parameter
-  order), so a sub-parser that rejects copies nothing out. Directionless parameters
-  (`packet_in`) are replaced by their arguments. Named arguments go by name, left-out
+* its directional parameters are bound as p4c's GeneralInliner binds them. Where every
+  apply of the instance passes the same arguments and a parameter's argument (a
+  variable, field, constant-index element or literal) shares no storage with another
+  parameter's, the argument itself replaces the parameter (no copy: what a sub-parser
+  that rejects extracted stays in the argument). Otherwise the parameter becomes a
+  caller local `<inst>_<param>` (one per instance): at the call `in`/`inout` ones are
+  assigned their arguments, and the continuation state starts by copying
+  `out`/`inout` ones back (copy-out, in parameter order), so a sub-parser that rejects
+  copies nothing out. Either way the headers of an `out` one are made invalid at the
+  call (p4c's DoResetHeaders: an `out` argument's headers the sub-parser does not write
+  come back invalid). Directionless parameters (`packet_in`) are replaced by their
+  arguments. Named arguments go by name, left-out
   ones take the parameters' defaults. Its locals become caller locals `<inst>_<name>`;
 * variables the applying state declares before the call become parser locals
   `<state>_<name>`, as the inlined states use them (a state entered again keeps the
@@ -110,6 +115,7 @@ class _Inliner:
         states: list[ir.ParserState] = []
         uses: dict[str, int] = {}
         temps: dict[str, dict[str, str]] = {}
+        direct: dict[str, dict[str, ir.TypeRef]] = {}
         work = list(d.states)
         while work:
             st = work.pop(0)
@@ -127,16 +133,21 @@ class _Inliner:
             uses[inst] = k + 1
             prefix = f"{inst}_" if k == 0 else f"{inst}_{k}_"
             if inst not in temps:
-                temps[inst] = {}
+                temps[inst], direct[inst] = {}, {}
+                by_arg = _direct_params(subs[inst], _applies(d.states, inst))
                 for p in subs[inst].params:
                     tref = _bind_type(p.tref, subs[inst].type_params, targs[inst])
-                    if p.direction and tref is not None:
-                        nm = self.fresh(f"{inst}_{p.name}", taken_vars)
-                        temps[inst][p.name] = nm
-                        new_locals.append(ir.VarDecl(tref, nm, None, loc=p.loc))
+                    if not p.direction or tref is None:
+                        continue
+                    if p.name in by_arg:
+                        direct[inst][p.name] = tref
+                        continue
+                    nm = self.fresh(f"{inst}_{p.name}", taken_vars)
+                    temps[inst][p.name] = nm
+                    new_locals.append(ir.VarDecl(tref, nm, None, loc=p.loc))
             cont = self.fresh(f"{st.name}_after_{inst}", taken)
             sub_states, sub_locals, copy_in, copy_out = self.copy(
-                subs[inst], call, prefix, cont, taken, temps[inst])
+                subs[inst], call, prefix, cont, taken, temps[inst], direct[inst])
             states.append(dataclasses.replace(
                 st, stmts=st.stmts[:at] + copy_in,
                 transition=ir.Transition(prefix + "start", loc=call.loc)))
@@ -172,7 +183,7 @@ class _Inliner:
         walk(st.stmts)
 
     def copy(self, sub: ir.ParserDecl, call: ir.CallStmt, prefix: str, cont: str,
-             taken: set[str], temps: dict[str, str]
+             taken: set[str], temps: dict[str, str], direct: dict[str, ir.TypeRef]
              ) -> tuple[list[ir.ParserState], list[ir.Stmt], tuple[ir.Stmt, ...],
                         tuple[ir.Stmt, ...]]:
         args = _bind_args(sub, call)
@@ -186,9 +197,12 @@ class _Inliner:
                 raise CompileError(a.loc, f"{sub.name}.apply: argument for {p.name} must be "
                                    "a variable, field or header here")
             if p.name not in temps:
-                # directionless (packet_in), or typed by a type parameter the
-                # instantiation does not give: the argument itself
+                # the argument itself: bound directly (p4c's GeneralInliner, no
+                # aliasing), directionless (packet_in), or typed by a type parameter
+                # the instantiation does not give
                 names[p.name] = a.value
+                if p.name in direct and p.direction == "out" and a.value is not None:
+                    copy_in.extend(_resets(direct[p.name], a.value, self.types, a.loc))
                 continue
             names[p.name] = temps[p.name]
             tmp = ir.Name(temps[p.name], loc=a.loc)
@@ -214,6 +228,85 @@ class _Inliner:
         out = [dataclasses.replace(_map_names(s, names, smap), name=smap[s.name])
                for s in sub.states]
         return out, sub_locals, tuple(copy_in), tuple(copy_out)
+
+
+def _applies(states: tuple[ir.ParserState, ...], inst: str) -> list[ir.CallStmt]:
+    """The statements of `states` that apply sub-parser instance `inst`."""
+    return [s for st in states for s in st.stmts
+            if isinstance(s, ir.CallStmt) and isinstance(s.call.callee, ir.Member)
+            and s.call.callee.member == "apply" and isinstance(s.call.callee.expr, ir.Name)
+            and s.call.callee.expr.name == inst]
+
+
+def _shape(x: Any) -> Any:
+    """`x` without its source locations, to compare two calls as p4c's `equiv`."""
+    if isinstance(x, tuple):
+        return tuple(_shape(y) for y in x)
+    if dataclasses.is_dataclass(x) and isinstance(x, ir.Node):
+        return (type(x).__name__,) + tuple(
+            _shape(getattr(x, f.name)) for f in dataclasses.fields(x)
+            if f.name not in ("loc", "type", "ref"))
+    return x
+
+
+def _storage(e: ir.Expr | None) -> tuple[Any, ...] | None:
+    """The storage path an argument names (`hdr.vec[1].f` -> ('hdr', 'vec', 1, 'f')), or
+    None where it is not one p4c's FindLocationSets can follow without a copy."""
+    if isinstance(e, ir.Name):
+        return (e.name,)
+    if isinstance(e, ir.Member):
+        base = _storage(e.expr)
+        if base is None:
+            return None
+        # a stack's next/last can be any element: the whole stack
+        return base if e.member in ("next", "last") else base + (e.member,)
+    if isinstance(e, ir.Index):
+        base = _storage(e.expr)
+        return None if base is None or not isinstance(e.index, ir.Lit) \
+            else base + (e.index.value,)
+    return None
+
+
+def _declared_names(x: Any, out: set[str]) -> set[str]:
+    if isinstance(x, tuple):
+        for y in x:
+            _declared_names(y, out)
+    elif dataclasses.is_dataclass(x) and isinstance(x, ir.Node):
+        if isinstance(x, ir.VarDecl):
+            out.add(x.name)
+        for f in dataclasses.fields(x):
+            if f.name not in ("loc", "type", "annotations"):
+                _declared_names(getattr(x, f.name), out)
+    return out
+
+
+def _direct_params(sub: ir.ParserDecl, calls: list[ir.CallStmt]) -> set[str]:
+    """The directional parameters of `sub` that p4c's GeneralInliner binds to their
+    argument instead of a copy: every apply passes the same arguments, the argument is
+    storage (or, for `in`, a literal), and it overlaps no other parameter's argument
+    (p4c frontends/p4/inlining.cpp, inline_subst). A name the sub-parser itself
+    declares in a state would capture the argument: those get a copy too."""
+    if not calls or any(_shape(c.call) != _shape(calls[0].call) for c in calls[1:]):
+        return set()
+    args = _bind_args(sub, calls[0])
+    paths = {p.name: _storage(a.value) for p, a in zip(sub.params, args, strict=True)
+             if p.direction}
+    inner = _declared_names(sub.states, set())
+    out: set[str] = set()
+    for p, a in zip(sub.params, args, strict=True):
+        if not p.direction or a.value is None:
+            continue
+        path = paths[p.name]
+        if path is None:
+            if p.direction == "in" and isinstance(a.value, ir.Lit):
+                out.add(p.name)
+            continue
+        if path[0] in inner or any(
+                q != p.name and o is not None and o[:len(path)] == path[:len(o)]
+                for q, o in paths.items()):
+            continue
+        out.add(p.name)
+    return out
 
 
 def _bind_type(tref: ir.TypeRef, params: tuple[str, ...], args: tuple[ir.TypeRef, ...]

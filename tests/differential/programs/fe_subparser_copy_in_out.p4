@@ -3,7 +3,9 @@
  * argument starts with its headers invalid (the caller's header the sub-parser does not
  * extract comes back invalid), and a sub-parser that rejects copies nothing out (what it
  * extracted or changed stays in its own copies; the caller's arguments keep their values).
- * The sub-parser is applied twice (two states), each call with the same semantics. */
+ * The sub-parser is applied twice (two states) with different arguments: that is what
+ * makes p4c copy (its GeneralInliner binds a parameter to the argument itself when every
+ * apply passes the same arguments and they do not alias; fe_subparser_direct_args). */
 #include <core.p4>
 #include <v1model.p4>
 

@@ -5,7 +5,9 @@
 // v1model continues to ingress with parser_error set, so the ingress sends such
 // packets to port 3). A sub-parser that rejects copies nothing out (P4_16 6.8: out and
 // inout arguments are copied back when it returns, at accept; p4c's parser inliner
-// copies them in the state after the sub-parser's accept).
+// copies them in the state after the sub-parser's accept, as the two applies here pass
+// different arguments; with the same arguments it binds them directly:
+// fe_subparser_direct_args).
 #include <core.p4>
 #include <v1model.p4>
 
