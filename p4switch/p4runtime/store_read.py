@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
+from p4switch.tables import SLOT_MASK
+
 from . import bytestrings
 from .errors import (
     invalid,
@@ -110,7 +112,11 @@ class Reads:
                 rec = state.entries.get(key)
                 records = [rec] if rec is not None else []
             else:
-                records = list(state.entries.values())
+                # in the order of the entries' slots in the table, as simple_switch_grpc
+                # reads them (a new entry takes the lowest free slot); the program's own
+                # entries (no handle) first
+                records = sorted(state.entries.values(), key=lambda r: -1 if r.handle is None
+                                 else r.handle & SLOT_MASK)
             for rec in records:
                 e = rec.entry
                 if q.priority and e.priority != q.priority:
