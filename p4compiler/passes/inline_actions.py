@@ -33,6 +33,7 @@ from ..typecheck_entities import (
 from ..typecheck_stmts import StatementChecks
 from ..typecheck_tree import (
     _children,
+    _copy_out_before_exit,
     _equiv,
     _inline_calls,
     _is_constant,
@@ -126,7 +127,14 @@ class InlineActions:
         def visit(x: Any) -> Any:
             if _is_action_call(x) and _directional(x.call.target[1]):
                 return self.expand(x.call.target[1], [a.value for a in x.call.args], x.loc)
-            return into_sub_controls(x, self.inline_in)
+            sub = into_sub_controls(x, self.inline_in)
+            if sub is None or len(sub.target) < 4:
+                return sub
+            # its actions called from its apply block are inlined now: an exit in it
+            # (or in them) copies the sub-control's out/inout temporaries back first
+            kind, prefix, sbody, post = sub.target
+            return dataclasses.replace(
+                sub, target=(kind, prefix, _copy_out_before_exit(sbody, post), post))
         return _rewrite(body, visit)
 
     def copy_in_out(self, a: ActionEntity, params: tuple[ParamEntity, ...],
@@ -151,6 +159,7 @@ class InlineActions:
                 post.append(ir.Assign(v, tmp, loc))
         body = _rewrite(a.body, lambda x: subst.get(id(x.ref))
                         if isinstance(x, ir.Name) and isinstance(x.ref, ParamEntity) else None)
+        body = _copy_out_before_exit(body, tuple(post))
         return pre + remove_returns(list(body.stmts), None, lambda: self.flag(loc)) + post
 
     def flag(self, loc: Location) -> tuple[ir.Name, ir.Stmt]:
