@@ -1,7 +1,7 @@
 """Run a whole directory of STF tests: every PROGRAM.p4 with a PROGRAM.stf beside it.
 
     fabriclab-stf --corpus DIR [--pattern GLOB] [--switch embedded|bmv2|both]
-                  [--json FILE] [-j N]
+                  [--json FILE] [--baseline FILE] [-j N]
 
 For a corpus such as p4c's testdata/p4_16_samples (`--pattern '*-bmv2.p4'`: its
 v1model programs with their .stf) or one's own programs: each program is compiled by
@@ -19,6 +19,11 @@ grace after it is killed and its programs get `timeout`, so the run always ends.
 status line shows progress; the summary counts verdicts (pass, mismatch, compile error,
 run error, timeout) per switch and lists every program that did not pass, with its
 first line of detail.
+
+`--baseline FILE` (the `--json` of an earlier run, e.g. before a compiler change) lists
+what changed against it: each program and switch that passed there and does not now (a
+regression), and each that passes now and did not. The exit code is then 1 only for a
+regression, so a corpus with known failures still checks a change.
 """
 
 from __future__ import annotations
@@ -153,9 +158,45 @@ def summary(results: list[ProgramResult], switches: tuple[str, ...]) -> str:
     return "\n".join(lines)
 
 
+def load_baseline(path: str) -> dict[tuple[str, str], str]:
+    """(program, switch) -> verdict from an earlier run's --json; ValueError naming the
+    problem if the file is not one."""
+    try:
+        rows = json.loads(Path(path).read_text())
+        return {(r["name"], sw): v for r in rows for sw, v in r["verdicts"].items()}
+    except OSError as e:
+        raise ValueError(f"cannot read baseline {path}: {e.strerror}") from None
+    except (ValueError, TypeError, KeyError, AttributeError):
+        raise ValueError(f"baseline {path} is not the --json of a corpus run") from None
+
+
+def against_baseline(results: list[ProgramResult], base: dict[tuple[str, str], str]
+                     ) -> tuple[list[str], int]:
+    """The summary lines of what changed against `base`, and how many (program, switch)
+    pairs passed there and do not now."""
+    worse, better = [], []
+    for r in results:
+        for sw, v in r.verdicts.items():
+            old = base.get((r.name, sw))
+            if old == "pass" and v != "pass":
+                worse.append(f"  {r.name} ({sw}): pass -> {v}: {r.details.get(sw, '')}"[:200])
+            elif old is not None and old != "pass" and v == "pass":
+                better.append(f"  {r.name} ({sw}): {old} -> pass")
+    lines = [f"against the baseline: {len(worse)} passed before and fail now, "
+             f"{len(better)} pass now and did not before"] + worse + better
+    return lines, len(worse)
+
+
 def main_corpus(directory: str, switch: str, includes: list[str], jobs: int | None,
                 timeout: float, json_out: str | None, run_one: RunOne,
-                pattern: str = "*.p4") -> int:
+                pattern: str = "*.p4", baseline: str | None = None) -> int:
+    base = None
+    if baseline is not None:
+        try:
+            base = load_baseline(baseline)
+        except ValueError as e:
+            print(f"fabriclab-stf: error: {e}", file=sys.stderr)
+            return 2
     d = Path(directory)
     if not d.is_dir():
         print(f"fabriclab-stf: error: no such directory: {directory}", file=sys.stderr)
@@ -189,4 +230,8 @@ def main_corpus(directory: str, switch: str, includes: list[str], jobs: int | No
         tmp = Path(json_out).with_suffix(".tmp")
         tmp.write_text(json.dumps([asdict(r) for r in results], indent=1) + "\n")
         os.replace(tmp, json_out)
+    if base is not None:
+        lines, regressions = against_baseline(results, base)
+        print("\n".join(lines))
+        return 1 if regressions else 0
     return 0 if all(v == "pass" for r in results for v in r.verdicts.values()) else 1

@@ -1,7 +1,7 @@
 """Run an STF script against a compiled program, with p4c's checking rules.
 
     fabriclab-stf PROGRAM.p4 SCRIPT.stf [-I DIR] [--switch embedded|bmv2]
-    fabriclab-stf --corpus DIR [--switch embedded|bmv2|both] [--json FILE]
+    fabriclab-stf --corpus DIR [--switch embedded|bmv2|both] [--json FILE] [--baseline FILE]
 
 The program is compiled by the embedded compiler; the script (p4compiler.stf)
 installs entries, sends packets and states the packets expected out. Checking
@@ -418,6 +418,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-j", "--jobs", type=int, default=None,
                     help="--corpus: programs run at once (default: the CPU count)")
     ap.add_argument("--json", metavar="FILE", help="--corpus: every verdict as JSON")
+    ap.add_argument("--baseline", metavar="FILE",
+                    help="--corpus: an earlier run's --json; list what passed there and "
+                         "fails now (exit 1 only for those) and what passes now")
     ap.add_argument("-I", dest="includes", action="append", default=[], metavar="DIR",
                     help="include directory (the program's own directory is searched too)")
     ap.add_argument("--switch", choices=["embedded", "bmv2", "both"], default="embedded",
@@ -433,7 +436,8 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--corpus takes no PROGRAM or SCRIPT")
         try:
             return main_corpus(args.corpus, args.switch, args.includes, args.jobs,
-                               args.timeout, args.json, run_program, args.pattern)
+                               args.timeout, args.json, run_program, args.pattern,
+                               args.baseline)
         except KeyboardInterrupt:
             return 130
     if not (args.program and args.script):

@@ -76,6 +76,35 @@ def test_a_pattern_selects_programs(corpus, capsys):
     assert row.split()[1:] == ["1", "0", "0", "0", "0", "1"]
 
 
+def test_a_baseline_reports_what_changed_and_fails_only_on_a_regression(corpus, tmp_path,
+                                                                         capsys):
+    before = tmp_path / "before.json"
+    assert main(["--corpus", str(corpus), "--json", str(before), "-j", "2"]) == 1
+    capsys.readouterr()
+    # known failures alone: nothing changed, exit 0
+    assert main(["--corpus", str(corpus), "--baseline", str(before), "-j", "2"]) == 0
+    assert "0 passed before and fail now, 0 pass now" in capsys.readouterr().out
+    # value_sets now fails, wrong_expect now passes
+    (corpus / "value_sets.stf").write_text("packet 0 00\nexpect 9 ff\n")
+    (corpus / "wrong_expect.stf").write_text("packet 0 02 00 abcd 99\n")
+    assert main(["--corpus", str(corpus), "--baseline", str(before), "-j", "2"]) == 1
+    out = capsys.readouterr().out
+    assert "1 passed before and fail now, 1 pass now and did not before" in out
+    assert "value_sets (embedded): pass -> mismatch" in out
+    assert "wrong_expect (embedded): mismatch -> pass" in out
+
+
+@pytest.mark.parametrize("content", [None, "not json", '{"a": 1}', '[{"name": "x"}]'])
+def test_a_baseline_that_is_not_a_corpus_run_is_a_one_line_error(corpus, tmp_path, capsys,
+                                                                 content):
+    bad = tmp_path / "bad.json"
+    if content is not None:
+        bad.write_text(content)
+    assert main(["--corpus", str(corpus), "--baseline", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(bad) in err and "Traceback" not in err
+
+
 @pytest.mark.skipif(find_tool("simple_switch") is None or find_tool("simple_switch_CLI") is None,
                     reason="real bmv2 simple_switch is not installed")
 def test_both_switches_run_and_agree(corpus, capsys):
