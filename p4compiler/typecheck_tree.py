@@ -93,26 +93,6 @@ def _rewrite(x: Any, fn) -> Any:
 _rewrite_in = _rewrite
 
 
-def _copy_out_before_exit(body: Any, copy_out: tuple[ir.Stmt, ...]) -> Any:
-    """`body` (an inlined action's or sub-control's) with every `exit` in it, those of
-    the sub-controls it applies included, preceded by `copy_out`: P4_16 12.5, the
-    copy-out of the out/inout parameters of the enclosing action or control and of all
-    its callers is still performed after an exit (p4c inserts it before the exit
-    since #2351). Inner copy-outs, inserted first, stay before outer ones."""
-    if not copy_out:
-        return body
-
-    def visit(x: Any) -> Any:
-        if isinstance(x, ir.Exit):
-            return ir.Block(tuple(copy_out) + (x,), x.loc)
-        if isinstance(x, ir.Call) and x.target and x.target[0] == "control_apply":
-            kind, prefix, inner, *rest = x.target
-            return dataclasses.replace(x, target=(kind, prefix, _rewrite(inner, visit),
-                                                  *rest))
-        return None
-    return _rewrite(body, visit)
-
-
 def _equiv(a: Any, b: Any) -> bool:
     """Structural equality ignoring source locations."""
     if type(a) is not type(b):

@@ -33,7 +33,6 @@ from ..typecheck_entities import (
 from ..typecheck_stmts import StatementChecks
 from ..typecheck_tree import (
     _children,
-    _copy_out_before_exit,
     _equiv,
     _inline_calls,
     _is_constant,
@@ -72,6 +71,22 @@ def _may_overlap(x: Any, v: Any) -> bool:
         return _overlaps(x, v)
     except Exception:   # noqa: BLE001 - an expression key_name cannot name: assume aliasing
         return True
+
+
+def _copy_out_before_exit(body: Any, copy_out: tuple[ir.Stmt, ...]) -> Any:
+    """`body` (an inlined action's or sub-control's) with every `exit` in it, those of
+    the sub-controls it applies included, preceded by `copy_out`: P4_16 12.5, the
+    copy-out of the out/inout parameters of the enclosing action or control and of all
+    its callers is still performed after an exit (p4c inserts it before the exit
+    since #2351). Inner copy-outs, inserted first, stay before outer ones."""
+    if not copy_out:
+        return body
+
+    def visit(x: Any) -> Any:
+        if isinstance(x, ir.Exit):
+            return ir.Block(tuple(copy_out) + (x,), x.loc)
+        return into_sub_controls(x, lambda b: _rewrite(b, visit))
+    return _rewrite(body, visit)
 
 
 def _is_action_call(x: Any) -> bool:

@@ -39,6 +39,7 @@ from typing import Any
 from .. import ir
 from ..errors import CompileError
 from ..typecheck_exprs import with_defaults
+from ..typecheck_tree import _equiv
 
 
 def _map_names(node: Any, names: dict[str, Any], states: dict[str, str] | None) -> Any:
@@ -238,17 +239,6 @@ def _applies(states: tuple[ir.ParserState, ...], inst: str) -> list[ir.CallStmt]
             and s.call.callee.expr.name == inst]
 
 
-def _shape(x: Any) -> Any:
-    """`x` without its source locations, to compare two calls as p4c's `equiv`."""
-    if isinstance(x, tuple):
-        return tuple(_shape(y) for y in x)
-    if dataclasses.is_dataclass(x) and isinstance(x, ir.Node):
-        return (type(x).__name__,) + tuple(
-            _shape(getattr(x, f.name)) for f in dataclasses.fields(x)
-            if f.name not in ("loc", "type", "ref"))
-    return x
-
-
 def _storage(e: ir.Expr | None) -> tuple[Any, ...] | None:
     """The storage path an argument names (`hdr.vec[1].f` -> ('hdr', 'vec', 1, 'f')), or
     None where it is not one p4c's FindLocationSets can follow without a copy."""
@@ -286,7 +276,7 @@ def _direct_params(sub: ir.ParserDecl, calls: list[ir.CallStmt]) -> set[str]:
     storage (or, for `in`, a literal), and it overlaps no other parameter's argument
     (p4c frontends/p4/inlining.cpp, inline_subst). A name the sub-parser itself
     declares in a state would capture the argument: those get a copy too."""
-    if not calls or any(_shape(c.call) != _shape(calls[0].call) for c in calls[1:]):
+    if not calls or any(not _equiv(c.call, calls[0].call) for c in calls[1:]):
         return set()
     args = _bind_args(sub, calls[0])
     paths = {p.name: _storage(a.value) for p, a in zip(sub.params, args, strict=True)
