@@ -8,6 +8,7 @@ scenario as run (all defaults resolved) into the result directory.
 from __future__ import annotations
 
 import enum
+import math
 import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -21,8 +22,14 @@ from traffic.flow_control import (
     PFC_XON,
     FlowControl,
 )
+from traffic.frames import DATA_HEADER_LEN
+from traffic.nic_config import CREDIT_WINDOW, NicConfig
 
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
+# The hosts' interfaces have Ethernet's MTU: a DATA frame carries at most this much payload
+# (a larger one never leaves the sender's NIC).
+HOST_MTU = 1500
+MAX_PAYLOAD_BYTES = HOST_MTU + 14 - DATA_HEADER_LEN
 
 
 class ScenarioError(ValueError):
@@ -229,6 +236,8 @@ class Scenario:
         return changed
 
 
+# Arrays whose items are not host or file names: a sweep's values (numbers, strings, tables)
+_MIXED_ARRAYS = {(SweepSpec, "values")}
 PATTERNS = ("stream", "incast", "permutation", "allreduce-ring", "allreduce-hd", "alltoall")
 ROUTING_ENGINES = ("minhop", "updn", "ftree")
 TRANSPORTS = ("ud", "rc")
@@ -259,12 +268,24 @@ def _section(cls, data: Any, where: str):
             value = tuple(value)
         if not isinstance(value, expected) and not (
                 expected is float and isinstance(value, int) and not isinstance(value, bool)):
-            raise ScenarioError(f"{where}.{key}: expected {expected.__name__}, "
-                                f"got {value!r}")
-        if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
-            raise ScenarioError(f"{where}.{key}: must not be negative, got {value}")
+            what = "an array" if expected is tuple else expected.__name__
+            raise ScenarioError(f"{where}.{key}: expected {what}, got {value!r}")
+        if expected is tuple and (cls, key) not in _MIXED_ARRAYS and not all(
+                isinstance(v, str) for v in value):
+            raise ScenarioError(f"{where}.{key}: expected an array of strings, "
+                                f"got {list(value)!r}")
+        _check_number(value, f"{where}.{key}")
         values[key] = value
     return cls(**values)
+
+
+def _check_number(value: Any, where: str) -> None:
+    """A number must be finite and not negative (TOML allows nan and inf)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if not math.isfinite(value):
+            raise ScenarioError(f"{where}: expected a finite number, got {value}")
+        if value < 0:
+            raise ScenarioError(f"{where}: must not be negative, got {value}")
 
 
 def _check_cluster(cluster: ClusterSpec, where: str) -> None:
@@ -300,8 +321,11 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
         if key in data and not isinstance(data[key], bool):
             raise ScenarioError(f"{origin}: {key}: expected true or false, got {data[key]!r}")
     for key in ("seed", "duration_s", "stall_timeout_s", "convergence_delay_s"):
-        if key in data and (not isinstance(data[key], int | float) or data[key] < 0):
+        if key in data and (not isinstance(data[key], int | float)
+                            or isinstance(data[key], bool) or data[key] < 0):
             raise ScenarioError(f"{origin}: {key}: expected a non-negative number")
+        if key in data:
+            _check_number(data[key], f"{origin}: {key}")
     values.update(_sections(data, origin))
     values["background"] = _background(data.get("background", []), origin)
     faults = data.get("faults", [])
@@ -323,10 +347,7 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     if scenario.pfc.xon > scenario.pfc.xoff:
         raise ScenarioError(f"{origin}: [pfc] xon ({scenario.pfc.xon}) must not exceed xoff "
                             f"({scenario.pfc.xoff})")
-    if scenario.sweep.parameter:
-        if not scenario.sweep.values:
-            raise ScenarioError(f"{origin}: [sweep] parameter {scenario.sweep.parameter!r} "
-                                "has no values")
+    if scenario.sweep.parameter or scenario.sweep.values:
         sweep_points(data, origin)  # every point must be a valid scenario on its own
     _check_choices(scenario, _CHOICES_BEFORE_WINDOW, origin)
     if not 16 <= scenario.traffic.rc_window <= 65536:  # the NIC ACKs every 16 frames
@@ -336,6 +357,7 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
     if scenario.traffic.pattern == "stream" and scenario.traffic.src == scenario.traffic.dst:
         raise ScenarioError(f"{origin}: [traffic] src and dst are the same host")
     _check_training(scenario, origin)
+    _check_ranges(scenario, origin)
     return scenario
 
 
@@ -410,6 +432,52 @@ def _compare(entries: Any, origin: str) -> tuple[CompareSpec, ...]:
     return tuple(out)
 
 
+# (section, field, least value): a number below it leaves nothing to send or measure, or
+# makes the NIC emulator (traffic/nic_config.py) refuse to start, after the fabric is up.
+_LEAST = (("link", "rate_pps", 1), ("link", "buffer_pkts", 1), ("traffic", "rate_pps", 1),
+          ("credit", "buffer_pkts", 1), ("credit", "coalesce", 1),
+          ("traffic", "rc_retry_limit", 1))
+_LEAST_COLLECTIVE = (("traffic", "message_bytes", 1), ("traffic", "repetitions", 1),
+                     ("traffic", "payload_bytes", 1))
+_POSITIVE = ((None, "duration_s"), ("traffic", "rc_timeout_ms"), ("traffic", "rc_rto_min_ms"))
+
+
+def _check_ranges(scenario: Scenario, origin: str) -> None:
+    """Numbers the types allow but a run cannot use: one line naming the field."""
+    t = scenario.traffic
+    least = _LEAST + (_LEAST_COLLECTIVE if t.pattern != "stream" else
+                      (("traffic", "frames", 1),))
+    for section, name, low in least:
+        if getattr(getattr(scenario, section), name) < low:
+            raise ScenarioError(f"{origin}: [{section}].{name} must be at least {low}, got "
+                                f"{getattr(getattr(scenario, section), name)}")
+    for section, name in _POSITIVE:
+        value = getattr(getattr(scenario, section) if section else scenario, name)
+        if value <= 0:
+            label = f"[{section}].{name}" if section else name
+            raise ScenarioError(f"{origin}: {label} must be greater than 0, got {value}")
+    payloads = [("[traffic].payload_bytes", t.payload_bytes)] + [
+        (f"[[background]] #{i + 1}.payload_bytes", b.payload_bytes)
+        for i, b in enumerate(scenario.background)]
+    for label, payload in payloads:
+        if payload > MAX_PAYLOAD_BYTES:
+            raise ScenarioError(f"{origin}: {label} {payload} does not fit a frame: at most "
+                                f"{MAX_PAYLOAD_BYTES} bytes (MTU {HOST_MTU} less the "
+                                f"{DATA_HEADER_LEN - 14}-byte fabric headers)")
+    if t.rc_rto_min_ms > NicConfig.rc_rto_max_ms:
+        raise ScenarioError(f"{origin}: [traffic].rc_rto_min_ms {t.rc_rto_min_ms} exceeds the "
+                            f"NIC's adaptive timeout ceiling, {NicConfig.rc_rto_max_ms} ms")
+    if scenario.credit.buffer_pkts > CREDIT_WINDOW:
+        raise ScenarioError(f"{origin}: [credit].buffer_pkts {scenario.credit.buffer_pkts} "
+                            f"exceeds InfiniBand's credit window, {CREDIT_WINDOW}")
+    modes = {scenario.flow_control.value} | {c.flow_control for c in scenario.compare}
+    pfc, buffer = scenario.pfc, scenario.link.buffer_pkts
+    if "pfc" in modes and not pfc.xon < pfc.xoff <= buffer:
+        raise ScenarioError(f"{origin}: PFC needs [pfc] xon < xoff <= [link] buffer_pkts "
+                            f"(a host's receive buffer), got xon={pfc.xon} xoff={pfc.xoff} "
+                            f"buffer_pkts={buffer}")
+
+
 def _check_training(scenario: Scenario, origin: str) -> None:
     if scenario.flaps.count and scenario.flaps.down_s >= scenario.flaps.every_s:
         raise ScenarioError(f"{origin}: [flaps] down_s ({scenario.flaps.down_s}) must be "
@@ -433,10 +501,17 @@ def variant(scenario: Scenario, spec: CompareSpec) -> Scenario:
 
 def sweep_points(data: dict[str, Any], origin: str) -> list[tuple[str, Scenario]]:
     """One validated scenario per sweep value, labelled `parameter=value`."""
-    sweep = data.get("sweep") or {}
-    parameter, values = sweep.get("parameter", ""), sweep.get("values", [])
+    sweep = _section(SweepSpec, data.get("sweep", {}), f"{origin}: [sweep]")
+    parameter, values = sweep.parameter, sweep.values
+    if values and not parameter:
+        raise ScenarioError(f"{origin}: [sweep] has values but no `parameter`")
+    if parameter and not values:
+        raise ScenarioError(f"{origin}: [sweep] parameter {parameter!r} has no values")
     if not parameter:
         return [("", parse(data, origin))]
+    if data.get("compare"):  # a sweep point runs one fabric: the comparison would be lost
+        raise ScenarioError(f"{origin}: [sweep] and [[compare]] cannot be combined; sweep "
+                            "`flow_control` or `reroute` instead, or compare without a sweep")
     points = []
     for value in values:
         point = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()
@@ -476,6 +551,8 @@ def _read(path: Path) -> dict[str, Any]:
         return tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(f"{path}: cannot be read: {exc}") from None
 
 
 def load(name_or_path: str) -> Scenario:
