@@ -147,7 +147,12 @@ from traffic.nic_jobs import (
     TxJob,
 )
 from traffic.nic_rc import RcTransport
-from traffic.nic_socket import iface_mac, open_nic_socket, socket_drops  # noqa: F401 (API)
+from traffic.nic_socket import (  # noqa: F401 (API)
+    iface_mac,
+    link_down_error,
+    open_nic_socket,
+    socket_drops,
+)
 from traffic.nic_summary import NicSummary, RecvRecord, read_recv_log  # noqa: F401 (API)
 from traffic.nic_timer import TimerFd
 from traffic.vl_arbitration import VlArbiter
@@ -225,6 +230,7 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
         self.sent_psn = array("q")
         self.sent_ns = array("q")
         self.tx_retries = 0
+        self.tx_link_down = 0  # frames sent while our interface was down: lost on the link
         self.max_late_ns = 0
         self.slipped_ns = 0
         self.slips = 0
@@ -555,7 +561,9 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
         except OSError as exc:
             if exc.errno in (errno.ENOBUFS, errno.EAGAIN):
                 return False
-            raise
+            if not link_down_error(exc):
+                raise
+            self.tx_link_down += 1
         self._psn[flow] = psn + 1
         self.sent_flow.append(flow)
         self.sent_psn.append(psn)
@@ -610,6 +618,10 @@ class Nic(RcTransport, LinkFlowControl, ControlChannel, NicSummary):
                 frame = recv(4096)
             except BlockingIOError:
                 return
+            except OSError as exc:
+                if link_down_error(exc):
+                    return  # reported once when the link went down; nothing to read
+                raise
             if len(frame) < 18:
                 continue
             if frame[12] == fabric[0] and frame[13] == fabric[1]:

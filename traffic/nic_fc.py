@@ -25,6 +25,7 @@ from traffic.nic_config import (
     CREDIT_WINDOW,
     NUM_CLASSES,
 )
+from traffic.nic_socket import link_down_error
 
 
 @dataclass
@@ -74,6 +75,9 @@ class LinkFlowControl:
                 self._send(frame)
                 return True
             except OSError as exc:
+                if link_down_error(exc):
+                    self.tx_link_down += 1
+                    return True
                 if exc.errno not in (errno.ENOBUFS, errno.EAGAIN):
                     raise
                 time.sleep(20e-6)

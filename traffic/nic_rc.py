@@ -69,6 +69,7 @@ from traffic.nic_jobs import (
     Retransmission,
     TxJob,
 )
+from traffic.nic_socket import link_down_error
 from traffic.rc_rto import RtoEstimator
 from traffic.rc_window import DelayWindow
 from traffic.sender import APP_LEN, BTH_LEN
@@ -336,7 +337,9 @@ class RcTransport:
             except OSError as exc:
                 if exc.errno in (errno.ENOBUFS, errno.EAGAIN):
                     return False
-                raise
+                if not link_down_error(exc):
+                    raise
+                self.tx_link_down += 1
             self.sent_flow.append(flow)
             self.sent_psn.append(psn)
             self.sent_ns.append(ts)
@@ -560,7 +563,9 @@ class RcTransport:
         except OSError as exc:
             if exc.errno in (errno.ENOBUFS, errno.EAGAIN):
                 return False
-            raise
+            if not link_down_error(exc):
+                raise
+            self.tx_link_down += 1
         self._ackq[vl].popleft()
         del self._ack_queued[key]
         self.fctbs[vl] = (self.fctbs[vl] + 1) % CREDIT_MOD

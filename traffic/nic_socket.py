@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import socket
 import struct
 from pathlib import Path
@@ -24,6 +25,13 @@ def open_nic_socket(iface: str, bufsize: int = 8 << 20) -> socket.socket:
         sock.close()
         raise
     return sock
+
+
+def link_down_error(exc: OSError) -> bool:
+    """Our own interface is down (a link fault on this host's cable): a send is refused
+    while it lasts, and a receive reports it once. The NIC carries on as over a cut cable:
+    a frame it sends then is lost on the failed link."""
+    return exc.errno == errno.ENETDOWN
 
 
 def socket_drops(sock: socket.socket) -> int | None:
