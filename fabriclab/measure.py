@@ -23,24 +23,36 @@ from traffic.reconcile import reconcile
 from traffic.timing import bandwidth, collective_times
 
 
+def _event_ns(traffic: TrafficRun, kind: str, at_s: float) -> int | None:
+    """When the fault of `kind` planned at `at_s` started (None: it never ran)."""
+    return next((e.started_ns for e in traffic.events if e.name.startswith(kind)
+                 and e.at_s == at_s and e.started_ns), None)
+
+
 def link_failures(plan: RunPlan, traffic: TrafficRun, timeline: list[dict]
                   ) -> list[LinkFailure]:
     """Each link_down fault that ran: when it went down and when the data plane stopped
     using it (the later of its two ends' local switchover, or global reroute where there
-    was none)."""
+    was none). A host has one port and no switchover: it sends into its failed link until
+    the link is back up (None: not in this run)."""
     out = []
     for fault in plan.faults:
         if fault.kind != "link_down":
             continue
-        e = next((e for e in traffic.events if e.name.startswith("link_down")
-                  and e.at_s == fault.at_s and e.started_ns), None)
-        if e is None:
+        down_ns = _event_ns(traffic, "link_down", fault.at_s)
+        if down_ns is None:
             continue  # cancelled before its time
+        if not all(link_names.is_switch(plan.fabric, n) for n in (fault.link.a, fault.link.b)):
+            ups = [ns for f in plan.faults if f.kind == "link_up" and f.link == fault.link
+                   and f.at_s > fault.at_s
+                   and (ns := _event_ns(traffic, "link_up", f.at_s)) is not None]
+            out.append(LinkFailure(fault.label, down_ns, min(ups) if ups else None))
+            continue
         ports = link_names.port_pair(fault.link)  # the SM's timeline spells a link so
         restored = [r.get("switchover_ns") or r.get("install_done_ns") for r in timeline
                     if r.get("event") == "port_down" and r.get("link") == ports
-                    and r.get("detected_ns", 0) >= e.started_ns - 1e9]
-        out.append(LinkFailure(fault.label, e.started_ns,
+                    and r.get("detected_ns", 0) >= down_ns - 1e9]
+        out.append(LinkFailure(fault.label, down_ns,
                                max(restored) if restored and all(restored) else None))
     return out
 

@@ -4,6 +4,7 @@
     partial     an input could not be read or trusted (the problems say which)
     fail        a figure does not reconcile (traffic/reconcile.py), a check failed,
                 or frames were lost although every sender stayed below the link rate
+                (frames lost inside a failed link's window excepted)
     stalled     a collective did not complete and no loss explains it: the fabric
                 stopped moving (nothing sent or received for the stall timeout, hosts
                 blocked by the link: a deadlock, an unbounded stall), or it was still
@@ -79,7 +80,10 @@ def decide(m: RunMetrics, *, lossless_expected: bool) -> Verdict:
             return Verdict("incomplete", (f"{m.lost} frame(s) dropped (and counted) and not "
                                           "retransmitted: the collective could not complete",))
         return Verdict("stalled", ("a collective did not complete in time",))
-    if lossless_expected and m.lost:
-        return Verdict("fail", (f"{m.lost} frame(s) lost although every sender stayed below "
-                                "the link rate",))
+    # frames lost inside a failed link's window are the fault's, not the flow control's
+    on_failed = m.lost_on_failed_links or 0
+    if lossless_expected and (m.lost or 0) > on_failed:
+        besides = f" (besides {on_failed} on failed links)" if on_failed else ""
+        return Verdict("fail", (f"{m.lost - on_failed} frame(s) lost although every sender "
+                                f"stayed below the link rate{besides}",))
     return Verdict("pass")
