@@ -127,10 +127,24 @@ def measure(plan: RunPlan, bringup: Bringup, traffic: TrafficRun, readout: Reado
     rec = reconcile(m, traffic.summaries, failures=bool(failures),
                     held_in_fabric=m["held_in_fabric"])
     m["reconciliation"] = rec
+    failed = failed_nics(traffic.summaries)
+    if failed:
+        m["error"] = failed
     if rec is not None:  # the reconciled figure replaces the analysis's data-only one
         m["unexplained_loss"], m["suspect"] = rec.unexplained, rec.unexplained > 0
         m["problems"] = [p for p in problems if not p.startswith("suspect:")]
     return m
+
+
+def failed_nics(summaries: dict[str, dict]) -> str | None:
+    """NICs that died during the traffic (no summary written, fabriclab/hosts.py): the run's
+    traffic is not what the scenario asked for, whatever the other figures say."""
+    failed = {name: s.get("problem", "no summary") for name, s in summaries.items()
+              if s.get("missing")}
+    if not failed:
+        return None
+    return "NIC(s) failed during the traffic: " + "; ".join(
+        f"{name}: {why}" for name, why in sorted(failed.items()))
 
 
 def unknown_dlid_check(plan: RunPlan, before: Readout, after: Readout, sent: int
