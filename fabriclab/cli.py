@@ -134,6 +134,9 @@ def _print_result(m: RunMetrics) -> None:
                      report_sections.training_rows(m.training)))
         for note in report_sections.training_notes(m.training):
             print(note)
+    for problem in m.problems:  # as the report's notes; a partial verdict's are its reasons
+        if problem not in m.verdict_reasons:
+            print(f"problem: {problem}")
     for reason in m.verdict_reasons:
         print(f"verdict {m.verdict}: {reason}")
     if m.error:

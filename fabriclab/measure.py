@@ -8,6 +8,7 @@ reconcile); this module only hands each one its inputs.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from pathlib import Path
 
 from controller.bringup import Bringup
@@ -127,6 +128,7 @@ def measure(plan: RunPlan, bringup: Bringup, traffic: TrafficRun, readout: Reado
     rec = reconcile(m, traffic.summaries, failures=bool(failures),
                     held_in_fabric=m["held_in_fabric"])
     m["reconciliation"] = rec
+    problems += faults_not_run(plan, traffic)
     failed = failed_nics(traffic.summaries)
     if failed:
         m["error"] = failed
@@ -134,6 +136,20 @@ def measure(plan: RunPlan, bringup: Bringup, traffic: TrafficRun, readout: Reado
         m["unexplained_loss"], m["suspect"] = rec.unexplained, rec.unexplained > 0
         m["problems"] = [p for p in problems if not p.startswith("suspect:")]
     return m
+
+
+def faults_not_run(plan: RunPlan, traffic: TrafficRun) -> list[str]:
+    """Planned faults the run never injected: the traffic was over before their time, so
+    the figures say nothing about them."""
+    ran = Counter(e.at_s for e in traffic.events)  # an event is named by its action
+    out = []
+    for f in plan.faults:
+        if ran[f.at_s]:
+            ran[f.at_s] -= 1
+        else:
+            out.append(f"fault {f.kind} {f.label} planned at {f.at_s:g} s did not run: the "
+                       f"traffic was over after {traffic.end_at - traffic.start_at:.1f} s")
+    return out
 
 
 def failed_nics(summaries: dict[str, dict]) -> str | None:

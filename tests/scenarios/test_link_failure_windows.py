@@ -1,12 +1,14 @@
-"""The window in which frames lost on a failed link are the failure's: until the data plane
-stopped using the link, and for a host's own link (a host has one port, no switchover)
-until the link is back up."""
+"""Link faults in a run's figures. Frames lost on a failed link are the failure's while the
+data plane uses it: until the switchover, and for a host's own link (a host has one port,
+no switchover) until it is back up. A planned fault that never ran is named."""
 
 from __future__ import annotations
 
+import pytest
+
 from fabriclab import scenario as sc
-from fabriclab.measure import link_failures
-from fabriclab.plan import plan
+from fabriclab.measure import faults_not_run, link_failures
+from fabriclab.plan import FaultPlanError, plan
 from fabriclab.traffic_run import TrafficRun
 from traffic.faults import FaultEvent
 
@@ -45,3 +47,20 @@ def test_a_switch_link_failure_ends_with_the_switchover():
                  "switchover_ns": 101 * S + 5_000_000}]
     [failure] = link_failures(run_plan, traffic, timeline)
     assert failure.restored_ns == 101 * S + 5_000_000
+
+
+def test_a_planned_fault_the_traffic_ended_before_is_named():
+    run_plan, traffic = _run("s1-s2")
+    traffic.events = traffic.events[:1]  # the traffic was over before the link_up's time
+    assert faults_not_run(run_plan, traffic) == [
+        "fault link_up s1-s2 planned at 2 s did not run: the traffic was over after 3.0 s"]
+    traffic.events = []
+    assert len(faults_not_run(run_plan, traffic)) == 2
+
+
+def test_a_fault_after_the_traffic_phase_is_refused_before_anything_starts():
+    data = {"name": "late", "topology": "line:3", "duration_s": 2,
+            "faults": [{"at_s": 10, "kind": "link_down", "target": "s1-s2"}]}
+    with pytest.raises(FaultPlanError, match="never runs, the traffic phase ends at "
+                                             "duration_s = 2 s"):
+        plan(sc.parse(data, "late"))
