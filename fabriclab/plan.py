@@ -27,6 +27,7 @@ from fabriclab.scenario import FaultSpec, Scenario, ScenarioError
 from topologies import link_names
 from topologies.description import Fabric, Link, LinkParams, NodeKind
 from topologies.generators import build as build_fabric
+from traffic.collectives import CollectiveSpec, ScheduleError, schedule
 
 LINK_FAULTS = ("link_down", "link_up")
 NIC_FAULTS = ("stall", "unstall", "pause_storm", "credit_loss")
@@ -38,6 +39,9 @@ PROGRAM_FAULTS = ("old_program", "unreachable")  # on switches
 BRINGUP_FAULTS = CABLE_FAULTS + PROGRAM_FAULTS
 BRINGUP_FAULT_FORMS = ("miswire:LINK,LINK", "missing:LINK", "lossy:LINK@FRACTION",
                        "slow:LINK@FRACTION", "old_program:SWITCH", "unreachable:SWITCH")
+# [traffic] pattern -> traffic/collectives.py's schedule (a stream is no collective)
+PATTERN_ALGORITHM = {"allreduce-ring": "ring_allreduce", "allreduce-hd": "hd_allreduce",
+                     "alltoall": "alltoall", "incast": "incast", "permutation": "permutation"}
 _RANK = re.compile(r"rank:(\d+)(?:/(uplink):(\d+)|/(switch))?$")
 
 
@@ -107,7 +111,27 @@ def ranks_of(scenario: Scenario, fabric: Fabric) -> tuple[str, ...]:
     unknown = [h for h in ranks if h not in hosts]
     if unknown:
         raise ScenarioError(f"{where}: {', '.join(unknown)} not host(s) of {fabric.name}")
+    if t.pattern != "stream":
+        _check_collective(scenario, ranks, where)
     return tuple(ranks)
+
+
+def _check_collective(scenario: Scenario, ranks: list[str], where: str) -> None:
+    """The collective can be scheduled on these ranks (traffic/collectives.py), checked
+    here rather than once the fabric is up."""
+    t = scenario.traffic
+    twice = sorted({h for h in ranks if ranks.count(h) > 1})
+    if twice:
+        raise ScenarioError(f"{where}: {', '.join(twice)} listed more than once")
+    if t.pattern == "incast" and t.dst not in ranks:
+        raise ScenarioError(f"[traffic] dst {t.dst!r} (the incast's root; default h2) is "
+                            f"not one of the ranks: {', '.join(ranks)}")
+    try:
+        schedule(CollectiveSpec(PATTERN_ALGORITHM[t.pattern], len(ranks), t.message_bytes,
+                                max(1, t.payload_bytes)))
+    except ScheduleError as exc:
+        raise ScenarioError(f"{where} ({', '.join(ranks)}), pattern {t.pattern}: "
+                            f"{exc}") from None
 
 
 def resolve_fault(fault: FaultSpec, fabric: Fabric, ranks: tuple[str, ...],

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from controller.bringup import Bringup
 from fabriclab.hosts import NicFleet, NicSettings
-from fabriclab.plan import LINK_FAULTS, NIC_FAULTS, RunPlan
+from fabriclab.plan import LINK_FAULTS, NIC_FAULTS, PATTERN_ALGORITHM, RunPlan
 from fabriclab.qos_traffic import apply_qos
 from fabriclab.scenario import Scenario
 from fabriclab.status import StatusLine
@@ -34,8 +34,6 @@ from traffic.realtime import AGENT_RT_PRIORITY
 
 UNKNOWN_DLID = 0xBEEF  # inside the unicast range, never assigned by the SM in small fabrics
 CHECK_FLOW_ID = 0xFFFF  # flow id of the frames sent to UNKNOWN_DLID
-PATTERN_ALGORITHM = {"allreduce-ring": "ring_allreduce", "allreduce-hd": "hd_allreduce",
-                     "alltoall": "alltoall", "incast": "incast", "permutation": "permutation"}
 NIC_COMMANDS = {"stall": "stall", "unstall": "resume", "pause_storm": "pause_storm on",
                 "credit_loss": "drop_credits 1000000"}
 
