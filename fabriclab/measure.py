@@ -128,7 +128,7 @@ def measure(plan: RunPlan, bringup: Bringup, traffic: TrafficRun, readout: Reado
     rec = reconcile(m, traffic.summaries, failures=bool(failures),
                     held_in_fabric=m["held_in_fabric"])
     m["reconciliation"] = rec
-    problems += faults_not_run(plan, traffic)
+    problems += faults_after_traffic(plan, traffic)
     failed = failed_nics(traffic.summaries)
     if failed:
         m["error"] = failed
@@ -138,17 +138,22 @@ def measure(plan: RunPlan, bringup: Bringup, traffic: TrafficRun, readout: Reado
     return m
 
 
-def faults_not_run(plan: RunPlan, traffic: TrafficRun) -> list[str]:
-    """Planned faults the run never injected: the traffic was over before their time, so
-    the figures say nothing about them."""
+def faults_after_traffic(plan: RunPlan, traffic: TrafficRun) -> list[str]:
+    """Planned faults that came too late to be measured: not injected because the traffic
+    stage was over, or injected after every NIC was done (nothing was moving)."""
+    done = [s.get("done_ns") for s in traffic.summaries.values()]
+    done_s = max(done) / 1e9 - traffic.start_at if done and all(done) else None
+    over = "" if done_s is None else f" after {done_s:.2f} s"
     ran = Counter(e.at_s for e in traffic.events)  # an event is named by its action
     out = []
     for f in plan.faults:
-        if ran[f.at_s]:
-            ran[f.at_s] -= 1
-        else:
-            out.append(f"fault {f.kind} {f.label} planned at {f.at_s:g} s did not run: the "
-                       f"traffic was over after {traffic.end_at - traffic.start_at:.1f} s")
+        what = f"fault {f.kind} {f.label} planned at {f.at_s:g} s"
+        if not ran[f.at_s]:
+            out.append(f"{what} did not run: the traffic was over{over}")
+            continue
+        ran[f.at_s] -= 1
+        if done_s is not None and f.at_s > done_s:
+            out.append(f"{what} came after the traffic was over{over}: nothing measured it")
     return out
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from fabriclab import scenario as sc
-from fabriclab.measure import faults_not_run, link_failures
+from fabriclab.measure import faults_after_traffic, link_failures
 from fabriclab.plan import FaultPlanError, plan
 from fabriclab.traffic_run import TrafficRun
 from traffic.faults import FaultEvent
@@ -49,13 +49,19 @@ def test_a_switch_link_failure_ends_with_the_switchover():
     assert failure.restored_ns == 101 * S + 5_000_000
 
 
-def test_a_planned_fault_the_traffic_ended_before_is_named():
+def test_faults_that_came_after_the_traffic_are_named():
     run_plan, traffic = _run("s1-s2")
-    traffic.events = traffic.events[:1]  # the traffic was over before the link_up's time
-    assert faults_not_run(run_plan, traffic) == [
-        "fault link_up s1-s2 planned at 2 s did not run: the traffic was over after 3.0 s"]
-    traffic.events = []
-    assert len(faults_not_run(run_plan, traffic)) == 2
+    traffic.summaries = {"h1": {"done_ns": int(101.5 * S)}, "h2": {"done_ns": 101 * S}}
+    traffic.events = traffic.events[:1]  # cancelled: the traffic stage was over
+    assert faults_after_traffic(run_plan, traffic) == [
+        "fault link_up s1-s2 planned at 2 s did not run: the traffic was over after 1.50 s"]
+    traffic.summaries = {h: {"done_ns": int(100.5 * S)} for h in ("h1", "h2")}  # before it
+    assert faults_after_traffic(run_plan, traffic)[0] == (
+        "fault link_down s1-s2 planned at 1 s came after the traffic was over after 0.50 s: "
+        "nothing measured it")
+    traffic.summaries, traffic.events = {"h1": {"missing": True}}, []
+    assert faults_after_traffic(run_plan, traffic)[1] == (
+        "fault link_up s1-s2 planned at 2 s did not run: the traffic was over")
 
 
 def test_a_fault_after_the_traffic_phase_is_refused_before_anything_starts():
