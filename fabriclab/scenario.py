@@ -288,6 +288,13 @@ def _check_number(value: Any, where: str) -> None:
             raise ScenarioError(f"{where}: must not be negative, got {value}")
 
 
+def _check_dir_name(name: str, where: str) -> None:
+    """A scenario's (or compared fabric's) name is part of its result directory's."""
+    if "/" in name or "\0" in name or name in (".", ".."):
+        raise ScenarioError(f"{where} {name!r} names the result directory: it cannot "
+                            "contain '/' or be '.' or '..'")
+
+
 def _check_cluster(cluster: ClusterSpec, where: str) -> None:
     from topologies.placement import PLACEMENTS
     from topologies.servers import parse_servers
@@ -311,6 +318,7 @@ def parse(data: dict[str, Any], origin: str) -> Scenario:
                             f"known: {', '.join(sorted(known))}")
     if not isinstance(data.get("name"), str) or not data["name"]:
         raise ScenarioError(f"{origin}: `name` (a non-empty string) is required")
+    _check_dir_name(data["name"], f"{origin}: `name`")
     values: dict[str, Any] = dict(data)
     values["flow_control"] = _enum(FlowControl, data.get("flow_control", "lossy"),
                                    f"{origin}: flow_control")
@@ -421,6 +429,7 @@ def _compare(entries: Any, origin: str) -> tuple[CompareSpec, ...]:
         spec = _section(CompareSpec, entry, where)
         if not spec.name:
             raise ScenarioError(f"{where}: `name` is required")
+        _check_dir_name(spec.name, f"{where}: `name`")
         _enum(FlowControl, spec.flow_control, f"{where}: flow_control")
         if spec.reroute not in ("fast", "local", "global"):
             raise ScenarioError(f"{where}: reroute {spec.reroute!r} is not one of fast, local, "

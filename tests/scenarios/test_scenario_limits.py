@@ -103,3 +103,18 @@ def test_edge_values_that_work_are_accepted_and_the_nic_takes_them(data):
 @pytest.mark.parametrize("name", sc.available())
 def test_every_shipped_scenario_and_sweep_point_is_within_the_limits(name):
     assert sc.load_points(name)
+
+
+@pytest.mark.parametrize("name", ["a/b", "..", "../escape"])
+def test_a_name_that_cannot_name_a_result_directory_is_refused(name):
+    with pytest.raises(sc.ScenarioError, match="names the result directory"):
+        sc.parse({"name": name}, "x.toml")  # was a FileNotFoundError making the directory
+    with pytest.raises(sc.ScenarioError, match=r"\[\[compare\]\] #1: `name` .* names the"):
+        sc.parse({"name": "x", "compare": [{"name": name}]}, "x.toml")
+
+
+def test_a_name_with_spaces_is_a_result_directory(tmp_path):
+    from fabriclab.results import new_run_dir
+
+    s = sc.parse({"name": "my incast run"}, "x.toml")
+    assert new_run_dir(tmp_path, s.name).name.endswith("-my incast run")
