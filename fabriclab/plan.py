@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from controller.lids import LidMap, LidSpaceExhausted
+from controller.routing import RoutingError, engine
 from fabriclab.qos_plan import QosPlan, plan_qos
 from fabriclab.scenario import FaultSpec, Scenario, ScenarioError
 from topologies import link_names
@@ -94,9 +96,19 @@ def plan(scenario: Scenario, fabric: Fabric | None = None) -> RunPlan:
     """Resolve the scenario on its topology; raises FaultPlanError or ScenarioError."""
     fabric = fabric or fabric_for(scenario)
     ranks = ranks_of(scenario, fabric)
+    _check_routing(scenario, fabric)
     faults = tuple(resolve_fault(f, fabric, ranks, scenario.duration_s)
                    for f in scenario.faults)
     return RunPlan(scenario, fabric, ranks, faults, plan_qos(scenario, fabric, ranks))
+
+
+def _check_routing(scenario: Scenario, fabric: Fabric) -> None:
+    """The routing engine can route this fabric as described (the SM routes the same
+    fabric once discovery found it cabled so): ftree refuses a fabric that is no fat tree."""
+    try:
+        engine(scenario.routing).route(fabric, LidMap().assign(fabric))
+    except (RoutingError, LidSpaceExhausted) as exc:
+        raise ScenarioError(f"routing {scenario.routing!r} on {fabric.name}: {exc}") from None
 
 
 def ranks_of(scenario: Scenario, fabric: Fabric) -> tuple[str, ...]:

@@ -1,6 +1,6 @@
-"""A collective that cannot be scheduled on the scenario's ranks is refused by the plan,
-before anything starts, with one line naming the ranks and why (it was an error in the
-traffic stage, once the fabric was up, or a silently different run)."""
+"""A collective that cannot be scheduled on the scenario's ranks, or a routing engine that
+cannot route the fabric, is refused by the plan before anything starts, with one line
+saying why (it was an error once the fabric was up, or a silently different run)."""
 
 from __future__ import annotations
 
@@ -35,3 +35,17 @@ def test_collectives_that_can_run_are_planned():
     assert _plan({"pattern": "incast", "hosts": ["h3", "h4"], "dst": "h4"}).ranks == (
         "h3", "h4")
     assert _plan({"pattern": "permutation"}, "line:2").ranks == ("h1", "h2")
+
+
+@pytest.mark.parametrize("topology", ["line:3", "ring:3", "dragonfly:2,1,1"])
+def test_a_routing_engine_that_cannot_route_the_fabric_is_refused_by_the_plan(topology):
+    data = {"name": "r", "topology": topology, "routing": "ftree"}
+    with pytest.raises(sc.ScenarioError, match=f"routing 'ftree' on {topology}: ftree: .* "
+                                               "not a fat tree"):
+        plan(sc.parse(data, "r.toml"))  # was the SM's RoutingError once the fabric was up
+
+
+def test_every_engine_plans_on_the_fabrics_it_routes():
+    for routing in ("minhop", "updn", "ftree"):
+        data = {"name": "r", "topology": "leafspine:2,2,2", "routing": routing}
+        assert plan(sc.parse(data, "r.toml")).fabric.name == "leafspine:2,2,2"
