@@ -81,6 +81,11 @@ def plan_qos(scenario: Scenario, fabric: Fabric, ranks: tuple[str, ...]) -> QosP
         if unknown:
             raise ScenarioError(f"[[background]] #{i + 1}: {', '.join(unknown)} not host(s) "
                                 f"of {fabric.name}")
+        to_self = [h for k, h in enumerate(src) if b.dst[k % len(b.dst)] == h]
+        if to_self:  # sender k sends to receiver k mod len(dst)
+            raise ScenarioError(f"[[background]] #{i + 1}: {', '.join(to_self)} would send to "
+                                f"itself (sender k sends to dst[k mod {len(b.dst)}]; "
+                                f"senders: {', '.join(src)})")
         background.append(Background(b, tuple(src), tuple(b.dst), sl_of(b.traffic_class)))
     for name in q.compare:  # refused now rather than after the first runs
         try:

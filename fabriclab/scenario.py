@@ -465,6 +465,10 @@ def _check_ranges(scenario: Scenario, origin: str) -> None:
         if value <= 0:
             label = f"[{section}].{name}" if section else name
             raise ScenarioError(f"{origin}: {label} must be greater than 0, got {value}")
+    for i, b in enumerate(scenario.background):
+        if b.frames < 1:
+            raise ScenarioError(f"{origin}: [[background]] #{i + 1}.frames must be at least "
+                                f"1, got {b.frames}")
     payloads = [("[traffic].payload_bytes", t.payload_bytes)] + [
         (f"[[background]] #{i + 1}.payload_bytes", b.payload_bytes)
         for i, b in enumerate(scenario.background)]

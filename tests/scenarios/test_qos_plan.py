@@ -66,3 +66,19 @@ def test_flow_files_get_class_sl_pkey_arbitration_and_background(tmp_path):
     assert {f["sl"] for f in h1["flows"]} == {1}  # the checkpoint class's SL
     assert classes[str(BACKGROUND_FLOW_BASE)] == {"class": "checkpoint", "src": "h1",
                                                   "dst": "h3"}
+
+
+def test_a_background_sender_paired_with_itself_is_refused():
+    data = {"name": "b", "topology": "line:2", "traffic": {"pattern": "allreduce-ring"},
+            "background": [{"dst": ["h1"]}]}  # senders: the ranks h1, h2
+    with pytest.raises(sc.ScenarioError, match=r"\[\[background\]\] #1: h1 would send to "
+                                               "itself"):
+        plan(sc.parse(data, "b"))
+    data["background"] = [{"dst": ["h2", "h1"]}]  # h1 -> h2, h2 -> h1
+    assert plan(sc.parse(data, "b")).qos.background[0].dst == ("h2", "h1")
+
+
+def test_a_background_of_no_frames_is_refused():
+    data = {"name": "b", "topology": "line:3", "background": [{"dst": ["h3"], "frames": 0}]}
+    with pytest.raises(sc.ScenarioError, match=r"#1.frames must be at least 1, got 0"):
+        sc.parse(data, "b")
