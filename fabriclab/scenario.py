@@ -143,7 +143,8 @@ class CompareSpec:
     convergence_delay_s: float = 0.0  # see Scenario.convergence_delay_s
 @dataclass(frozen=True)
 class QosSpec:
-    """Partitions and QoS (docs/run.md "Partitions and QoS"); files relative to scenarios/."""
+    """Partitions and QoS (docs/run.md "Partitions and QoS"); files relative to the scenario
+    file's folder where they are there, else to scenarios/."""
 
     policy: str = ""  # QoS policy file (SL -> VL, VL arbitration, traffic classes); "" = none
     compare: tuple[str, ...] = ()  # one run per QoS policy file, each against the solo run
@@ -546,7 +547,25 @@ def sweep_points(data: dict[str, Any], origin: str) -> list[tuple[str, Scenario]
 def load_points(name_or_path: str) -> list[tuple[str, Scenario]]:
     """The scenario's sweep points (one unlabelled point when it has no sweep)."""
     path = _path(name_or_path)
-    return sweep_points(_read(path), str(path))
+    return sweep_points(_files_beside(_read(path), path.parent), str(path))
+
+
+def _files_beside(data: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """[qos] files named relative to the scenario's folder where they are there: a scenario
+    kept outside scenarios/ may bring its own (else they are relative to scenarios/)."""
+    qos = data.get("qos")
+    if not isinstance(qos, dict) or folder.resolve() == SCENARIO_DIR:
+        return data
+
+    def beside(name: Any) -> Any:
+        if not isinstance(name, str) or not name or Path(name).is_absolute():
+            return name
+        return str((folder / name).resolve()) if (folder / name).is_file() else name
+
+    qos = {k: beside(v) if k in ("policy", "partitions") else v for k, v in qos.items()}
+    if isinstance(qos.get("compare"), list):
+        qos["compare"] = [beside(name) for name in qos["compare"]]
+    return {**data, "qos": qos}
 
 
 def _path(name_or_path: str) -> Path:
@@ -571,7 +590,7 @@ def _read(path: Path) -> dict[str, Any]:
 def load(name_or_path: str) -> Scenario:
     """A scenario by name (a file in scenarios/) or by path."""
     path = _path(name_or_path)
-    return parse(_read(path), str(path))
+    return parse(_files_beside(_read(path), path.parent), str(path))
 
 
 def available() -> list[str]:

@@ -82,3 +82,19 @@ def test_a_background_of_no_frames_is_refused():
     data = {"name": "b", "topology": "line:3", "background": [{"dst": ["h3"], "frames": 0}]}
     with pytest.raises(sc.ScenarioError, match=r"#1.frames must be at least 1, got 0"):
         sc.parse(data, "b")
+
+
+def test_a_scenario_outside_scenarios_finds_its_own_qos_files_beside_it(tmp_path):
+    shipped = sc.SCENARIO_DIR / "qos" / "gradient-favoured.conf"
+    (tmp_path / "mine.conf").write_text(shipped.read_text())
+    (tmp_path / "job.toml").write_text(
+        'name = "job"\ntopology = "leafspine:2,1,2"\n'
+        '[traffic]\npattern = "allreduce-ring"\nhosts = ["h1", "h2", "h3"]\n'
+        '[qos]\npolicy = "mine.conf"\ncompare = ["mine.conf", "qos/equal-weights.conf"]\n'
+        '[[background]]\ndst = ["h4"]\n')
+    s = sc.load(str(tmp_path / "job.toml"))
+    assert s.qos.policy == str(tmp_path / "mine.conf")  # was scenarios/mine.conf: no such file
+    assert s.qos.compare == (str(tmp_path / "mine.conf"), "qos/equal-weights.conf")
+    assert plan(s).qos.policy is not None
+    assert [p for _, p in sc.load_points(str(tmp_path / "job.toml"))] == [s]
+    assert sc.load("checkpoint-vs-allreduce").qos.compare[0] == "qos/equal-weights.conf"
