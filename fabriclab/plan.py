@@ -97,8 +97,7 @@ def plan(scenario: Scenario, fabric: Fabric | None = None) -> RunPlan:
     fabric = fabric or fabric_for(scenario)
     ranks = ranks_of(scenario, fabric)
     _check_routing(scenario, fabric)
-    faults = tuple(resolve_fault(f, fabric, ranks, scenario.duration_s)
-                   for f in scenario.faults)
+    faults = tuple(resolve_fault(f, fabric, ranks) for f in scenario.faults)
     return RunPlan(scenario, fabric, ranks, faults, plan_qos(scenario, fabric, ranks))
 
 
@@ -146,12 +145,8 @@ def _check_collective(scenario: Scenario, ranks: list[str], where: str) -> None:
                             f"{exc}") from None
 
 
-def resolve_fault(fault: FaultSpec, fabric: Fabric, ranks: tuple[str, ...],
-                  duration_s: float | None = None) -> PlannedFault:
+def resolve_fault(fault: FaultSpec, fabric: Fabric, ranks: tuple[str, ...]) -> PlannedFault:
     where = f"fault {fault.kind} at {fault.at_s}s, target {fault.target!r} on {fabric.name}"
-    if duration_s is not None and fault.at_s >= duration_s:
-        raise FaultPlanError(f"{where}: never runs, the traffic phase ends at duration_s = "
-                             f"{duration_s:g} s")
     if fault.kind in LINK_FAULTS:
         return PlannedFault(fault.at_s, fault.kind, fault.target,
                             link=_link_target(fault.target, fabric, ranks, where))

@@ -4,11 +4,9 @@ no switchover) until it is back up. A planned fault that never ran is named."""
 
 from __future__ import annotations
 
-import pytest
-
 from fabriclab import scenario as sc
 from fabriclab.measure import faults_after_traffic, link_failures
-from fabriclab.plan import FaultPlanError, plan
+from fabriclab.plan import plan
 from fabriclab.traffic_run import TrafficRun
 from traffic.faults import FaultEvent
 
@@ -62,11 +60,3 @@ def test_faults_that_came_after_the_traffic_are_named():
     traffic.summaries, traffic.events = {"h1": {"missing": True}}, []
     assert faults_after_traffic(run_plan, traffic)[1] == (
         "fault link_up s1-s2 planned at 2 s did not run: the traffic was over")
-
-
-def test_a_fault_after_the_traffic_phase_is_refused_before_anything_starts():
-    data = {"name": "late", "topology": "line:3", "duration_s": 2,
-            "faults": [{"at_s": 10, "kind": "link_down", "target": "s1-s2"}]}
-    with pytest.raises(FaultPlanError, match="never runs, the traffic phase ends at "
-                                             "duration_s = 2 s"):
-        plan(sc.parse(data, "late"))
