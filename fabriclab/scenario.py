@@ -234,6 +234,7 @@ class Scenario:
             changed = replace(changed, topology=topology)
         if flow_control:
             changed = replace(changed, flow_control=_enum(FlowControl, flow_control, "flow_control"))
+            _check_ranges(changed, f"{self.name} with --fc {flow_control}")
         return changed
 
 

@@ -118,3 +118,11 @@ def test_a_name_with_spaces_is_a_result_directory(tmp_path):
 
     s = sc.parse({"name": "my incast run"}, "x.toml")
     assert new_run_dir(tmp_path, s.name).name.endswith("-my incast run")
+
+
+def test_a_flow_control_override_is_checked_like_the_file():
+    s = sc.parse({"name": "small", "link": {"buffer_pkts": 16}}, "x.toml")  # lossy: fine
+    with pytest.raises(sc.ScenarioError, match=r"small with --fc pfc: PFC needs .* xoff=24 "
+                                               "buffer_pkts=16"):
+        s.with_overrides(flow_control="pfc")
+    assert s.with_overrides(flow_control="credit").flow_control.value == "credit"
