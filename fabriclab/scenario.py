@@ -574,6 +574,8 @@ def _path(name_or_path: str) -> Path:
     if not path.suffix:
         path = SCENARIO_DIR / f"{name_or_path}.toml"
     if not path.exists():
+        if "/" in name_or_path or name_or_path.endswith(".toml"):
+            raise ScenarioError(f"{name_or_path}: no such scenario file")
         raise ScenarioError(f"unknown scenario {name_or_path!r}: known are "
                             f"{', '.join(available()) or '(none)'}")
     return path

@@ -126,3 +126,10 @@ def test_a_flow_control_override_is_checked_like_the_file():
                                                "buffer_pkts=16"):
         s.with_overrides(flow_control="pfc")
     assert s.with_overrides(flow_control="credit").flow_control.value == "credit"
+
+
+def test_a_missing_scenario_file_is_named_as_a_file(tmp_path):
+    with pytest.raises(sc.ScenarioError, match=r"nope.toml: no such scenario file$"):
+        sc.load_points(str(tmp_path / "nope.toml"))  # was "unknown scenario ...: known are"
+    with pytest.raises(sc.ScenarioError, match="unknown scenario 'nope': known are"):
+        sc.load_points("nope")
