@@ -505,6 +505,12 @@ def _check_training(scenario: Scenario, origin: str) -> None:
         if scenario.traffic.transport != "rc":
             raise ScenarioError(f"{origin}: [training] needs [traffic] transport = \"rc\" "
                                 "(an interruption is a QP exhausting its retry limit)")
+        compute_s, stall_s = scenario.training.compute_ms / 1e3, scenario.stall_timeout_s
+        if stall_s and compute_s >= stall_s:  # nothing moves while the ranks compute
+            raise ScenarioError(f"{origin}: [training] compute_ms {scenario.training.compute_ms:g}"
+                                f" is not shorter than stall_timeout_s {stall_s:g} s: no frame "
+                                "moves while the ranks compute, so the run would stop the job "
+                                "as stalled; raise stall_timeout_s (0: no stall detection)")
 
 
 def variant(scenario: Scenario, spec: CompareSpec) -> Scenario:

@@ -133,3 +133,14 @@ def test_a_missing_scenario_file_is_named_as_a_file(tmp_path):
         sc.load_points(str(tmp_path / "nope.toml"))  # was "unknown scenario ...: known are"
     with pytest.raises(sc.ScenarioError, match="unknown scenario 'nope': known are"):
         sc.load_points("nope")
+
+
+def test_a_training_compute_longer_than_the_stall_timeout_is_refused():
+    data = {"name": "t", "stall_timeout_s": 1.0,
+            "traffic": {"pattern": "allreduce-ring", "transport": "rc"},
+            "training": {"iterations": 3, "compute_ms": 1500.0}}
+    with pytest.raises(sc.ScenarioError, match="compute_ms 1500 is not shorter than "
+                                               "stall_timeout_s 1 s"):
+        sc.parse(data, "t")  # the run stopped the job as stalled after 1 s of compute
+    assert sc.parse({**data, "stall_timeout_s": 0}, "t").training.compute_ms == 1500.0
+    assert sc.parse({**data, "stall_timeout_s": 3.0}, "t")
