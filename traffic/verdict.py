@@ -79,6 +79,10 @@ def decide(m: RunMetrics, *, lossless_expected: bool) -> Verdict:
         if m.lost:
             return Verdict("incomplete", (f"{m.lost} frame(s) dropped (and counted) and not "
                                           "retransmitted: the collective could not complete",))
+        if m.stalled_after_s is not None:
+            return Verdict("stalled", (f"a collective did not complete: nothing was sent or "
+                                       f"received for {m.stalled_after_s:g} s, and the run "
+                                       "stopped it (stall_timeout_s)",))
         return Verdict("stalled", ("a collective did not complete in time",))
     # frames lost inside a failed link's window are the fault's, not the flow control's
     on_failed = m.lost_on_failed_links or 0

@@ -128,3 +128,13 @@ def test_frames_lost_on_a_failed_link_do_not_fail_a_run_below_the_link_rate():
     assert decide(more, lossless_expected=True).reasons == (
         "9 frame(s) lost although every sender stayed below the link rate (besides 501 on "
         "failed links)",)
+
+
+def test_a_collective_stopped_by_the_stall_timeout_says_so_without_blocked_hosts():
+    quiet = RunMetrics(collectives={"1": CollectiveTime(2, False)}, stalled_after_s=1.0)
+    assert decide(quiet, lossless_expected=True).reasons == (
+        "a collective did not complete: nothing was sent or received for 1 s, and the run "
+        "stopped it (stall_timeout_s)",)  # was "did not complete in time"
+    slow = dataclasses.replace(quiet, stalled_after_s=None)
+    assert decide(slow, lossless_expected=True).reasons == (
+        "a collective did not complete in time",)
