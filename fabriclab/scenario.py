@@ -485,6 +485,12 @@ def _check_ranges(scenario: Scenario, origin: str) -> None:
     if scenario.credit.buffer_pkts > CREDIT_WINDOW:
         raise ScenarioError(f"{origin}: [credit].buffer_pkts {scenario.credit.buffer_pkts} "
                             f"exceeds InfiniBand's credit window, {CREDIT_WINDOW}")
+    rate = min(t.rate_pps, scenario.link.rate_pps) if t.pattern == "stream" \
+        else scenario.link.rate_pps  # what the NICs send at (fabriclab/traffic_run.py)
+    if scenario.stall_timeout_s and 1 / rate >= scenario.stall_timeout_s:
+        raise ScenarioError(f"{origin}: stall_timeout_s {scenario.stall_timeout_s:g} s is not "
+                            f"longer than one frame time at {rate} frames/s: the run would "
+                            "stop the traffic as stalled between two frames")
     modes = {scenario.flow_control.value} | {c.flow_control for c in scenario.compare}
     pfc, buffer = scenario.pfc, scenario.link.buffer_pkts
     if "pfc" in modes and not pfc.xon < pfc.xoff <= buffer:

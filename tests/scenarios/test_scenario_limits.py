@@ -70,6 +70,8 @@ def test_a_scenario_path_that_is_no_file_is_one_error(tmp_path):
     ({"traffic": {"rc_rto_min_ms": 0}}, r"\[traffic\].rc_rto_min_ms must be greater than 0"),
     ({"traffic": {"rc_rto_min_ms": 900}}, "exceeds the NIC's adaptive timeout ceiling"),
     ({"duration_s": 0}, "duration_s must be greater than 0"),
+    ({"stall_timeout_s": 0.5, "traffic": {"rate_pps": 2}},
+     r"stall_timeout_s 0.5 s is not longer than one frame time at 2 frames/s"),
     ({"traffic": {"payload_bytes": 1463}},
      r"payload_bytes 1463 does not fit a frame: at most 1462 bytes"),
     ({"background": [{"dst": ["h2"], "payload_bytes": 9000}]},
