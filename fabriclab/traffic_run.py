@@ -220,6 +220,12 @@ def run_traffic(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup, run_dir: 
                       flow_classes, switch_cpu)
 
 
+def check_duration_s(frames: int, rate_pps: float) -> float:
+    """Time for the unknown-DLID check's NIC: 10 s, or twice what its frames take at its rate
+    (every frame must leave, or the check counts frames never sent as not dropped)."""
+    return max(10.0, 2 * frames / rate_pps + 1)
+
+
 def send_to_unknown_dlid(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup,
                          run_dir: Path, ledger: Ledger, frames: int) -> dict[str, dict]:
     """`frames` DATA frames from the first rank (a stream's sender) to UNKNOWN_DLID,
@@ -233,10 +239,12 @@ def send_to_unknown_dlid(plan: RunPlan, net: EmulatedNetwork, bringup: Bringup,
         "flows": [{"flow": CHECK_FLOW_ID, "dst_mac": peer["mac"], "dlid": UNKNOWN_DLID,
                    "count": frames, "payload": scenario.traffic.payload_bytes}]}})
     fleet = NicFleet(run_dir / "checks" / "nics", ledger, collect=net.collect_files)
+    settings = nic_settings(scenario, transport="ud")
+    duration = check_duration_s(frames, settings.rate_pps)
     try:
         fleet.start({src: net.host(src)}, flow_files, {src: book["lid"]}, {src: book["mac"]},
-                    nic_settings(scenario, transport="ud"), 10)
-        summaries = fleet.wait(20, stall_s=scenario.stall_timeout_s)
+                    settings, duration)
+        summaries = fleet.wait(duration + 10, stall_s=scenario.stall_timeout_s)
         drain(scenario, plan.fabric)
     finally:
         fleet.stop()
