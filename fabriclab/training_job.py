@@ -1,9 +1,9 @@
 """The training-job stage of a run (scenario [training]): what the run's faults cost the job.
 
 Runs after the metrics stage, with the fault-free run of the same scenario (the
-runner makes one first, in baseline/): traffic/training.py turns the NICs'
-summaries of both into the job's figures (RunMetrics.training, keyed by the
-fabric's name).
+runner makes one first, in baseline/; a scenario without faults is its own):
+traffic/training.py turns the NICs' summaries of both into the job's figures
+(RunMetrics.training, keyed by the fabric's name).
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ def figures(run_plan: RunPlan, metrics: dict, baseline: RunMetrics | None) -> di
         return {"training": {name: TrainingMetrics(name, run_plan.scenario.training.iterations,
                                                    0, problems=("no traffic ran",))}}
     downs = [f.down_ns for f in metrics.get("link_failures", ())]
+    base_nics, base_start = (baseline.nics, baseline.traffic_start_ns) if baseline else (
+        (metrics["nics"], start) if not run_plan.faults else (None, None))  # its own
     try:
-        result = job_metrics(name, job_model(run_plan), start, metrics["nics"],
-                             baseline.nics if baseline is not None else None,
-                             baseline.traffic_start_ns if baseline is not None else None,
-                             downs, metrics.get("failure_gaps", ()))
+        result = job_metrics(name, job_model(run_plan), start, metrics["nics"], base_nics,
+                             base_start, downs, metrics.get("failure_gaps", ()))
     except (TrainingInputError, KeyError, TypeError) as exc:
         return {"training": {name: TrainingMetrics(name, run_plan.scenario.training.iterations,
                                                    0, problems=(f"training figures: {exc}",))}}

@@ -141,3 +141,21 @@ def test_the_worst_verdict_of_several_runs():
     assert worst(["partial", "pass"]) == "partial"
     assert worst([]) == "error"
     assert worst(["pass", "something new"]) == "something new"
+
+
+def test_a_job_without_faults_is_its_own_fault_free_run():
+    from fabriclab import scenario as sc
+    from fabriclab.plan import plan
+    from fabriclab.training_job import figures
+
+    data = {"name": "job", "topology": "line:2",
+            "traffic": {"pattern": "allreduce-ring", "transport": "rc"},
+            "training": {"iterations": 4, "compute_ms": 50.0}}
+    m = figures(plan(sc.parse(data, "job")), {"traffic_start_ns": START, "nics": BASE},
+                None)["training"]["job"]
+    assert m.parallel_efficiency == pytest.approx(1.0)  # was None: "no fault-free run"
+    assert m.baseline_iteration_ms == pytest.approx(100.0) and not m.problems
+    data["faults"] = [{"at_s": 0.1, "kind": "link_down", "target": "s1-s2"}]
+    faulted = figures(plan(sc.parse(data, "job")), {"traffic_start_ns": START, "nics": BASE},
+                      None)["training"]["job"]
+    assert faulted.parallel_efficiency is None and faulted.problems
