@@ -34,8 +34,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from fabriclab.sweep import run_sweep, sweep_table
     from fabriclab.view import ViewOptions, check_port
 
+    loaded = scenarios.load_points(args.scenario)
+    swept = {label.split("=")[0].split(":")[0] for label, _s in loaded if label}
+    for option, field in (("--topo", "topology"), ("--fc", "flow_control")):
+        if getattr(args, option[2:]) and field in swept:
+            raise scenarios.ScenarioError(f"{option} would run every point of {args.scenario}'s "
+                                          f"sweep over `{field}` on the same value")
     points = [(label, s.with_overrides(args.topo, args.fc, args.servers, args.placement))
-              for label, s in scenarios.load_points(args.scenario)]
+              for label, s in loaded]
     for _label, scenario in points:
         plan(scenario)  # a bad topology or fault target fails here, before anything starts
         if scenario.flow_control not in IMPLEMENTED_FLOW_CONTROL:

@@ -1,0 +1,23 @@
+"""`fabriclab run --topo/--fc` on a scenario that sweeps that very field is refused before
+anything starts: every point would run on the one value while its label says another."""
+
+from __future__ import annotations
+
+import pytest
+
+from fabriclab import cli
+
+
+@pytest.mark.parametrize("option, sweep", [
+    (["--fc", "pfc"], 'parameter = "flow_control"\nvalues = ["lossy", "credit"]\n'),
+    (["--topo", "line:3"], 'parameter = "topology"\nvalues = ["line:2", "ring:3"]\n'),
+])
+def test_an_override_of_the_swept_field_is_one_error(tmp_path, capsys, option, sweep):
+    toml = tmp_path / "swept.toml"
+    toml.write_text(f'name = "swept"\n[sweep]\n{sweep}')
+    code = cli.main(["run", "--scenario", str(toml), *option,
+                     "--results", str(tmp_path / "results")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith(f"fabriclab: error: {option[0]} would run every point of ")
+    assert not (tmp_path / "results").exists(), "nothing started, nothing written"
