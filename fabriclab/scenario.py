@@ -564,10 +564,10 @@ def load_points(name_or_path: str) -> list[tuple[str, Scenario]]:
 
 
 def _files_beside(data: dict[str, Any], folder: Path) -> dict[str, Any]:
-    """[qos] files named relative to the scenario's folder where they are there: a scenario
-    kept outside scenarios/ may bring its own (else they are relative to scenarios/)."""
-    qos = data.get("qos")
-    if not isinstance(qos, dict) or folder.resolve() == SCENARIO_DIR:
+    """Files a scenario names relative to its folder where they are there: a scenario kept
+    outside scenarios/ may bring its own [qos] files (else relative to scenarios/) and
+    `netfile:` topology (else relative to the working directory)."""
+    if folder.resolve() == SCENARIO_DIR:
         return data
 
     def beside(name: Any) -> Any:
@@ -575,10 +575,17 @@ def _files_beside(data: dict[str, Any], folder: Path) -> dict[str, Any]:
             return name
         return str((folder / name).resolve()) if (folder / name).is_file() else name
 
-    qos = {k: beside(v) if k in ("policy", "partitions") else v for k, v in qos.items()}
-    if isinstance(qos.get("compare"), list):
-        qos["compare"] = [beside(name) for name in qos["compare"]]
-    return {**data, "qos": qos}
+    data = dict(data)
+    topology = data.get("topology")
+    if isinstance(topology, str) and topology.startswith("netfile:"):
+        data["topology"] = "netfile:" + beside(topology.removeprefix("netfile:"))
+    qos = data.get("qos")
+    if isinstance(qos, dict):
+        qos = {k: beside(v) if k in ("policy", "partitions") else v for k, v in qos.items()}
+        if isinstance(qos.get("compare"), list):
+            qos["compare"] = [beside(name) for name in qos["compare"]]
+        data["qos"] = qos
+    return data
 
 
 def _path(name_or_path: str) -> Path:

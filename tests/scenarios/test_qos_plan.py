@@ -98,3 +98,14 @@ def test_a_scenario_outside_scenarios_finds_its_own_qos_files_beside_it(tmp_path
     assert plan(s).qos.policy is not None
     assert [p for _, p in sc.load_points(str(tmp_path / "job.toml"))] == [s]
     assert sc.load("checkpoint-vs-allreduce").qos.compare[0] == "qos/equal-weights.conf"
+
+
+def test_a_scenario_outside_scenarios_finds_its_netfile_beside_it(tmp_path, monkeypatch):
+    from tests.topologies.test_generators import NETFILE
+
+    (tmp_path / "lab.net").write_text(NETFILE)
+    (tmp_path / "lab.toml").write_text('name = "lab"\ntopology = "netfile:lab.net"\n')
+    monkeypatch.chdir("/")  # not the scenario's folder
+    s = sc.load(str(tmp_path / "lab.toml"))
+    assert s.topology == f"netfile:{tmp_path / 'lab.net'}"
+    assert plan(s).fabric.host_switch("h1") == ("s1", 1)
