@@ -37,7 +37,7 @@ class SharedRuns:
 
 
 def incast_at_scenario_size(flow_control: str):
-    """The shipped `incast` (3 -> 1 at 2000 frames/s, 64 frames per sender) in the given
+    """The shipped `incast` (3 -> 1 at 2000 frames/s, 256 frames per sender) in the given
     flow-control mode; in its own mode (credit) it is the shipped scenario as it is."""
     from fabriclab import scenario as sc
 
