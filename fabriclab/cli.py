@@ -109,10 +109,14 @@ def _cmd_bringup(args: argparse.Namespace) -> int:
 
 
 def _print_result(m: RunMetrics) -> None:
+    from fabriclab.sweep import sweep_table
     from traffic.result_table import format_table
 
     if m.flows:
         print(format_table(m.to_json()))
+    if m.compared:  # a comparison of fabrics: one line per fabric's run
+        print(sweep_table([{"fabric": name, **figures} for name, figures in m.compared.items()],
+                          first="fabric"))
     for name, check in m.checks.items():
         print(f"check {name}: {'ok' if check.ok else 'FAILED'} ("
               + ", ".join(f"{k}={v}" for k, v in check.__dict__.items() if k != "ok") + ")")

@@ -17,9 +17,13 @@ from fabriclab import results
 from fabriclab.runner import FABRIC_P4, RunResult, run
 from fabriclab.scenario import Scenario, variant
 from fabriclab.status import StatusLine
+from fabriclab.sweep import SWEEP_COLUMNS
 from topologies.targets import Target
 from traffic.metrics import RunMetrics
 from traffic.verdict import worst
+
+# one fabric's figures in the comparison: what a sweep point's line shows
+COMPARED_FIGURES = SWEEP_COLUMNS
 
 
 def run_compared(scenario: Scenario, target: Target, results_root: Path,
@@ -40,12 +44,13 @@ def combine(scenario: Scenario, target: str, runs: dict[str, RunMetrics],
             run_dirs: dict[str, str]) -> RunMetrics:
     """The comparison's metrics from each fabric's run."""
     training, reasons, problems = {}, [], []
+    compared = {name: {k: getattr(m, k) for k in COMPARED_FIGURES} for name, m in runs.items()}
     for name, m in runs.items():
         figures = (m.training or {}).get(f"{scenario.name}-{name}")
         if figures is not None:
             training[name] = figures
-        else:
-            problems.append(f"{name}: no training figures ({m.error or 'no [training]'})")
+        elif scenario.training.iterations:
+            problems.append(f"{name}: no training figures ({m.error or 'the job did not run'})")
         reasons += [f"{name}: {r}" for r in m.verdict_reasons]
         if m.error:
             reasons.append(f"{name}: {m.error}")
@@ -53,7 +58,7 @@ def combine(scenario: Scenario, target: str, runs: dict[str, RunMetrics],
                       verdict=worst(m.verdict for m in runs.values()),
                       verdict_reasons=tuple(reasons), problems=tuple(problems),
                       topology=scenario.topology, training=training,
-                      compared_runs=dict(run_dirs))
+                      compared=compared, compared_runs=dict(run_dirs))
 
 
 def _write(scenario: Scenario, target: Target, run_dir: Path, runs: dict[str, RunResult]

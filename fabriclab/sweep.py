@@ -46,9 +46,10 @@ def run_sweep(points: list[tuple[str, Scenario]], target: Target, results_root: 
     return sweep_dir, rows
 
 
-def sweep_table(rows: list[dict]) -> str:
-    """One line per sweep point, fixed columns (values as measured, '-' where n/a)."""
-    cols = ("point", *SWEEP_COLUMNS)
+def sweep_table(rows: list[dict], first: str = "point") -> str:
+    """One line per sweep point (or per row's `first`, e.g. a compared fabric), fixed
+    columns (values as measured, '-' where n/a)."""
+    cols = (first, *SWEEP_COLUMNS)
     widths = {c: max(len(c), *(len(_cell(r.get(c))) for r in rows)) for c in cols}
     lines = ["  ".join(c.rjust(widths[c]) for c in cols)]
     for r in rows:

@@ -321,6 +321,8 @@ class RunMetrics:
     failure_gaps: tuple[FailureGap, ...] = ()
     training: dict[str, TrainingMetrics] | None = None
     compared_runs: dict[str, str] | None = None  # fabric -> its run directory
+    # fabric -> its run's headline figures (fabriclab/compare.py COMPARED_FIGURES)
+    compared: dict[str, dict[str, Any]] | None = None
     # partitions and QoS (fabriclab/qos_measure.py, fabriclab/qos_compare.py)
     qos: dict[str, Any] | None = None  # arbitration config, schedulers, class bandwidth
     checkpoint_share: float | None = None  # background classes' share of the ranks' sends

@@ -76,6 +76,7 @@ def _headline(run: RunFiles) -> Section:
         return Section("Headline", [Table(("metric", "value"), (
             ("verdict", f"**{m.verdict}**"),
             *((f"run on {name}", f"`{d}`") for name, d in m.compared_runs.items()))),
+            *_compared_table(m),
             *(Note(f"verdict: {reason}") for reason in m.verdict_reasons),
             *(Note(f"problem: {problem}") for problem in m.problems)])
     rows = []
@@ -175,6 +176,19 @@ def _rc_transport(run: RunFiles) -> Section | None:
     if rows:
         blocks.append(Table(report_sections.TRANSPORT_COLUMNS, tuple(rows)))
     return Section("RC transport", blocks)
+
+
+def _compared_table(m: RunMetrics) -> list[Table]:
+    """The compared fabrics side by side, one row per fabric's run, the columns any of
+    them measured (none for a comparison written before the figures were kept)."""
+    if not m.compared:
+        return []
+    keys = [k for k in HEADLINE if any(f.get(k) is not None for f in m.compared.values())]
+    keys.append("verdict")
+    return [Table(("fabric", *keys), tuple(
+        (name, *(bytes_per_s(f.get(k)) if k in ("algbw", "busbw") and f.get(k) is not None
+                 else cell(f.get(k)) for k in keys))
+        for name, f in m.compared.items()))]
 
 
 def _training(run: RunFiles) -> Section | None:

@@ -74,3 +74,34 @@ def test_the_comparison_keeps_each_fabrics_figures_and_the_worst_verdict():
     assert m.verdict == "incomplete" and m.verdict_reasons == ("b: stopped",)
     assert m.compared_runs == {"a": "dir-a", "b": "dir-b"}
     assert RunMetrics.from_json(m.to_json()) == m
+
+
+def test_a_comparison_without_a_training_job_keeps_each_fabrics_headline_figures():
+    """[[compare]] is not only for training jobs: each fabric's run figures (the sweep
+    table's columns) are kept side by side, and no 'no training figures' is said."""
+    base = {k: v for k, v in BASE.items() if k != "training"}
+    s = sc.parse({**base, "traffic": {"pattern": "incast", "dst": "h1"},
+                  "compare": [{"name": "lossy", "flow_control": "lossy"},
+                              {"name": "credit", "flow_control": "credit"}]}, "t")
+    runs = {"lossy": RunMetrics(verdict="incomplete", sent=768, received=700, lost=68,
+                                verdict_reasons=("68 dropped",)),
+            "credit": RunMetrics(verdict="pass", sent=768, received=768, lost=0,
+                                 credit_frames=93, cct_ms=194.0)}
+    m = combine(s, "embedded", runs, {"lossy": "dir-l", "credit": "dir-c"})
+    assert m.problems == () and m.training == {}
+    assert m.compared["lossy"]["lost"] == 68 and m.compared["lossy"]["verdict"] == "incomplete"
+    assert m.compared["credit"]["credit_frames"] == 93 and m.compared["credit"]["cct_ms"] == 194
+    assert RunMetrics.from_json(m.to_json()) == m
+    from fabriclab.sweep import sweep_table
+
+    table = sweep_table([{"fabric": n, **f} for n, f in m.compared.items()], first="fabric")
+    assert table.splitlines()[0].split()[:3] == ["fabric", "sent", "received"]
+    assert table.splitlines()[1].split()[:4] == ["lossy", "768", "700", "68"]
+
+
+def test_a_training_comparison_says_which_fabric_has_no_figures():
+    s = sc.parse({**BASE, "compare": [{"name": "a"}, {"name": "b"}]}, "t")
+    runs = {"a": RunMetrics(verdict="pass", training={"t-a": TrainingMetrics("t-a", 5, 5)}),
+            "b": RunMetrics(verdict="error", error="switch s1 died")}
+    m = combine(s, "embedded", runs, {"a": "dir-a", "b": "dir-b"})
+    assert m.problems == ("b: no training figures (switch s1 died)",)

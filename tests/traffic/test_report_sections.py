@@ -71,3 +71,20 @@ def test_a_comparison_report_puts_the_fabrics_side_by_side(tmp_path):
     text = md.read_text()
     assert "| run on roce-like | `run-roce` |" in text and "| sent |" not in text
     assert "| roce-like | 4/40 |" in text
+
+
+def test_a_comparison_report_has_one_row_of_run_figures_per_fabric(tmp_path):
+    from traffic.report import write_report
+
+    m = RunMetrics(scenario="incast-modes", flow_control="compare", verdict="incomplete",
+                   compared={"lossy": {"sent": 768, "received": 700, "lost": 68,
+                                       "busbw": 510000.0, "verdict": "incomplete"},
+                             "credit": {"sent": 768, "received": 768, "lost": 0,
+                                        "cct_ms": 194.0, "verdict": "pass"}},
+                   compared_runs={"lossy": "run-l", "credit": "run-c"})
+    m.write(tmp_path / "metrics.json")
+    md, _html = write_report(tmp_path)
+    text = md.read_text()
+    assert "| fabric | sent | received | lost | cct_ms | busbw | verdict |" in text
+    assert "| lossy | 768 | 700 | 68 | - | 510 kB/s | incomplete |" in text
+    assert "| credit | 768 | 768 | 0 | 194 | - | pass |" in text
