@@ -98,6 +98,7 @@ def plan(scenario: Scenario, fabric: Fabric | None = None) -> RunPlan:
     ranks = ranks_of(scenario, fabric)
     _check_routing(scenario, fabric)
     faults = tuple(resolve_fault(f, fabric, ranks) for f in scenario.faults)
+    _check_pairs(faults, fabric)
     return RunPlan(scenario, fabric, ranks, faults, plan_qos(scenario, fabric, ranks))
 
 
@@ -160,6 +161,29 @@ def resolve_fault(fault: FaultSpec, fabric: Fabric, ranks: tuple[str, ...]) -> P
     elif fault.kind in SWITCH_FAULTS and fabric.node(node).kind is not NodeKind.SWITCH:
         raise FaultPlanError(f"{where}: {node} is not a switch")
     return PlannedFault(fault.at_s, fault.kind, fault.target, node=node)
+
+
+# a fault that ends a state another began: (it, the one it ends)
+_ENDS = {"link_up": "link_down", "unstall": "stall"}
+_STATE = {"link_down": "down", "stall": "stalled"}
+
+
+def _check_pairs(faults: tuple[PlannedFault, ...], fabric: Fabric) -> None:
+    """In time order, a link goes down only while it is up and up only while it is down,
+    and a NIC is unstalled only while stalled (and stalled only while not): a fault that
+    would change nothing is a mistake in the schedule, said with the plan."""
+    begun: dict[tuple[str, str], float] = {}  # (fault that began it, target) -> at_s
+    for f in sorted(faults, key=lambda f: f.at_s):
+        where = f"fault {f.kind} at {f.at_s:g}s, target {f.label} on {fabric.name}"
+        if f.kind in _ENDS:
+            if begun.pop((_ENDS[f.kind], f.label), None) is None:
+                raise FaultPlanError(f"{where}: {f.label} is not {_STATE[_ENDS[f.kind]]} "
+                                     f"then (no {_ENDS[f.kind]} of it before)")
+        elif f.kind in _ENDS.values():
+            if (f.kind, f.label) in begun:
+                raise FaultPlanError(f"{where}: {f.label} is already {_STATE[f.kind]} "
+                                     f"(since {begun[f.kind, f.label]:g}s)")
+            begun[f.kind, f.label] = f.at_s
 
 
 def _rank_host(index: str, ranks: tuple[str, ...], where: str) -> str:

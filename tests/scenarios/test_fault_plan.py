@@ -62,6 +62,29 @@ def test_targets_that_mean_nothing_here_are_explained(fault, message):
         plan(s)
 
 
+@pytest.mark.parametrize("faults, message", [
+    ([(1.0, "link_up", "s1-s3")], r"link_up at 1s, target s1-s3 .*: s1-s3 is not down then "
+                                  r"\(no link_down of it before\)"),
+    ([(1.0, "link_down", "s1-s3"), (1.5, "link_down", "s3-s1")],
+     r"link_down at 1.5s.*: s1-s3 is already down \(since 1s\)"),
+    ([(0.5, "unstall", "h1"), (1.0, "stall", "h1")], "h1 is not stalled then"),
+    ([(0.5, "stall", "h1"), (1.0, "stall", "rank:0")], r"h1 is already stalled \(since 0.5s\)"),
+])
+def test_a_fault_that_would_change_nothing_is_refused_naming_the_state(faults, message):
+    s = _scenario("leafspine:2,2,2", *({"at_s": t, "kind": k, "target": x}
+                                       for t, k, x in faults), hosts=["h1", "h3"])
+    with pytest.raises(FaultPlanError, match=message):
+        plan(s)
+
+
+def test_down_up_down_and_stall_unstall_pairs_plan():
+    s = _scenario("leafspine:2,2,2", *({"at_s": t, "kind": k, "target": x} for t, k, x in (
+        (1.0, "link_down", "s1-s3"), (1.5, "link_up", "s3-s1"), (2.0, "link_down", "s1-s3"),
+        (0.5, "stall", "h1"), (0.8, "unstall", "h1"), (1.0, "stall", "h3"))),
+        hosts=["h1", "h3"])
+    assert len(plan(s).faults) == 6
+
+
 def test_rank_relative_hosts_and_switches_resolve_in_rank_order():
     s = _scenario("leafspine:2,2,2", {"at_s": 0.1, "kind": "stall", "target": "rank:1"},
                   {"at_s": 0.2, "kind": "switch_kill", "target": "rank:1/switch"},
