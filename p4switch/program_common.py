@@ -145,6 +145,18 @@ def _two_comp_mod(v: int, w: int) -> int:
     return _sign_extend(v, w)
 
 
+SHIFT_LIMIT = 1 << 16
+"""A left shift by this many bits or more yields 0: beyond any field's width, so the
+mask that follows every `<<` would clear it, and the huge number is never built."""
+
+
+def _shift_left(v: int, n: int) -> int:
+    """bmv2's `<<` by a run-time amount: Data::shift_left reads the amount as a 32-bit
+    unsigned int (2**40 + 1 shifts by 1)."""
+    n &= 0xFFFFFFFF
+    return v << n if n < SHIFT_LIMIT else 0
+
+
 def _sat_cast(v: int, w: int) -> int:
     lo, hi = -(1 << (w - 1)), (1 << (w - 1)) - 1
     return max(lo, min(hi, v))
