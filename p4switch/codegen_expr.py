@@ -327,7 +327,7 @@ class ExpressionCodegen:
                 raise ProgramError(f"{where}: {hd.name}.$valid$ is read-only")
             vw = self._width_of(value)
             if signed:
-                val = f"_sx({value}, {w})"
+                val = f"_sf({value}, {w})"
             elif vw is not None and vw <= w:
                 val = value
             else:

@@ -141,6 +141,16 @@ def _sign_extend(v: int, w: int) -> int:
     return v - (1 << w) if v >> (w - 1) else v
 
 
+def _signed_field(v: int, w: int) -> int:
+    """The value an `int<w>` field holds after an assignment of v, as bmv2's
+    Field::export_bytes leaves it: v itself when it fits the field's bits, signed or
+    unsigned (a register's or an action parameter's 0xfe stays 254, not -2, so
+    `< 0` is false and `>> 1` is 0x7f), else v wrapped to the signed range."""
+    if -(1 << (w - 1)) <= v < (1 << w):
+        return v
+    return _sign_extend(v, w)
+
+
 def _two_comp_mod(v: int, w: int) -> int:
     return _sign_extend(v, w)
 
