@@ -122,6 +122,13 @@ class ParserCodegen:
                 bit_off, width = src["value"]
                 pre += [f"if off + {(bit_off + width + 7) // 8} > plen:",
                         *_indent(fail("PacketTooShort"))]
+                dst = params[0] if isinstance(params[0], dict) else {}
+                if dst.get("type") == "field":
+                    _slot, w, signed, _hd, _f = self._field(dst["value"], where)
+                    if signed and w == width:
+                        # bmv2 extracts the bytes into a field of the lookahead's
+                        # width (sign and all); other widths are set as a number
+                        val = f"_sx({val}, {w})"
             return pre + self._store(params[0], val, where, pre) + self._vl_width(params)
         if kind == "verify":
             if len(params) != 2:
