@@ -620,7 +620,8 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
     def assign_slice(self, lhs: ir.Slice, rhs: ir.Expr, env: _Env,
                      prims: list[dict[str, Any]], loc: Location,
                      dest: dict[str, Any] | None = None) -> None:
-        """`x[hi:lo] = rhs` as `x = (x & keep) | ((rhs << lo) & field)`; `dest` is
+        """`x[hi:lo] = rhs` as `x = (x & keep) | ((rhs << lo) & field)`, for `int<W>`
+        under `two_comp_mod` (as p4c's RemoveLeftSlices on a signed type); `dest` is
         where the result goes when `x` is not a plain field (`s.next.f` in a parser)."""
         base = lhs.expr
         w = _width(base.type)
@@ -635,9 +636,14 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                 "op": "<<", "left": self.tree(rhs, env),
                 "right": {"type": "hexstr", "value": hexstr(lo)}}},
             "right": {"type": "hexstr", "value": hexstr(field_mask, w)}}}
+        value = {"type": "expression", "value": {"op": "|", "left": old, "right": new}}
+        if ir.unwrap(base.type).signed:  # type: ignore[arg-type, union-attr]
+            # bmv2 keeps a signed field's value as written when it fits the field's
+            # bits unsigned (0x9234 stays positive); reads would then not be negative
+            value = self.wrap_arith(value, base.type)
         prims.append(self.prim("assign", [
             dest if dest is not None else self.lvalue_param(base, env),
-            expr_param({"op": "|", "left": old, "right": new})], loc))
+            expr_param(value["value"])], loc))
 
     def instance_of(self, call: ir.Call) -> InstanceEntity:
         callee = call.callee

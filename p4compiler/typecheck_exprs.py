@@ -636,8 +636,11 @@ class ExpressionChecks:
         self.check_uninitialized(body, params)
         stmts = [x for x in body.stmts if not isinstance(x, ir.Empty)]
         if len(stmts) == 1 and isinstance(stmts[0], ir.Return) and stmts[0].value is not None \
-                and not _runtime_indices(stmts[0].value):
+                and not _runtime_indices(stmts[0].value) \
+                and not any(isinstance(ir.unwrap(p.type), ir.TupleT) for p in params):
             # `return expr;`: substituted into the caller's expression by the back end.
+            # A tuple parameter goes through a copy-in temporary (inlined below), which
+            # SplitTuples splits; substituted, a tuple local or list stays a whole value.
             return ir.Call(fn, args, (), e.loc, ret, ("function", f.name, body, proto))
         if not isinstance(ret, ir.Void) and not _always_returns(body):
             raise CompileError(f.decl.loc, f"{f.name}: function does not return a value on "

@@ -252,6 +252,9 @@ class ControlCodegen:
                 e = f"S[{self.headers[target].valid}]"
             else:
                 e = self.expr({"type": "field", "value": k["target"]}, kw, pre)
+                _slot, w, signed, _hd, _f = self._field(k["target"], kw)
+                if signed:  # bmv2 matches the field's bytes: an int<8> -1 is 0xff
+                    e = f"({e} & {(1 << w) - 1})"
             if k.get("mask") is not None:
                 e = f"({e} & {_hex(k['mask'])})"
             kexprs.append(e)

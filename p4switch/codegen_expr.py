@@ -205,6 +205,8 @@ class ExpressionCodegen:
             known = [w for w in (wl, wr) if w is not None]
             return self._known(f"({lc} & {rc})", min(known) if known else None)
         code = f"({lc} {_BINARY[op]} {rc})"
+        if op in ("<<", ">>") and not rc.isdigit():
+            code = self._shift(op, lc, rc, wr)
         if lc.isdigit() and rc.isdigit() and op in ("+", "*", "<<", ">>", "|", "^"):
             return str(eval(code))  # constant folding of two literals
         if wl is not None and wr is not None:
@@ -219,6 +221,17 @@ class ExpressionCodegen:
             if op == ">>":
                 return self._known(code, wl)
         return code
+
+    @staticmethod
+    def _shift(op: str, lc: str, rc: str, wr: int | None) -> str:
+        """A shift by a run-time amount as bmv2 computes it: the amount read as a 32-bit
+        unsigned int; a left shift by a wide amount through `_shl`, which does not
+        build a number of that many bits. Amounts of 16 bits or fewer shift directly."""
+        if wr is not None and wr <= 16:
+            return f"({lc} {op} {rc})"
+        if op == "<<":
+            return f"_shl({lc}, {rc})"
+        return f"({lc} >> ({rc} & 0xFFFFFFFF))"
 
     @staticmethod
     def _is_header_node(node) -> bool:
@@ -314,7 +327,7 @@ class ExpressionCodegen:
                 raise ProgramError(f"{where}: {hd.name}.$valid$ is read-only")
             vw = self._width_of(value)
             if signed:
-                val = f"_sx({value}, {w})"
+                val = f"_sf({value}, {w})"
             elif vw is not None and vw <= w:
                 val = value
             else:

@@ -122,6 +122,13 @@ class ParserCodegen:
                 bit_off, width = src["value"]
                 pre += [f"if off + {(bit_off + width + 7) // 8} > plen:",
                         *_indent(fail("PacketTooShort"))]
+                dst = params[0] if isinstance(params[0], dict) else {}
+                if dst.get("type") == "field":
+                    _slot, w, signed, _hd, _f = self._field(dst["value"], where)
+                    if signed and w == width:
+                        # bmv2 extracts the bytes into a field of the lookahead's
+                        # width (sign and all); other widths are set as a number
+                        val = f"_sx({val}, {w})"
             return pre + self._store(params[0], val, where, pre) + self._vl_width(params)
         if kind == "verify":
             if len(params) != 2:
@@ -262,18 +269,21 @@ class ParserCodegen:
         raw_widths: list[int] = []
         for ki, k in enumerate(keys):
             kw = f"{where}.transition_key[{ki}]"
+            signed = False
             if k.get("type") == "lookahead":
                 w = k["value"][1]
             elif k.get("type") == "field":
-                w = self._field(k["value"], kw)[1]
+                _slot, w, signed, _hd, _f = self._field(k["value"], kw)
             elif k.get("type") == "stack_field":
                 members = self.stacks[k["value"][0]]
-                w = dict((f, w) for f, w, _s in members[0].fields)[k["value"][1]]
+                w, signed = {f: (w, sg) for f, w, sg in members[0].fields}[k["value"][1]]
             elif k.get("type") == "union_stack_field":
                 w = self._union_stack_field(k.get("value"), kw)[1]
             else:
                 raise ProgramError(f"{kw}: unsupported transition key type {k.get('type')!r}")
-            parts.append(self.expr(k, kw, pre))
+            part = self.expr(k, kw, pre)
+            # bmv2 matches a key's bytes: an int<W> -1 is 0xff..., never a negative number
+            parts.append(f"({part} & {(1 << w) - 1})" if signed else part)
             raw_widths.append(w)
             widths.append((w + 7) // 8 * 8)
         key = parts[0]

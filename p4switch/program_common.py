@@ -141,8 +141,30 @@ def _sign_extend(v: int, w: int) -> int:
     return v - (1 << w) if v >> (w - 1) else v
 
 
+def _signed_field(v: int, w: int) -> int:
+    """The value an `int<w>` field holds after an assignment of v, as bmv2's
+    Field::export_bytes leaves it: v itself when it fits the field's bits, signed or
+    unsigned (a register's or an action parameter's 0xfe stays 254, not -2, so
+    `< 0` is false and `>> 1` is 0x7f), else v wrapped to the signed range."""
+    if -(1 << (w - 1)) <= v < (1 << w):
+        return v
+    return _sign_extend(v, w)
+
+
 def _two_comp_mod(v: int, w: int) -> int:
     return _sign_extend(v, w)
+
+
+SHIFT_LIMIT = 1 << 16
+"""A left shift by this many bits or more yields 0: beyond any field's width, so the
+mask that follows every `<<` would clear it, and the huge number is never built."""
+
+
+def _shift_left(v: int, n: int) -> int:
+    """bmv2's `<<` by a run-time amount: Data::shift_left reads the amount as a 32-bit
+    unsigned int (2**40 + 1 shifts by 1)."""
+    n &= 0xFFFFFFFF
+    return v << n if n < SHIFT_LIMIT else 0
 
 
 def _sat_cast(v: int, w: int) -> int:
