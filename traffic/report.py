@@ -76,7 +76,7 @@ def _headline(run: RunFiles) -> Section:
         return Section("Headline", [Table(("metric", "value"), (
             ("verdict", f"**{m.verdict}**"),
             *((f"run on {name}", f"`{d}`") for name, d in m.compared_runs.items()))),
-            *_compared_table(m),
+            *_compared_table(m, run.scenario),
             *(Note(f"verdict: {reason}") for reason in m.verdict_reasons),
             *(Note(f"problem: {problem}") for problem in m.problems)])
     rows = []
@@ -178,17 +178,22 @@ def _rc_transport(run: RunFiles) -> Section | None:
     return Section("RC transport", blocks)
 
 
-def _compared_table(m: RunMetrics) -> list[Table]:
-    """The compared fabrics side by side, one row per fabric's run, the columns any of
-    them measured (none for a comparison written before the figures were kept)."""
+def _compared_table(m: RunMetrics, scenario: dict | None) -> list[Table]:
+    """The compared fabrics side by side in the scenario's [[compare]] order, one row per
+    fabric's run, the columns any of them measured (none for a comparison written before
+    the figures were kept)."""
     if not m.compared:
         return []
     keys = [k for k in HEADLINE if any(f.get(k) is not None for f in m.compared.values())]
     keys.append("verdict")
+    declared = [c.get("name") for c in (scenario or {}).get("compare", [])
+                if isinstance(c, dict)]  # metrics.json keeps its keys sorted
+    names = sorted(m.compared, key=lambda n: (declared.index(n) if n in declared
+                                              else len(declared), n))
     return [Table(("fabric", *keys), tuple(
         (name, *(bytes_per_s(f.get(k)) if k in ("algbw", "busbw") and f.get(k) is not None
                  else cell(f.get(k)) for k in keys))
-        for name, f in m.compared.items()))]
+        for name in names for f in [m.compared[name]]))]
 
 
 def _training(run: RunFiles) -> Section | None:

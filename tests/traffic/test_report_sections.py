@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from traffic.metrics import FailureGap, RunMetrics, TrainingMetrics
 from traffic.report_sections import training_notes, training_rows, transport_line, transport_rows
 
@@ -83,8 +85,11 @@ def test_a_comparison_report_has_one_row_of_run_figures_per_fabric(tmp_path):
                                         "cct_ms": 194.0, "verdict": "pass"}},
                    compared_runs={"lossy": "run-l", "credit": "run-c"})
     m.write(tmp_path / "metrics.json")
+    (tmp_path / "scenario.json").write_text(json.dumps(
+        {"name": "incast-modes", "compare": [{"name": "lossy"}, {"name": "credit"}]}))
     md, _html = write_report(tmp_path)
     text = md.read_text()
     assert "| fabric | sent | received | lost | cct_ms | busbw | verdict |" in text
-    assert "| lossy | 768 | 700 | 68 | - | 510 kB/s | incomplete |" in text
-    assert "| credit | 768 | 768 | 0 | 194 | - | pass |" in text
+    lossy = text.index("| lossy | 768 | 700 | 68 | - | 510 kB/s | incomplete |")
+    credit = text.index("| credit | 768 | 768 | 0 | 194 | - | pass |")
+    assert lossy < credit, "in the scenario's [[compare]] order, not metrics.json's sorted keys"
