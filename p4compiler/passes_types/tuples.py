@@ -35,9 +35,23 @@ def _text(e: Any) -> str:
     return str(e.name)
 
 
+def _reads(e: Any, names: set[str]) -> bool:
+    """Whether expression `e` reads a local named in `names`."""
+    if isinstance(e, ir.Name):
+        return e.name in names
+    if isinstance(e, tuple):
+        return any(_reads(x, names) for x in e)
+    if not (dataclasses.is_dataclass(e) and isinstance(e, ir.Node)):
+        return False
+    return any(_reads(getattr(e, f.name), names) for f in dataclasses.fields(e)
+               if f.name not in _SKIP)
+
+
 class _Splitter:
-    def __init__(self, parts: dict[str, list[VarEntity]]) -> None:
+    def __init__(self, parts: dict[str, list[VarEntity]], taken: set[str]) -> None:
         self.parts = parts
+        self.taken = taken
+        self.temps: list[VarEntity] = []  # copies made by assign_parts, to declare
 
     def split_name(self, e: Any) -> bool:
         return isinstance(e, ir.Name) and isinstance(e.ref, VarEntity) \
@@ -146,8 +160,25 @@ class _Splitter:
         if left is None or right is None or len(right) != len(left):
             raise CompileError(loc, "a tuple local can only be assigned a list expression "
                                "or another tuple of the same arity")
-        return ir.Block(tuple(ir.Assign(a, b, loc) for a, b in zip(left, right, strict=True)),
-                        loc)
+        first: list[ir.Stmt] = []
+        if any(_reads(b, {a.name for a in left[:i]}) for i, b in enumerate(right)):
+            # `t = {t[1], t[0]}`: every element is read before any is written (P4_16 7.2.7)
+            right = [self.temporary(b, loc, first) for b in right]
+        return ir.Block((*first, *(ir.Assign(a, b, loc)
+                                   for a, b in zip(left, right, strict=True))), loc)
+
+    def temporary(self, value: Any, loc: Any, out: list[ir.Stmt]) -> ir.Name:
+        """A fresh local holding `value` (its declaration and assignment added to `out`)."""
+        n = f"tuple_tmp_{len(self.taken)}"
+        while n in self.taken:
+            n += "_"
+        self.taken.add(n)
+        v = VarEntity(n, value.type, n)
+        self.temps.append(v)
+        name = ir.Name(n, loc, value.type, v)
+        out += [ir.VarDecl(ir.TypeRef("name", str(value.type)), n, None, loc=loc,
+                           type=value.type), ir.Assign(name, value, loc)]
+        return name
 
     def stmt(self, s: Any) -> Any:
         if isinstance(s, ir.VarDecl) and s.name in self.parts:
@@ -193,9 +224,10 @@ def split_tuples(typed: Any) -> None:
     for b in typed.blocks.values():
         parts: dict[str, list[VarEntity]] = {}
         b.variables[:] = [x for v in b.variables for x in _split(v, taken, parts)]
-        sp = _Splitter(parts)
+        sp = _Splitter(parts, taken)
         if b.body is not None:
             b.body = sp.stmt(b.body)
         b.states = [sp.rebuild(s) for s in b.states]
         for a in b.actions:
             a.body = sp.stmt(a.body)
+        b.variables.extend(sp.temps)
