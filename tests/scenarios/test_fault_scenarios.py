@@ -28,6 +28,7 @@ from fabriclab.runner import RunResult, run
 from tests.scenarios.result_contract import assert_complete_result, assert_no_leftovers
 from tests.scenarios.starved import run_fed, starved
 from topologies.targets import TargetError, resolve
+from traffic.metrics import RunMetrics
 from traffic.recovery import path_links
 from traffic.report_model import cell
 
@@ -319,6 +320,19 @@ def _blocked(m: dict, share: float = 0.1) -> set[tuple[str, int]]:
             if p.blocked_ms >= share * STALL_S * 1e3}
 
 
+def _baseline_blocked(m) -> dict[tuple[str, int], float]:
+    """Each port's blocked time (ms) in the run's fault-free baseline (`baseline = true`)."""
+    base = RunMetrics.read(Path(m.baseline_run) / "metrics.json")
+    return {(p.switch, p.port): p.blocked_ms for p in base.paused_ports}
+
+
+def _spread(m, share: float = 0.1) -> set[tuple[str, int]]:
+    """Egress gates blocked at least `share` of the stall longer than in the baseline."""
+    base = _baseline_blocked(m)
+    return {(p.switch, p.port) for p in m.paused_ports
+            if p.blocked_ms - base.get((p.switch, p.port), 0.0) >= share * STALL_S * 1e3}
+
+
 def test_pfc_storm_spreads_pauses_and_slows_victims_and_the_watchdog_bounds_it(tmp_path,
                                                                               target):
     result = _storm(tmp_path / "pfc", target)
@@ -368,7 +382,12 @@ def test_credit_with_hoq_lifetime_keeps_the_blocked_set_on_the_stalled_path(tmp_
         else:
             assert m.verdict == "pass" and m.lost == 0, m.verdict_reasons
     else:
-        assert _blocked(m) and _blocked(m) <= on_path, (m.paused_ports, on_path)
+        # the stall's spread: blocked longer than the same port in the fault-free
+        # baseline. A leaf's uplink is credit-blocked by the all-to-all's own congestion
+        # too (s1:3 122 ms in one no-p4ref clean-clone run, 2026-12-07, beside 1506 ms
+        # at s3:1): that is not the storm's, and the PFC test compares with it as well
+        spread = _spread(m)
+        assert spread and spread <= on_path, (m.paused_ports, _baseline_blocked(m), on_path)
     assert not any(p.pauses_sent for p in m.paused_ports)
     let_go = m.drops_by_reason.get("hoq_lifetime", 0)
     if target.value == "bmv2" and not let_go and starved(m):
