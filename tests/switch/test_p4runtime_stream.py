@@ -123,7 +123,10 @@ def test_digests_are_batched_sent_to_the_primary_and_deduplicated_until_acked(sw
     ack = p4runtime_pb2.StreamMessageRequest()
     ack.digest_ack.digest_id, ack.digest_ack.list_id = dl.digest_id, dl.list_id
     s.send(ack)
-    time.sleep(0.1)
+    # The server reads one stream's requests in order: once it answers this
+    # re-arbitration, it has handled the ack (a sleep raced it under load).
+    s.arbitrate(c.device_id, c.election_id)
+    assert s.next("arbitration").arbitration.status.code == code_pb2.OK
     dp.digest_handler("learn_t", (0x12, 3))
     dp.digest_handler("learn_t", (0x14, 5))
     dl2 = s.next("digest").digest
