@@ -22,14 +22,13 @@ from traffic.flow_control import (
     PFC_XON,
     FlowControl,
 )
-from traffic.frames import DATA_HEADER_LEN
+from traffic.frames import DATA_HEADER_LEN, ETHERNET_MTU
 from traffic.nic_config import CREDIT_WINDOW, NicConfig
 
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
-# The hosts' interfaces have Ethernet's MTU: a DATA frame carries at most this much payload
-# (a larger one never leaves the sender's NIC).
-HOST_MTU = 1500
-MAX_PAYLOAD_BYTES = HOST_MTU + 14 - DATA_HEADER_LEN
+# A DATA frame carries at most this much payload within the hosts' MTU (a larger one
+# never leaves the sender's NIC).
+MAX_PAYLOAD_BYTES = ETHERNET_MTU + 14 - DATA_HEADER_LEN
 
 
 class ScenarioError(ValueError):
@@ -477,7 +476,7 @@ def _check_ranges(scenario: Scenario, origin: str) -> None:
     for label, payload in payloads:
         if payload > MAX_PAYLOAD_BYTES:
             raise ScenarioError(f"{origin}: {label} {payload} does not fit a frame: at most "
-                                f"{MAX_PAYLOAD_BYTES} bytes (MTU {HOST_MTU} less the "
+                                f"{MAX_PAYLOAD_BYTES} bytes (MTU {ETHERNET_MTU} less the "
                                 f"{DATA_HEADER_LEN - 14}-byte fabric headers)")
     if t.rc_rto_min_ms > NicConfig.rc_rto_max_ms:
         raise ScenarioError(f"{origin}: [traffic].rc_rto_min_ms {t.rc_rto_min_ms} exceeds the "

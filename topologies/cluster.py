@@ -36,10 +36,10 @@ from mininet.link import Link
 from mininet.node import Host, Node
 
 from topologies.servers import Server, ServerError, ServerSet
+from traffic.frames import ETHERNET_MTU
 
 VXLAN_PORT = 4789
 TUNNEL_KIND = "vxlan"
-FABRIC_MTU = 1500
 
 
 def _hangup_ends_it() -> None:
@@ -160,7 +160,7 @@ def _vxlan(node, name: str, addr: str | None, vni: int, remote: str) -> None:
     local = node.fabric_server.address
     cmds = [f"ip link add name {name} type vxlan id {vni} local {local} remote {remote} "
             f"dstport {VXLAN_PORT} nolearning",
-            f"ip link set dev {name} mtu {FABRIC_MTU}",
+            f"ip link set dev {name} mtu {ETHERNET_MTU}",
             *([f"ip link set dev {name} address {addr}"] if addr else []),
             f"ip link set dev {name} up"]
     for cmd in cmds:
@@ -184,13 +184,13 @@ def link_report(net, fabric, prefix: str, placement) -> list[dict]:
         name_a, name_b = link_names.kernel_interfaces(prefix, link)
         mtus = (interface_mtu(a, name_a), interface_mtu(b, name_b))
         mininet_link = a.intf(name_a).link
-        if mtus != (FABRIC_MTU, FABRIC_MTU):
+        if mtus != (ETHERNET_MTU, ETHERNET_MTU):
             raise ServerError(f"tunnel {link_names.node_pair(link)}: MTU {mtus}, "
-                              f"expected {FABRIC_MTU} at both ends")
+                              f"expected {ETHERNET_MTU} at both ends")
         out.append({"link": link_names.node_pair(link), "kind": TUNNEL_KIND,
                     "vni": getattr(mininet_link, "tunnel_vni", None),
                     "servers": [placement.node_server[link.a], placement.node_server[link.b]],
-                    "mtu": FABRIC_MTU, "rate_pps": link.params.rate_pps})
+                    "mtu": ETHERNET_MTU, "rate_pps": link.params.rate_pps})
     return out
 
 

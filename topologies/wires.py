@@ -30,7 +30,7 @@ import subprocess
 
 from mininet.link import Link
 
-MTU = 9000  # at least every switch port's (hold_loop.MTU, cluster.FABRIC_MTU)
+MTU = 9000  # at least every switch port's (hold_loop.MTU, frames.ETHERNET_MTU)
 
 
 class WireError(RuntimeError):

@@ -28,6 +28,8 @@ from scapy.layers.l2 import Ether
 from scapy.packet import Packet, bind_layers
 
 ETHERTYPE_FABRIC = 0x88B5  # IEEE local experimental
+# Every host and fabric link has Ethernet's MTU (the bytes after the 14-byte header).
+ETHERNET_MTU = 1500
 ETHERTYPE_MAC_CONTROL = 0x8808
 PFC_DST_MAC = "01:80:c2:00:00:01"
 PFC_OPCODE = 0x0101
@@ -428,8 +430,8 @@ class SaMessage:
 
 SA_CODEC = FrameCodec("Sa", ("Ethernet", "LRH", "SA"))
 PATH_RECORD_CODEC = FrameCodec("PathRecord", ("PATH_RECORD",))
-# Path records per frame within a 1500-byte Ethernet payload.
-SA_MAX_RECORDS = (1500 - (SA_CODEC.size - 14)) // PATH_RECORD_CODEC.size
+# Path records per frame within one Ethernet MTU.
+SA_MAX_RECORDS = (ETHERNET_MTU - (SA_CODEC.size - 14)) // PATH_RECORD_CODEC.size
 
 
 def sa_frame(method: SaMethod, tid: int, records: Sequence[PathRecord] = (),
