@@ -166,7 +166,7 @@ class ExpressionCodegen:
                 raise ProgramError(f"{where}: unknown header union {right.get('value')!r}")
             return "(" + " or ".join(f"S[{h.valid}] == 1" for h in members) + ")"
         if op == "two_comp_mod":
-            return f"_tcm({l()}, {r()})"
+            return f"_sx({l()}, {r()})"  # bmv2's two_comp_mod is a sign extension
         if op == "sat_cast":
             return f"_sat({l()}, {r()})"
         if op == "usat_cast":

@@ -43,7 +43,6 @@ from p4switch.program_common import (
     _shift_left,
     _sign_extend,
     _signed_field,
-    _two_comp_mod,
     _usat_cast,
     malformed,
 )
@@ -339,7 +338,7 @@ class Program(LayoutMixin, UsesMixin, ExpressionCodegen, ParserCodegen, ControlC
         ns.update({
             "_PipelineAbort": PipelineAbort, "_random": random, "_now_us": self.clock_us,
             "_trace": self.trace or (lambda msg: None), "_sx": _sign_extend, "_sf": _signed_field,
-            "_tcm": _two_comp_mod, "_sat": _sat_cast, "_usat": _usat_cast, "_shl": _shift_left,
+            "_sat": _sat_cast, "_usat": _usat_cast, "_shl": _shift_left,
             "_hdr_eq": header_ops.header_eq,
             "_pack_bits": externs.pack_bits, "_HASH": externs.HASH_ALGORITHMS,
             "_stack_push": header_ops.stack_push, "_stack_pop": header_ops.stack_pop,

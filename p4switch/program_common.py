@@ -151,10 +151,6 @@ def _signed_field(v: int, w: int) -> int:
     return _sign_extend(v, w)
 
 
-def _two_comp_mod(v: int, w: int) -> int:
-    return _sign_extend(v, w)
-
-
 SHIFT_LIMIT = 1 << 16
 """A left shift by this many bits or more yields 0: beyond any field's width, so the
 mask that follows every `<<` would clear it, and the huge number is never built."""
