@@ -525,8 +525,13 @@ def variant(scenario: Scenario, spec: CompareSpec) -> Scenario:
                    convergence_delay_s=spec.convergence_delay_s, compare=())
 
 
-def sweep_points(data: dict[str, Any], origin: str) -> list[tuple[str, Scenario]]:
-    """One validated scenario per sweep value, labelled `parameter=value`."""
+def sweep_points(data: dict[str, Any], origin: str,
+                 folder: Path | None = None) -> list[tuple[str, Scenario]]:
+    """One validated scenario per sweep value, labelled `parameter=value`; files a point
+    names (a swept `qos.policy`, a `netfile:` topology) are looked for in `folder` first."""
+    def beside(point: dict[str, Any]) -> dict[str, Any]:
+        return point if folder is None else _files_beside(point, folder)
+
     sweep = _section(SweepSpec, data.get("sweep", {}), f"{origin}: [sweep]")
     parameter, values = sweep.parameter, sweep.values
     if values and not parameter:
@@ -534,7 +539,7 @@ def sweep_points(data: dict[str, Any], origin: str) -> list[tuple[str, Scenario]
     if parameter and not values:
         raise ScenarioError(f"{origin}: [sweep] parameter {parameter!r} has no values")
     if not parameter:
-        return [("", parse(data, origin))]
+        return [("", parse(beside(data), origin))]
     if data.get("compare"):  # a sweep point runs one fabric: the comparison would be lost
         raise ScenarioError(f"{origin}: [sweep] and [[compare]] cannot be combined; sweep "
                             "`flow_control` or `reroute` instead, or compare without a sweep")
@@ -552,14 +557,14 @@ def sweep_points(data: dict[str, Any], origin: str) -> list[tuple[str, Scenario]
         target[leaf] = {**target.get(leaf, {}), **value} if isinstance(value, dict) else value
         label = (f"{parameter}: " + ",".join(f"{k}={v}" for k, v in value.items())
                  if isinstance(value, dict) else f"{parameter}={value}")
-        points.append((label, parse(point, f"{origin} ({label})")))
+        points.append((label, parse(beside(point), f"{origin} ({label})")))
     return points
 
 
 def load_points(name_or_path: str) -> list[tuple[str, Scenario]]:
     """The scenario's sweep points (one unlabelled point when it has no sweep)."""
     path = _path(name_or_path)
-    return sweep_points(_files_beside(_read(path), path.parent), str(path))
+    return sweep_points(_read(path), str(path), path.parent)
 
 
 def _files_beside(data: dict[str, Any], folder: Path) -> dict[str, Any]:

@@ -109,3 +109,28 @@ def test_a_scenario_outside_scenarios_finds_its_netfile_beside_it(tmp_path, monk
     s = sc.load(str(tmp_path / "lab.toml"))
     assert s.topology == f"netfile:{tmp_path / 'lab.net'}"
     assert plan(s).fabric.host_switch("h1") == ("s1", 1)
+
+
+def test_swept_files_are_found_beside_a_scenario_outside_scenarios(tmp_path, monkeypatch):
+    from tests.topologies.test_generators import NETFILE
+
+    shipped = sc.SCENARIO_DIR / "qos" / "gradient-favoured.conf"
+    (tmp_path / "mine.conf").write_text(shipped.read_text())
+    (tmp_path / "lab.net").write_text(NETFILE)
+    (tmp_path / "job.toml").write_text(
+        'name = "job"\ntopology = "leafspine:2,1,2"\n'
+        '[traffic]\npattern = "allreduce-ring"\nhosts = ["h1", "h2", "h3"]\n'
+        '[[background]]\ndst = ["h4"]\n'
+        '[sweep]\nparameter = "qos.policy"\nvalues = ["mine.conf", "qos/equal-weights.conf"]\n')
+    (tmp_path / "nets.toml").write_text(
+        'name = "nets"\n[sweep]\nparameter = "topology"\nvalues = ["netfile:lab.net", "line:2"]\n')
+    monkeypatch.chdir("/")  # not the scenarios' folder
+    points = sc.load_points(str(tmp_path / "job.toml"))
+    assert [label for label, _ in points] == ["qos.policy=mine.conf",
+                                              "qos.policy=qos/equal-weights.conf"]
+    # was "mine.conf", looked for in scenarios/ only; a shipped file stays as named
+    assert [p.qos.policy for _, p in points] == [str(tmp_path / "mine.conf"),
+                                                 "qos/equal-weights.conf"]
+    assert all(plan(p).qos.policy is not None for _, p in points)
+    nets = [p.topology for _, p in sc.load_points(str(tmp_path / "nets.toml"))]
+    assert nets == [f"netfile:{tmp_path / 'lab.net'}", "line:2"]
