@@ -40,6 +40,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if getattr(args, option[2:]) and field in swept:
             raise scenarios.ScenarioError(f"{option} would run every point of {args.scenario}'s "
                                           f"sweep over `{field}` on the same value")
+    for note in scenarios.load_notes(args.scenario):
+        print(f"fabriclab: note: {note}", file=sys.stderr)
     points = [(label, s.with_overrides(args.topo, args.fc, args.servers, args.placement))
               for label, s in loaded]
     for _label, scenario in points:

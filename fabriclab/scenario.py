@@ -561,6 +561,54 @@ def sweep_points(data: dict[str, Any], origin: str,
     return points
 
 
+_STREAM_ONLY = ("src", "frames")
+_COLLECTIVE_ONLY = ("hosts", "message_bytes", "repetitions")
+
+
+def ignored_fields(data: dict[str, Any]) -> list[str]:
+    """[traffic] fields the file sets that its pattern and transport do not use: the run
+    goes on without them, and the user is told (a `hosts` list on a stream is no error, but
+    it is not what that user meant)."""
+    t = data.get("traffic")
+    if not isinstance(t, dict):
+        return []
+    pattern, transport = t.get("pattern", "stream"), t.get("transport", "ud")
+    if pattern not in PATTERNS:
+        return []  # refused elsewhere
+    unused = [*(_COLLECTIVE_ONLY if pattern == "stream" else _STREAM_ONLY),
+              *(() if pattern in ("stream", "incast") else ("dst",))]
+    notes = [f"[traffic] {k} does not apply to pattern {pattern}: ignored"
+             for k in unused if k in t]
+    if transport != "rc":
+        rc = [k for k in t if k.startswith("rc_")]
+        if rc:
+            notes.append(f"[traffic] {', '.join(rc)} appl{'y' if len(rc) > 1 else 'ies'} "
+                         f"only to transport \"rc\" (this one is {transport!r}): ignored")
+    return notes
+
+
+def load_notes(name_or_path: str) -> list[str]:
+    """What `ignored_fields` says of the scenario file, and of each point of its sweep."""
+    data = _read(_path(name_or_path))
+    sweep = data.get("sweep")
+    parameter = sweep.get("parameter") if isinstance(sweep, dict) else None
+    values = sweep.get("values") if isinstance(sweep, dict) else None
+    if not (isinstance(parameter, str) and parameter.split(".")[0] == "traffic"
+            and isinstance(values, list) and isinstance(data.get("traffic", {}), dict)):
+        return ignored_fields(data)
+    notes: list[str] = []
+    for value in values:  # a sweep over [traffic] runs its points, never the file as is
+        if parameter == "traffic" and isinstance(value, dict):
+            changed = value
+        elif parameter != "traffic":
+            changed = {parameter.split(".", 1)[1]: value}
+        else:
+            continue
+        point = {**data, "traffic": {**data.get("traffic", {}), **changed}}
+        notes += [n for n in ignored_fields(point) if n not in notes]
+    return notes
+
+
 def load_points(name_or_path: str) -> list[tuple[str, Scenario]]:
     """The scenario's sweep points (one unlabelled point when it has no sweep)."""
     path = _path(name_or_path)
