@@ -8,30 +8,15 @@ import pytest
 
 from p4compiler.compiler import compile_text
 from p4compiler.errors import CompileError
+from tests.v1model_program import line_of, v1model_program
 
-PROGRAM = """
-#include <core.p4>
-#include <v1model.p4>
-header h_t { bit<8> a; }
-struct headers { h_t h; }
-struct meta_t { }
-parser P(packet_in pkt, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.h); transition accept; }
-}
-control V(inout headers hdr, inout meta_t m) { apply { } }
-control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
-    LOCALS
-    apply { BODY }
-}
-control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
-control C(inout headers hdr, inout meta_t m) { apply { } }
-control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } }
-V1Switch(P(), V(), I(), E(), C(), D()) main;
-"""
+
+def program_with(locals_: str = "", body: str = "") -> str:
+    return v1model_program(h_fields="bit<8> a;", ingress_locals=locals_, ingress=body)
 
 
 def compile_with(locals_: str = "", body: str = ""):
-    return compile_text(PROGRAM.replace("LOCALS", locals_).replace("BODY", body), "l.p4")
+    return compile_text(program_with(locals_, body), "l.p4")
 
 
 def test_a_list_written_out_is_a_tuple_of_its_length() -> None:
@@ -39,15 +24,15 @@ def test_a_list_written_out_is_a_tuple_of_its_length() -> None:
     assert r.json["pipelines"]
 
 
-@pytest.mark.parametrize("locals_, body, line", [
-    ("action a(list<bit<8>> l) { }", "a({1});", 12),
-    ("", "list<bit<8>> l; hdr.h.a = 1;", 13),
+@pytest.mark.parametrize("locals_, body, where", [
+    ("action a(list<bit<8>> l) { }", "a({1});", "action a("),
+    ("", "list<bit<8>> l; hdr.h.a = 1;", "list<bit<8>> l;"),
 ])
-def test_other_list_types_are_clear_errors(locals_: str, body: str, line: int) -> None:
+def test_other_list_types_are_clear_errors(locals_: str, body: str, where: str) -> None:
     with pytest.raises(CompileError) as e:
         compile_with(locals_, body)
     assert "list<T>: only a list written out" in e.value.message
-    assert e.value.loc.line == line
+    assert e.value.loc.line == line_of(program_with(locals_, body), where)
 
 
 def test_list_is_a_keyword() -> None:

@@ -9,31 +9,18 @@ import pytest
 
 from p4compiler.compiler import compile_text
 from p4compiler.errors import CompileError
+from tests.v1model_program import line_of, v1model_program
 
-PROGRAM = """
-#include <core.p4>
-#include <v1model.p4>
-header h_t { bit<8> a; }
-struct headers { h_t h; }
-struct meta_t { }
-const bit<8> W = 8;
-const bool w_ok = static_assert(W == 8);
-parser P(packet_in pkt, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.h); transition accept; }
-}
-control V(inout headers hdr, inout meta_t m) { apply { } }
-control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
-    apply { CHECK; sm.egress_spec = 1; }
-}
-control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
-control C(inout headers hdr, inout meta_t m) { apply { } }
-control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } }
-V1Switch(P(), V(), I(), E(), C(), D()) main;
-"""
+
+def program_with(check: str) -> str:
+    """`check` as I's first statement, after top-level constants that it may read."""
+    return v1model_program(
+        declarations="const bit<8> W = 8;\nconst bool w_ok = static_assert(W == 8);",
+        h_fields="bit<8> a;", ingress=f"{check}; sm.egress_spec = 1;")
 
 
 def compile_with(check: str):
-    return compile_text(PROGRAM.replace("CHECK", check), "sa.p4")
+    return compile_text(program_with(check), "sa.p4")
 
 
 def test_checks_that_hold_leave_no_trace_in_the_pipeline() -> None:
@@ -51,4 +38,4 @@ def test_a_false_or_runtime_check_is_an_error_at_the_call(check: str, message: s
     with pytest.raises(CompileError) as e:
         compile_with(check)
     assert message in e.value.message
-    assert e.value.loc.line == 14
+    assert e.value.loc.line == line_of(program_with(check), check)

@@ -8,32 +8,12 @@ import pytest
 
 from p4compiler.compiler import compile_text
 from p4compiler.errors import CompileError
-
-PROGRAM = """
-#include <core.p4>
-#include <v1model.p4>
-header h_t { bit<8> a; bit<8> b; }
-struct headers { h_t h; }
-struct meta_t { }
-parser P(packet_in pkt, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.h); transition accept; }
-}
-control V(inout headers hdr, inout meta_t m) { apply { } }
-control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
-    apply {
-        tuple<bit<8>, tuple<bit<4>, bool>> t = {1, {2, true}};
-        BODY
-    }
-}
-control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
-control C(inout headers hdr, inout meta_t m) { apply { } }
-control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } }
-V1Switch(P(), V(), I(), E(), C(), D()) main;
-"""
+from tests.v1model_program import v1model_program
 
 
 def compile_with(body: str):
-    return compile_text(PROGRAM.replace("BODY", body), "n.p4")
+    tuple_local = "tuple<bit<8>, tuple<bit<4>, bool>> t = {1, {2, true}};"
+    return compile_text(v1model_program(ingress=f"{tuple_local} {body}"), "n.p4")
 
 
 def test_a_nested_tuple_local_becomes_one_scalar_per_leaf() -> None:
