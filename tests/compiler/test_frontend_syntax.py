@@ -9,36 +9,18 @@ from p4compiler.compiler import compile_text
 from p4compiler.errors import CompileError
 from p4compiler.preprocessor import Preprocessor
 from p4compiler.syntax import parse
-
-PROGRAM = """
-#include <core.p4>
-#include <v1model.p4>
-header h_t { bit<8> a; bit<8> b; }
-struct headers { h_t h; }
-struct meta_t { }
-parser P(packet_in pkt, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.h); transition accept; }
-}
-control V(inout headers hdr, inout meta_t m) { apply { } }
-control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
-    apply { BODY }
-}
-control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
-control C(inout headers hdr, inout meta_t m) { apply { } }
-control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } }
-V1Switch(P(), V(), I(), E(), C(), D()) main;
-"""
+from tests.v1model_program import line_of, position_of, v1model_program
 
 
 def body_of(stmts: str) -> ir.Block:
-    program = parse(Preprocessor().run_text(PROGRAM.replace("BODY", stmts), "t.p4"))
+    program = parse(Preprocessor().run_text(v1model_program(ingress=stmts), "t.p4"))
     control = next(d for d in program.decls if getattr(d, "name", "") == "I")
     return control.body
 
 
 def compile_error(stmts: str) -> CompileError:
     with pytest.raises(CompileError) as e:
-        compile_text(PROGRAM.replace("BODY", stmts), "t.p4")
+        compile_text(v1model_program(ingress=stmts), "t.p4")
     return e.value
 
 
@@ -79,18 +61,18 @@ def test_break_and_continue_become_guard_flags() -> None:
 
 def _jumps(stmts: str) -> list[str]:
     """The jump primitives of the program's actions (a run-time loop's are there)."""
-    j = compile_text(PROGRAM.replace("BODY", stmts), "t.p4").json
+    j = compile_text(v1model_program(ingress=stmts), "t.p4").json
     return [p["op"] for a in j["actions"] for p in a["primitives"] if p["op"].startswith("_jump")]
 
 
 def test_loop_with_runtime_bound_stays_a_loop_run_by_jumps() -> None:
-    (init, loop) = body_of("for (bit<8> i = 0; i < hdr.h.b; i = i + 1) { hdr.h.a = i; }"
-                           ).stmts[0].stmts
+    stmt = "for (bit<8> i = 0; i < hdr.h.b; i = i + 1) { hdr.h.a = i; }"
+    (init, loop) = body_of(stmt).stmts[0].stmts
     # the initialiser runs once, before the loop, as an ordinary statement
     assert isinstance(init, ir.VarDecl) and init.name == "i"
-    assert isinstance(loop, ir.Loop) and loop.loc.line == 12 and loop.init == ()
-    assert _jumps("for (bit<8> i = 0; i < hdr.h.b; i = i + 1) { hdr.h.a = i; }") == \
-        ["_jump_if_zero", "_jump"]
+    assert isinstance(loop, ir.Loop) and loop.init == ()
+    assert loop.loc.line == line_of(v1model_program(ingress=stmt), stmt)
+    assert _jumps(stmt) == ["_jump_if_zero", "_jump"]
 
 
 def test_loop_that_never_ends_is_an_error() -> None:
@@ -119,23 +101,25 @@ def test_for_in_loop_variable_assigned_in_the_body_changes_only_its_copy() -> No
 
 
 def test_for_in_range_with_bounds_known_at_run_time_is_a_run_time_loop() -> None:
-    (block,) = body_of("for (bit<8> i in 1 .. hdr.h.a) { hdr.h.b = i; }").stmts
+    stmt = "for (bit<8> i in 1 .. hdr.h.a) { hdr.h.b = i; }"
+    (block,) = body_of(stmt).stmts
     lo, hi, loop = block.stmts
-    assert (lo.name, hi.name) == ("__for12_13_lo", "__for12_13_hi")
+    # the bounds are named after the loop's place, line and column
+    line, column = position_of(v1model_program(ingress=stmt), stmt)
+    assert (lo.name, hi.name) == (f"__for{line}_{column}_lo", f"__for{line}_{column}_hi")
     assert isinstance(loop, ir.Loop) and loop.body.stmts[0].name == "i"
 
 
 def test_break_outside_a_loop_is_an_error() -> None:
     e = compile_error("break;")
-    assert e.message == "break outside a for loop" and e.loc.line == 12
+    assert e.message == "break outside a for loop"
+    assert e.loc.line == line_of(v1model_program(ingress="break;"), "break;")
 
 
 def test_empty_action_list_gets_a_default_only_noaction() -> None:
-    result = compile_text(PROGRAM.replace(
-        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {",
-        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {\n"
-        "    table t { key = { hdr.h.a : exact; } actions = {} }").replace(
-        "BODY", "t.apply();"), "t.p4")
+    result = compile_text(v1model_program(
+        ingress_locals="table t { key = { hdr.h.a : exact; } actions = {} }",
+        ingress="t.apply();"), "t.p4")
     (table,) = [t for p in result.json["pipelines"] for t in p["tables"]]
     assert table["actions"] == ["NoAction"]
     (info,) = result.p4info.tables
@@ -143,9 +127,9 @@ def test_empty_action_list_gets_a_default_only_noaction() -> None:
 
 
 def test_direct_type_invocation_declares_one_instance_per_type() -> None:
-    text = PROGRAM.replace("control I(", "control Sub(inout bit<8> x) { apply { } }\ncontrol I(")
-    program = parse(Preprocessor().run_text(
-        text.replace("BODY", "Sub.apply(hdr.h.a); Sub.apply(hdr.h.b);"), "t.p4"))
+    text = v1model_program(declarations="control Sub(inout bit<8> x) { apply { } }",
+                           ingress="Sub.apply(hdr.h.a); Sub.apply(hdr.h.b);")
+    program = parse(Preprocessor().run_text(text, "t.p4"))
     control = next(d for d in program.decls if getattr(d, "name", "") == "I")
     (inst,) = [x for x in control.locals if isinstance(x, ir.Instantiation)]
     assert (inst.tref.name, inst.name) == ("Sub", "Sub_inst")
@@ -153,57 +137,57 @@ def test_direct_type_invocation_declares_one_instance_per_type() -> None:
 
 
 def test_serializable_enum_keys_take_underlying_values_and_masks() -> None:
-    text = PROGRAM.replace("header h_t { bit<8> a; bit<8> b; }",
-                           "enum bit<8> K { X = 0x12, Y = 0x34 }\n"
-                           "header h_t { bit<8> a; K b; }").replace(
-        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {",
-        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {\n"
-        "    action set(bit<8> v) { hdr.h.a = v; }\n"
-        "    table t { key = { hdr.h.b : ternary; } actions = { set; }\n"
-        "        const entries = { ((bit<8>)K.Y &&& 0xf0) : set(1); K.X : set(2); } }")
-    result = compile_text(text.replace("BODY", "t.apply();"), "t.p4")
+    text = v1model_program(
+        declarations="enum bit<8> K { X = 0x12, Y = 0x34 }", h_fields="bit<8> a; K b;",
+        ingress_locals="action set(bit<8> v) { hdr.h.a = v; }\n"
+                       "table t { key = { hdr.h.b : ternary; } actions = { set; }\n"
+                       "    const entries = { ((bit<8>)K.Y &&& 0xf0) : set(1); K.X : set(2); } }",
+        ingress="t.apply();")
+    result = compile_text(text, "t.p4")
     (table,) = [t for p in result.json["pipelines"] for t in p["tables"]]
     keys = [(e["match_key"][0]["key"], e["match_key"][0]["mask"]) for e in table["entries"]]
     assert keys == [("0x30", "0xf0"), ("0x12", "0xff")]
 
 
 def test_for_in_over_something_that_is_not_a_stack_is_an_error() -> None:
-    e = compile_error("for (bit<8> x in hdr.h.a) { hdr.h.b = x; }")
-    assert "expected a header stack, a tuple or a range" in e.message and e.loc.line == 12
+    stmt = "for (bit<8> x in hdr.h.a) { hdr.h.b = x; }"
+    e = compile_error(stmt)
+    assert "expected a header stack, a tuple or a range" in e.message
+    assert e.loc.line == line_of(v1model_program(ingress=stmt), stmt)
 
 
 def test_errors_without_a_place_point_at_the_declaration_they_name() -> None:
     from p4compiler.compiler import _nearest_declaration
 
-    source = Preprocessor().run_text(PROGRAM.replace("BODY", ""), "t.p4")
+    text = v1model_program()
+    source = Preprocessor().run_text(text, "t.p4")
     tree = parse(source)
-    assert _nearest_declaration(tree, source, "h_t.b: not supported").line == 4
-    assert _nearest_declaration(tree, source, "h: only stacks of headers").line == 5
-    assert _nearest_declaration(tree, source, "I: something").line == 11
+    assert _nearest_declaration(tree, source, "h_t.b: not supported").line == \
+        line_of(text, "header h_t {")
+    assert _nearest_declaration(tree, source, "h: only stacks of headers").line == \
+        line_of(text, "struct headers {")
+    assert _nearest_declaration(tree, source, "I: something").line == line_of(text, "control I(")
     last = _nearest_declaration(tree, source, "no main")
-    assert (last.file, last.line) == ("t.p4", 17)
+    assert (last.file, last.line) == ("t.p4", line_of(text, "V1Switch("))
 
 
 def test_missing_main_points_into_the_compiled_file() -> None:
     with pytest.raises(CompileError) as info:
-        compile_text(PROGRAM.replace("BODY", "").replace(
+        compile_text(v1model_program().replace(
             "V1Switch(P(), V(), I(), E(), C(), D()) main;", ""), "t.p4")
     assert info.value.loc.file == "t.p4" and info.value.loc.line > 0
 
 
 def test_unrolling_is_deterministic_across_compiles() -> None:
-    text = PROGRAM.replace("BODY", "for (bit<8> i in 0 .. 3) { if (i == hdr.h.b) { break; } "
+    text = v1model_program(ingress="for (bit<8> i in 0 .. 3) { if (i == hdr.h.b) { break; } "
                                    "hdr.h.a = hdr.h.a + i; }")
     assert compile_text(text, "t.p4").json == compile_text(text, "t.p4").json
 
 
 def test_pragma_annotation_body_runs_to_the_end_of_the_line() -> None:
-    text = PROGRAM.replace(
-        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {",
-        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {\n"
-        "    @pragma my_tool some (unbalanced tokens\n"
-        "    action a1() { hdr.h.b = 1; }")
-    program = parse(Preprocessor().run_text(text.replace("BODY", "a1();"), "t.p4"))
+    text = v1model_program(ingress_locals="@pragma my_tool some (unbalanced tokens\n"
+                                          "action a1() { hdr.h.b = 1; }", ingress="a1();")
+    program = parse(Preprocessor().run_text(text, "t.p4"))
     control = next(d for d in program.decls if getattr(d, "name", "") == "I")
     (action,) = [x for x in control.locals if isinstance(x, ir.ActionDecl)]
     assert [a.name for a in action.annotations] == ["my_tool"]
@@ -237,19 +221,19 @@ def test_a_field_named_type_is_not_a_type_declaration() -> None:
 def test_a_name_is_a_type_only_from_its_declaration_on() -> None:
     # v1model.p4 declares the extern function verify_checksum and hash<O, T, D, M>
     # before the program's control verify_checksum and struct M (p4c accepts both).
-    text = PROGRAM.replace("control V(", "control verify_checksum(").replace(
+    text = v1model_program().replace("control V(", "control verify_checksum(").replace(
         "V(), I()", "verify_checksum(), I()").replace("meta_t", "M")
-    compile_text(text.replace("BODY", ""), "t.p4")
+    compile_text(text, "t.p4")
 
 
 def test_older_v1model_programs_declare_their_own_port_id_type() -> None:
     # PortId_t is v1model's only from V1MODEL_VERSION 20200408 on.
-    mine = PROGRAM.replace("struct meta_t { }", "struct PortId_t { bit<9> v; }\n"
-                           "struct meta_t { PortId_t p; }")
-    compile_text(mine.replace("BODY", "m.p.v = sm.ingress_port;"), "t.p4")
-    theirs = "#define V1MODEL_VERSION 20200408\n" + PROGRAM.replace(
-        "struct meta_t { }", "struct meta_t { PortId_t p; }")
-    compile_text(theirs.replace("BODY", "m.p = sm.ingress_port;"), "t.p4")
+    mine = v1model_program(declarations="struct PortId_t { bit<9> v; }",
+                           metadata="PortId_t p;", ingress="m.p.v = sm.ingress_port;")
+    compile_text(mine, "t.p4")
+    theirs = "#define V1MODEL_VERSION 20200408\n" + v1model_program(
+        metadata="PortId_t p;", ingress="m.p = sm.ingress_port;")
+    compile_text(theirs, "t.p4")
 
 
 def test_contextual_keywords_name_variables_in_expressions() -> None:
@@ -264,12 +248,11 @@ def test_annotated_block_statement_is_the_block() -> None:
 
 
 def _with_table(entries: str, props: str = "") -> str:
-    return PROGRAM.replace(
-        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {",
-        "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {\n"
-        "    action set(bit<8> v) { hdr.h.a = v; }\n"
-        f"    table t {{ key = {{ hdr.h.b : ternary; }} actions = {{ set; }} {props}\n"
-        f"        {entries} }}").replace("BODY", "t.apply();")
+    return v1model_program(
+        ingress_locals="action set(bit<8> v) { hdr.h.a = v; }\n"
+                       f"table t {{ key = {{ hdr.h.b : ternary; }} actions = {{ set; }} {props}\n"
+                       f"    {entries} }}",
+        ingress="t.apply();")
 
 
 def _priorities(entries: str, props: str = "") -> list[int]:
