@@ -39,7 +39,8 @@ def v1model_program(*, declarations: str = "", h_fields: str = "bit<8> a; bit<8>
 
 
 def _braced(*parts: str) -> str:
-    return "{ " + " ".join(p for p in parts if p) + " }" if any(parts) else "{ }"
+    stmts = [p.strip() for p in parts if p.strip()]
+    return "{ " + " ".join(stmts) + " }" if stmts else "{ }"
 
 
 def line_of(text: str, needle: str) -> int:

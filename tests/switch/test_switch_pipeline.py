@@ -24,6 +24,7 @@ from fastpath import both_paths  # noqa: F401 - fixture
 from p4switch.program_common import ProgramError
 from p4switch.runtime_api import ActionCall, MatchKind, MatchParam, Replica
 from p4switch.switch import Switch
+from tests.v1model_program import v1model_program
 
 pytestmark = pytest.mark.usefixtures("both_paths")
 
@@ -566,30 +567,15 @@ def test_assert_on_a_bare_condition_is_refused_as_bmv2_aborts():
         switch_for(p)
 
 
-DIGESTS_P4 = """
-#include <core.p4>
-#include <v1model.p4>
-header h_t { bit<8> a; bit<8> b; bit<8> c; bit<8> d; }
-struct headers { h_t h; }
-struct learn_t { bit<8> x; bit<8> y; }
-struct metadata { }
-parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.h); transition accept; }
-}
-control VC(inout headers hdr, inout metadata meta) { apply { } }
-control Ig(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
-    apply {
+DIGESTS_P4 = v1model_program(
+    declarations="struct learn_t { bit<8> x; bit<8> y; }",
+    h_fields="bit<8> a; bit<8> b; bit<8> c; bit<8> d;",
+    ingress="""
         sm.egress_spec = 1;
         if (hdr.h.a == 1) { digest<learn_t>(1, {hdr.h.a, hdr.h.b}); }
         else if (hdr.h.a == 2) { digest<learn_t>(1, {hdr.h.c, hdr.h.d}); }
         else { digest<learn_t>(1, {8w7, hdr.h.b + 8w1}); }
-    }
-}
-control Eg(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) { apply { } }
-control CC(inout headers hdr, inout metadata meta) { apply { } }
-control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } }
-V1Switch(P(), VC(), Ig(), Eg(), CC(), D()) main;
-"""
+    """)
 
 
 def test_each_digest_call_reports_its_own_values():
