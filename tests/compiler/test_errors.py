@@ -7,16 +7,13 @@ from p4c_helpers import compile_program, program
 
 from p4compiler.compiler import compile_text
 from p4compiler.errors import CompileError
+from tests.v1model_program import line_of, v1model_program
 
 
 def error_of(ingress: str, **kw: str) -> CompileError:
     with pytest.raises(CompileError) as e:
         compile_program(ingress, **kw)
     return e.value
-
-
-def line_of(text: str, needle: str) -> int:
-    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
 
 
 def test_width_mismatch_in_assignment_is_located() -> None:
@@ -216,21 +213,8 @@ def test_comparing_a_header_to_a_struct_is_an_error() -> None:
 def test_a_block_in_the_wrong_v1switch_place_is_named_not_a_crash() -> None:
     # found by fuzzing p4c's samples: the deparser passed as the ingress crashed the back
     # end (an AssertionError); p4c refuses it when it unifies the control types
-    text = """#include <core.p4>
-#include <v1model.p4>
-header h_t { bit<8> f; }
-struct headers { h_t h; }
-struct meta_t { }
-parser P(packet_in pkt, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.h); transition accept; }
-}
-control V(inout headers hdr, inout meta_t m) { apply { } }
-control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
-control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
-control C(inout headers hdr, inout meta_t m) { apply { } }
-control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } }
-V1Switch(P(), V(), D(), E(), C(), D()) main;
-"""
+    good = v1model_program(h_fields="bit<8> f;")
+    text = good.replace("V(), I(), E()", "V(), D(), E()")
     with pytest.raises(CompileError) as e:
         compile_text(text, "roles.p4")
     assert e.value.loc.line == line_of(text, "control D(")
@@ -239,7 +223,6 @@ V1Switch(P(), V(), D(), E(), C(), D()) main;
     # `in H` where V1Switch declares `inout H` is refused at the parameter, as p4c's
     # unification does ("Cannot unify 'in' parameter 'hdr' with 'inout' parameter 'hdr'
     # because they have different directions": p4_16_bmv_errors/issue376-bmv2.p4)
-    good = text.replace("V(), D(), E()", "V(), I(), E()")
     compile_text(good, "roles.p4")
     good = good.replace("control V(inout headers", "control V(in headers")
     with pytest.raises(CompileError) as e:

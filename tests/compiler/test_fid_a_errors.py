@@ -8,33 +8,16 @@ import pytest
 
 from p4compiler.compiler import compile_text
 from p4compiler.errors import CompileError
+from tests.v1model_program import line_of, v1model_program
 
-PROGRAM = """
-#include <core.p4>
-#include <v1model.p4>
-header h_t { bit<8> a; bit<8> b; }
-struct headers { h_t h; }
-struct meta_t { }
-TOP
-parser P(packet_in pkt, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.h); PARSER transition accept; }
-}
-control V(inout headers hdr, inout meta_t m) { apply { } }
-control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
-    LOCALS
-    apply { BODY sm.egress_spec = 1; }
-}
-control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
-control C(inout headers hdr, inout meta_t m) { apply { } }
-control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } }
-V1Switch(P(), V(), I(), E(), C(), D()) main;
-"""
+
+def program_with(top: str = "", locals_: str = "", body: str = "", parser: str = "") -> str:
+    return v1model_program(declarations=top, parser=parser, ingress_locals=locals_,
+                           ingress=f"{body} sm.egress_spec = 1;")
 
 
 def compile_with(top: str = "", locals_: str = "", body: str = "", parser: str = ""):
-    text = PROGRAM.replace("TOP", top).replace("LOCALS", locals_).replace("BODY", body) \
-        .replace("PARSER", parser)
-    return compile_text(text, "fa.p4")
+    return compile_text(program_with(top, locals_, body, parser), "fa.p4")
 
 
 def _assigned_constants(json_program: dict) -> list[int]:
@@ -68,18 +51,18 @@ def test_a_wrapped_signed_literal_folds_as_negative() -> None:
     assert 9 not in _assigned_constants(result.json)
 
 
-@pytest.mark.parametrize(("top", "locals_", "message", "line"), [
-    ("struct S<T> { T f; }", "S<bit<8>, bit<8>> s;", "S takes 1 type arguments, got 2", 13),
-    ("struct S<T> { T f; }", "S s;", "S is generic: give its type arguments (S<T>)", 13),
+@pytest.mark.parametrize(("top", "locals_", "message"), [
+    ("struct S<T> { T f; }", "S<bit<8>, bit<8>> s;", "S takes 1 type arguments, got 2"),
+    ("struct S<T> { T f; }", "S s;", "S is generic: give its type arguments (S<T>)"),
     ("", "table t() { actions = { NoAction; } }",
-     "a table declaration takes no parameter list", 13),
-    ("", "varbit<8> v; bit<8> x = v;", "cannot implicitly cast varbit<8> to bit<8>", 13),
+     "a table declaration takes no parameter list"),
+    ("", "varbit<8> v; bit<8> x = v;", "cannot implicitly cast varbit<8> to bit<8>"),
 ])
-def test_bad_uses_are_clear_errors_at_their_line(top, locals_, message, line) -> None:
+def test_bad_uses_are_clear_errors_at_their_line(top, locals_, message) -> None:
     with pytest.raises(CompileError) as e:
         compile_with(top, locals_)
     assert message in e.value.message
-    assert e.value.loc.line == line
+    assert e.value.loc.line == line_of(program_with(top, locals_), locals_)
 
 
 EXTRACTS = """
@@ -153,7 +136,7 @@ def test_packet_length_is_refused_by_name_on_bmv2(parser: str) -> None:
     with pytest.raises(CompileError) as e:
         compile_with(parser=parser)
     assert "packet_in.length() is not supported on bmv2" in e.value.message
-    assert e.value.loc.line == 9  # the parser state
+    assert e.value.loc.line == line_of(program_with(parser=parser), "state start")
 
 
 def test_a_direct_counter_or_meter_has_exactly_one_table() -> None:
@@ -171,7 +154,7 @@ def test_a_direct_counter_or_meter_has_exactly_one_table() -> None:
             compile_with(locals_=locals_, body="t1.apply(); t2.apply();")
         assert f"I.c: direct {prop} cannot be attached to multiple tables I.t1 and I.t2" \
             in e.value.message
-        assert e.value.loc.line == 13  # the LOCALS line: the instance
+        assert e.value.loc.line == line_of(program_with(locals_=locals_), ext)  # the instance
         one = locals_.replace(f" {prop} = c; }}", " }", 1)  # t1 without it: fine
         compile_with(locals_=one, body="t1.apply(); t2.apply();")
     with pytest.raises(CompileError) as e:

@@ -8,33 +8,20 @@ from pathlib import Path
 
 from stf_on_switch import run_stf
 
-PROGRAM = """
-#include <core.p4>
-#include <v1model.p4>
-header h_t { bit<8> f; }
-struct headers { h_t h; }
-struct meta_t { }
-const bit<8> T = 3;
-X first<X>(in X a, in X b) { return a; }
-struct Pair<K> { K left; K right; }
-parser P(packet_in pkt, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.h); transition accept; }
-}
-control V(inout headers hdr, inout meta_t m) { apply { } }
-control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
-    apply {
+from tests.v1model_program import v1model_program
+
+PROGRAM = v1model_program(
+    declarations="const bit<8> T = 3;\n"
+                 "X first<X>(in X a, in X b) { return a; }\n"
+                 "struct Pair<K> { K left; K right; }",
+    h_fields="bit<8> f;",
+    ingress="""
         bit<8> H = 1;
         bit<8> X = first(hdr.h.f, T);
         bit<8> K = X + H;
         hdr.h.f = K + T;
         sm.egress_spec = 1;
-    }
-}
-control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
-control C(inout headers hdr, inout meta_t m) { apply { } }
-control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } }
-V1Switch(P(), V(), I(), E(), C(), D()) main;
-"""
+    """)
 
 
 def test_names_of_type_parameters_are_free_outside_their_declarations(tmp_path: Path) -> None:
