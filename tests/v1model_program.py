@@ -4,6 +4,8 @@ controls P, V, I, E, C, D in V1Switch's order, each empty unless a test gives it
 
 from __future__ import annotations
 
+import textwrap
+
 
 def v1model_program(*, declarations: str = "", h_fields: str = "bit<8> a; bit<8> b;",
                     metadata: str = "", parser: str = "", ingress_locals: str = "",
@@ -24,7 +26,7 @@ def v1model_program(*, declarations: str = "", h_fields: str = "bit<8> a; bit<8>
         "}",
         "control V(inout headers hdr, inout meta_t m) { apply { } }",
         "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {",
-        ingress_locals,
+        textwrap.indent(ingress_locals, "    "),
         f"    apply {_braced(ingress)}",
         "}",
         "control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {",
@@ -39,6 +41,7 @@ def v1model_program(*, declarations: str = "", h_fields: str = "bit<8> a; bit<8>
 
 
 def _braced(*parts: str) -> str:
+    """The parts, trimmed, as one block: `{ }` when every part is empty."""
     stmts = [p.strip() for p in parts if p.strip()]
     return "{ " + " ".join(stmts) + " }" if stmts else "{ }"
 

@@ -4,27 +4,15 @@ from __future__ import annotations
 
 from p4compiler.compiler import compile_text
 from p4compiler.p4info import to_text
+from tests.v1model_program import v1model_program
 
-PROGRAM = """
-#include <core.p4>
-#include <v1model.p4>
-header h_t { bit<8> a; }
-struct headers { h_t h; }
-struct metadata { }
-parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.h); transition accept; } }
-control VC(inout headers hdr, inout metadata meta) { apply { } }
-control Ig(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
-    action set(bit<8> v) { hdr.h.a = v; }
-    table t { key = { hdr.h.a : exact; } actions = { set; } }
-    table u { key = { hdr.h.a : exact; } actions = { set; NoAction; } default_action = set(1); }
-    apply { t.apply(); u.apply(); }
-}
-control Eg(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) { apply { } }
-control CC(inout headers hdr, inout metadata meta) { apply { } }
-control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } }
-V1Switch(P(), VC(), Ig(), Eg(), CC(), D()) main;
-"""
+PROGRAM = v1model_program(
+    h_fields="bit<8> a;",
+    ingress_locals="action set(bit<8> v) { hdr.h.a = v; }\n"
+                   "table t { key = { hdr.h.a : exact; } actions = { set; } }\n"
+                   "table u { key = { hdr.h.a : exact; } actions = { set; NoAction; } "
+                   "default_action = set(1); }",
+    ingress="t.apply(); u.apply();")
 
 
 def _tables(r):
@@ -34,26 +22,26 @@ def _tables(r):
 def test_table_without_default_gets_no_action_as_non_const_default():
     r = compile_text(PROGRAM)
     actions = {a["name"]: a["id"] for a in r.json["actions"]}
-    t = _tables(r)["Ig.t"]
-    assert t["actions"] == ["Ig.set", "NoAction"]
+    t = _tables(r)["I.t"]
+    assert t["actions"] == ["I.set", "NoAction"]
     assert t["default_entry"] == {"action_id": actions["NoAction"], "action_const": False,
                                   "action_data": [], "action_entry_const": False}
 
 
 def test_declared_default_is_kept():
     r = compile_text(PROGRAM)
-    u = _tables(r)["Ig.u"]
-    assert u["actions"] == ["Ig.set", "NoAction"]
+    u = _tables(r)["I.u"]
+    assert u["actions"] == ["I.set", "NoAction"]
     assert [int(x, 16) for x in u["default_entry"]["action_data"]] == [1]
 
 
 def test_p4info_lists_no_action_as_default_only_in_the_table():
     info = compile_text(PROGRAM).p4info
     ids = {a.preamble.name: a.preamble.id for a in info.actions}
-    t = next(x for x in info.tables if x.preamble.name == "Ig.t")
+    t = next(x for x in info.tables if x.preamble.name == "I.t")
     refs = [(r.id, r.scope, list(r.annotations)) for r in t.action_refs]
-    assert refs == [(ids["Ig.set"], 0, []), (ids["NoAction"], 2, ["@defaultonly"])]
-    assert "const_default_action_id" not in to_text(info).split('name: "Ig.t"')[1] \
+    assert refs == [(ids["I.set"], 0, []), (ids["NoAction"], 2, ["@defaultonly"])]
+    assert "const_default_action_id" not in to_text(info).split('name: "I.t"')[1] \
         .split("tables {")[0]
 
 

@@ -9,29 +9,15 @@ import pytest
 
 from p4compiler.compiler import compile_text
 from p4compiler.errors import CompileError
-
-PROGRAM = """
-#include <core.p4>
-#include <v1model.p4>
-header h_t { bit<16> a; bit<16> b; }
-struct headers { h_t h; }
-struct metadata { }
-parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.h); transition accept; } }
-control VC(inout headers hdr, inout metadata meta) { apply { } }
-control Ig(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
-    register<bit<8>>(4) r;
-    apply { CALL; }
-}
-control Eg(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) { apply { } }
-control CC(inout headers hdr, inout metadata meta) { apply { CHECKSUM; } }
-control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr); } }
-V1Switch(P(), VC(), Ig(), Eg(), CC(), D()) main;
-"""
+from tests.v1model_program import v1model_program
 
 
 def _compile(call: str, checksum: str = ""):
-    return compile_text(PROGRAM.replace("CALL", call, 1).replace("CHECKSUM", checksum, 1))
+    """`call` in the ingress, which has a register r, and `checksum` in the checksum
+    computation, each a statement (an empty one when not given)."""
+    return compile_text(v1model_program(
+        h_fields="bit<16> a; bit<16> b;", ingress_locals="register<bit<8>>(4) r;",
+        ingress=f"{call};", compute_checksum=f"{checksum};"))
 
 
 def _primitives(r):
