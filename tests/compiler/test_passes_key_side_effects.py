@@ -9,36 +9,24 @@ import pytest
 
 from p4compiler.compiler import compile_text
 from p4compiler.errors import CompileError
+from tests.v1model_program import v1model_program
 
-PROGRAM = """
-#include <core.p4>
-#include <v1model.p4>
-header h_t { bit<8> a; bit<8> b; }
-struct headers { h_t h; }
-struct metadata { bit<8> cnt; }
-parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.h); transition accept; } }
-control VC(inout headers hdr, inout metadata meta) { apply { } }
-bit<8> bump(inout bit<8> x) { x = x + 1; return x; }
-control Ig(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
-    action set(bit<8> v) { hdr.h.b = v; }
-    table t { key = { meta.cnt : exact; KEY : exact; hdr.h.isValid() : exact; }
-              actions = { set; } }
-    apply { meta.cnt = hdr.h.a; t.apply(); }
-}
-control Eg(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) { apply { } }
-control CC(inout headers hdr, inout metadata meta) { apply { } }
-control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr); } }
-V1Switch(P(), VC(), Ig(), Eg(), CC(), D()) main;
-"""
+# table t's second key is KEY, which each test writes
+PROGRAM = v1model_program(
+    declarations="bit<8> bump(inout bit<8> x) { x = x + 1; return x; }",
+    metadata="bit<8> cnt;",
+    ingress_locals="action set(bit<8> v) { hdr.h.b = v; }\n"
+                   "table t { key = { m.cnt : exact; KEY : exact; hdr.h.isValid() : exact; }\n"
+                   "          actions = { set; } }",
+    ingress="m.cnt = hdr.h.a; t.apply();")
 
 
 def test_every_key_is_computed_in_order_before_the_apply_and_keeps_its_name():
-    r = compile_text(PROGRAM.replace("KEY : exact", 'bump(meta.cnt) : exact @name("c2")', 1))
-    t = next(x for p in r.json["pipelines"] for x in p["tables"] if x["name"] == "Ig.t")
+    r = compile_text(PROGRAM.replace("KEY : exact", 'bump(m.cnt) : exact @name("c2")', 1))
+    t = next(x for p in r.json["pipelines"] for x in p["tables"] if x["name"] == "I.t")
     assert [k["target"][0] for k in t["key"]] == ["scalars"] * 3
-    info = next(x for x in r.p4info.tables if x.preamble.name == "Ig.t")
-    assert [m.name for m in info.match_fields] == ["meta.cnt", "c2", "hdr.h.isValid()"]
+    info = next(x for x in r.p4info.tables if x.preamble.name == "I.t")
+    assert [m.name for m in info.match_fields] == ["m.cnt", "c2", "hdr.h.isValid()"]
     stmts = r.typed.blocks["ig"].body.stmts
     assigned = [s.lhs.name for s in _flat(stmts) if type(s).__name__ == "Assign"
                 and s.lhs.__class__.__name__ == "Name" and s.lhs.name.startswith("key_")]
@@ -53,7 +41,7 @@ def _flat(stmts):
             yield s
 
 
-@pytest.mark.parametrize("key", ["hdr.h.a + 1", "bump(meta.cnt)", "(bit<8>)hdr.h.a",
+@pytest.mark.parametrize("key", ["hdr.h.a + 1", "bump(m.cnt)", "(bit<8>)hdr.h.a",
                                  "hdr.h.a ++ hdr.h.b", "~hdr.h.a"])
 def test_a_complex_key_without_a_name_is_refused_as_p4c_does(key: str):
     with pytest.raises(CompileError, match="Complex key expression requires a @name"):
@@ -64,5 +52,5 @@ def test_a_complex_key_without_a_name_is_refused_as_p4c_does(key: str):
                                        ("hdr.h.a[3:0]", "hdr.h.a[3:0]"), ("8w3", "3")])
 def test_keys_p4c_names_by_themselves_need_no_annotation(key: str, name: str):
     info = next(x for x in compile_text(PROGRAM.replace("KEY", key, 1)).p4info.tables
-                if x.preamble.name == "Ig.t")
+                if x.preamble.name == "I.t")
     assert info.match_fields[1].name == name
