@@ -9,40 +9,25 @@ import pytest
 
 from p4switch.stf_bmv2 import _counter_answer, find_tool
 from p4switch.stf_runner import main
+from tests.v1model_program import v1model_program
 
-BASIC_P4 = """\
-#include <core.p4>
-#include <v1model.p4>
-
-header h_t { bit<8> a; bit<16> t; }
-struct H { h_t h; }
-struct M {}
-
-parser P(packet_in b, out H hdr, inout M m, inout standard_metadata_t sm) {
-    state start { b.extract(hdr.h); transition accept; }
+BASIC_P4 = v1model_program(
+    h_fields="bit<8> a; bit<16> t;",
+    ingress_locals="""\
+action fwd(bit<9> port) { sm.egress_spec = port; }
+action set_a(bit<8> v, bit<9> port) { hdr.h.a = v; sm.egress_spec = port; }
+action drop() { mark_to_drop(sm); }
+table by_a {
+    key = { hdr.h.a : exact; }
+    actions = { fwd; set_a; drop; }
+    default_action = drop();
 }
-control V(inout H hdr, inout M m) { apply {} }
-control I(inout H hdr, inout M m, inout standard_metadata_t sm) {
-    action fwd(bit<9> port) { sm.egress_spec = port; }
-    action set_a(bit<8> v, bit<9> port) { hdr.h.a = v; sm.egress_spec = port; }
-    action drop() { mark_to_drop(sm); }
-    table by_a {
-        key = { hdr.h.a : exact; }
-        actions = { fwd; set_a; drop; }
-        default_action = drop();
-    }
-    table by_t {
-        key = { hdr.h.t : ternary; }
-        actions = { fwd; NoAction; }
-        default_action = NoAction();
-    }
-    apply { by_a.apply(); by_t.apply(); }
-}
-control E(inout H hdr, inout M m, inout standard_metadata_t sm) { apply {} }
-control C(inout H hdr, inout M m) { apply {} }
-control D(packet_out b, in H hdr) { apply { b.emit(hdr.h); } }
-V1Switch(P(), V(), I(), E(), C(), D()) main;
-"""
+table by_t {
+    key = { hdr.h.t : ternary; }
+    actions = { fwd; NoAction; }
+    default_action = NoAction();
+}""",
+    ingress="by_a.apply(); by_t.apply();")
 
 BASIC_STF = """\
 # p4c's STF dialect: short names, a priority after the table, nibble wildcards
@@ -62,44 +47,24 @@ expect 4 01 1122 $
 packet 0 09 0000
 """
 
-EXTRAS_P4 = """\
-#include <core.p4>
-#include <v1model.p4>
-
-header h_t { bit<8> a; bit<8> b; }
-struct H { h_t h; }
-struct M {}
-
-parser P(packet_in b, out H hdr, inout M m, inout standard_metadata_t sm) {
-    state start { b.extract(hdr.h); transition accept; }
-}
-control V(inout H hdr, inout M m) { apply {} }
-control I(inout H hdr, inout M m, inout standard_metadata_t sm) {
-    counter(8, CounterType.packets) hits;
-    register<bit<8>>(4) r;
-    action flood() { sm.mcast_grp = 1; }
-    action copy(bit<9> port) { sm.egress_spec = port; clone(CloneType.I2E, 5); }
-    action from_reg(bit<9> port) { r.read(hdr.h.b, 3); sm.egress_spec = port; }
-    table t {
-        key = { hdr.h.a : exact; }
-        actions = { flood; copy; from_reg; NoAction; }
-        default_action = NoAction();
-    }
-    apply {
-        hits.count((bit<32>)hdr.h.a);
-        t.apply();
-    }
-}
-control E(inout H hdr, inout M m, inout standard_metadata_t sm) {
-    apply {
+EXTRAS_P4 = v1model_program(
+    h_fields="bit<8> a; bit<8> b;",
+    ingress_locals="""\
+counter(8, CounterType.packets) hits;
+register<bit<8>>(4) r;
+action flood() { sm.mcast_grp = 1; }
+action copy(bit<9> port) { sm.egress_spec = port; clone(CloneType.I2E, 5); }
+action from_reg(bit<9> port) { r.read(hdr.h.b, 3); sm.egress_spec = port; }
+table t {
+    key = { hdr.h.a : exact; }
+    actions = { flood; copy; from_reg; NoAction; }
+    default_action = NoAction();
+}""",
+    ingress="hits.count((bit<32>)hdr.h.a); t.apply();",
+    egress="""
         if (sm.egress_rid != 0) { hdr.h.b = (bit<8>)sm.egress_rid; }
         if (sm.instance_type == 1) { hdr.h.b = 0xcc; }
-    }
-}
-control C(inout H hdr, inout M m) { apply {} }
-control D(packet_out b, in H hdr) { apply { b.emit(hdr.h); } }
-V1Switch(P(), V(), I(), E(), C(), D()) main;
-"""
+    """)
 
 EXTRAS_STF = """\
 mc_mgrp_create 1
@@ -210,23 +175,9 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, p4, script, message)
 
 
 # a program that multicasts to group h.k, writing the replica's rid into h.v
-MCAST_P4 = """\
-#include <core.p4>
-#include <v1model.p4>
-header h_t { bit<8> k; bit<8> v; }
-struct H { h_t h; }
-struct M {}
-parser P(packet_in pk, out H hdr, inout M m, inout standard_metadata_t sm) {
-    state start { pk.extract(hdr.h); transition accept; } }
-control VC(inout H hdr, inout M m) { apply {} }
-control I(inout H hdr, inout M m, inout standard_metadata_t sm) {
-    apply { sm.mcast_grp = (bit<16>)hdr.h.k; } }
-control E(inout H hdr, inout M m, inout standard_metadata_t sm) {
-    apply { hdr.h.v = (bit<8>)sm.egress_rid; } }
-control CC(inout H hdr, inout M m) { apply {} }
-control D(packet_out pk, in H hdr) { apply { pk.emit(hdr.h); } }
-V1Switch(P(), VC(), I(), E(), CC(), D()) main;
-"""
+MCAST_P4 = v1model_program(h_fields="bit<8> k; bit<8> v;",
+                           ingress="sm.mcast_grp = (bit<16>)hdr.h.k;",
+                           egress="hdr.h.v = (bit<8>)sm.egress_rid;")
 
 
 @pytest.mark.parametrize("script, message", [
