@@ -267,10 +267,12 @@ def _section(cls, data: Any, where: str):
         expected = type(getattr(cls(), key))
         if expected is tuple and isinstance(value, list):
             value = tuple(value)
-        if not isinstance(value, expected) and not (
+        number = expected in (int, float)  # TOML's true/false are no numbers (bool is an int)
+        if (not isinstance(value, expected) or (number and isinstance(value, bool))) and not (
                 expected is float and isinstance(value, int) and not isinstance(value, bool)):
             what = "an array" if expected is tuple else expected.__name__
-            raise ScenarioError(f"{where}.{key}: expected {what}, got {value!r}")
+            got = str(value).lower() if isinstance(value, bool) else repr(value)
+            raise ScenarioError(f"{where}.{key}: expected {what}, got {got}")
         if expected is tuple and (cls, key) not in _MIXED_ARRAYS and not all(
                 isinstance(v, str) for v in value):
             raise ScenarioError(f"{where}.{key}: expected an array of strings, "

@@ -20,6 +20,10 @@ from traffic.nic_config import NicConfig
     ({"traffic": {"rc_timeout_ms": float("inf")}},
      r"\[traffic\].rc_timeout_ms: expected a finite number, got inf"),
     ({"seed": True}, "seed: expected a non-negative number"),
+    # TOML's true is no number (a bool is a Python int: rate_pps = true ran at 1 pps)
+    ({"traffic": {"rate_pps": True}}, r"\[traffic\].rate_pps: expected int, got true"),
+    ({"pfc": {"xoff": False}}, r"\[pfc\].xoff: expected int, got false"),
+    ({"training": {"compute_ms": True}}, r"\[training\].compute_ms: expected float, got true"),
 ])
 def test_wrong_types_inside_arrays_and_non_finite_numbers_are_explained(data, message):
     with pytest.raises(sc.ScenarioError, match=message):
