@@ -26,6 +26,7 @@ from topologies.targets import TargetError, resolve
 from traffic.metrics import MetricsSchemaError, RunMetrics
 
 ROOT = Path(__file__).resolve().parent.parent
+RESULT_MARKERS = ("scenario.json", "metrics.json", "sweep.json")
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -199,6 +200,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
     run_dir = Path(args.run_dir)
     if not run_dir.is_dir():
         print(f"fabriclab: {run_dir} is not a result directory", file=sys.stderr)
+        return 2
+    # a run writes scenario.json before anything starts, a sweep sweep.json after a point:
+    # a folder with neither (nor metrics.json) is no run's, and gets no report written
+    if not any((run_dir / name).is_file() for name in RESULT_MARKERS):
+        print(f"fabriclab: {run_dir} is not a result directory (it holds none of "
+              f"{', '.join(RESULT_MARKERS)})", file=sys.stderr)
         return 2
     metrics_path = run_dir / "metrics.json"
     if metrics_path.exists():
