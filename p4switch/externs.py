@@ -140,7 +140,8 @@ def csum16(data: bytes) -> int:
 
 
 def identity(data: bytes) -> int:
-    return int.from_bytes(data[-8:], "big") if data else 0
+    """bmv2's `identity`: the first 8 bytes of the input (its uint64 result), big-endian."""
+    return int.from_bytes(data[:8], "big")
 
 
 def xor16(data: bytes) -> int:
