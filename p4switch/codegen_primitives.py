@@ -278,8 +278,11 @@ class PrimitiveCodegen:
                         f"S[{DIGESTS}].append({lid})", f"S[{SPECIAL}] = 1"]
 
     def _p_truncate(self, c: _Call) -> list[str]:
+        """The slot holds the length + 1 (0: no truncation); as bmv2's
+        Packet::truncate, the smallest length of several calls wins."""
         c.need(1)
-        return c.pre + [f"S[{TRUNC}] = {c.ex(0)}"]
+        n = f"({c.ex(0)}) + 1"
+        return c.pre + [f"S[{TRUNC}] = min(S[{TRUNC}], {n}) if S[{TRUNC}] else {n}"]
 
     # -- debugging ----------------------------------------------------------------
     def _p_log_msg(self, c: _Call) -> list[str]:

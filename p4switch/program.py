@@ -418,7 +418,7 @@ class Program(LayoutMixin, UsesMixin, ExpressionCodegen, ParserCodegen, ControlC
                       f"        ap(pkt[r:r + {size(hd)}] if r >= 0 and not S[{hd.dirty}] "
                       f"else {self._pack_expr(hd)})"]
         lines += ["    ap(pkt[S[1]:])", "    out = b''.join(parts)",
-                  f"    if S[{TRUNC}]:", f"        out = out[:S[{TRUNC}]]", "    return out"]
+                  f"    if S[{TRUNC}]:", f"        out = out[:S[{TRUNC}] - 1]", "    return out"]
         # The common cases: the valid headers sit where the parser found them,
         # back to back from offset 0, and either none changed (the frame is the
         # input frame) or the changed ones are patched into a copy.

@@ -37,7 +37,7 @@ CLONE_FL = 3   # field list to preserve in the clone
 RESUBMIT = 4   # field list id + 1, 0: not requested
 RECIRC = 5     # field list id + 1, 0: not requested
 DIGESTS = 6    # None or list of learn list ids
-TRUNC = 7      # truncate to this many bytes (0: no)
+TRUNC = 7      # truncate to this many bytes + 1 (0: no)
 SPECIAL = 8    # 1 once any of CLONE, RESUBMIT, RECIRC, DIGESTS was requested
 FIXED_SLOTS = 9
 

@@ -334,7 +334,7 @@ class Switch(FastPaths, DataplaneApi):
     def _send_clone(self, c: list, replicas: list[Replica], cos: int, trunc: int,
                     now: float) -> None:
         if trunc:
-            c[P.TRUNC] = trunc
+            c[P.TRUNC] = trunc + 1
         if cos:
             c[self._s_prio] = cos
         for i, r in enumerate(replicas):

@@ -68,3 +68,12 @@ def test_a_next_field_written_in_the_parser_lands_in_the_next_element(mode: str)
     `.next` among what it does not support (its next-def-use sample)."""
     stf = Path(__file__).resolve().parent / "data" / "stack_next_field_inout.stf"
     run_stf_in_process(stf, mode, skip_if_refused=False)
+
+
+@pytest.mark.parametrize("mode", ["process", "fast"])
+def test_truncate_to_zero_sends_an_empty_packet(mode: str):
+    """truncate(0) is a length like any other, as on simple_switch: the packet leaves
+    empty, and a later truncate(4) does not lengthen it (before, 0 meant no truncation
+    and the later call won: 4 bytes out)."""
+    stf = Path(__file__).resolve().parent / "data" / "truncate_zero.stf"
+    run_stf_in_process(stf, mode, skip_if_refused=False)
