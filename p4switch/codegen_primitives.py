@@ -220,10 +220,15 @@ class PrimitiveCodegen:
             raise ProgramError(f"{c.where}: unknown meter_array {name!r}")
         mn = self._name("M", m.meters)
         amount = f"S[{self.std['packet_length']}]" if m.count_bytes else "1"
+        idx = c.ex(1)
+        color = f"{mn}[{{}}].execute({amount}, _now_us())"
+        if self._index_fits(idx, m.size):
+            return c.pre + c.store(2, color.format(idx))
+        # an index past the end updates no meter and leaves the destination as it
+        # was, as simple_switch does
         i = self._tmp()
-        lines = [f"{i} = {c.ex(1)}"]
-        return c.pre + lines + c.store(
-            2, f"({mn}[{i}].execute({amount}, _now_us()) if 0 <= {i} < {m.size} else 0)")
+        store = c.store(2, color.format(i))
+        return c.pre + [f"{i} = {idx}", f"if 0 <= {i} < {m.size}:", *_indent(store)]
 
     def _index_fits(self, idx: str, size: int) -> bool:
         w = self._width_of(idx)
