@@ -373,6 +373,10 @@ class Program(LayoutMixin, UsesMixin, ExpressionCodegen, ParserCodegen, ControlC
             cond = "True"
             if c.get("if_cond") is not None:
                 cond = self.expr(c["if_cond"], where, pre)
+            if verify and not hd.metadata:
+                # bmv2 skips the verification of a target field whose header is
+                # invalid (Checksum::is_target_field_valid), condition or not
+                cond = f"S[{hd.valid}] and ({cond})"
             lines += pre + [f"if {cond}:"]
             if verify:
                 lines += [f"    if {self._calc_names[calc]}(S) & {(1 << w) - 1} != S[{slot}]:",
