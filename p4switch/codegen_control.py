@@ -9,6 +9,7 @@ import json
 
 from p4switch import externs
 from p4switch.program_common import (
+    PKT,
     TAIL_DUPLICATION_LINES,
     ProgramError,
     _hex,
@@ -278,10 +279,10 @@ class ControlCodegen:
         else:
             lines += ["if e is None:", f"    e = {tn}.default"]
         if table.with_counters:
-            lines += ["    e.npkts += 1", f"    e.nbytes += S[{self.std['packet_length']}]"]
+            lines += ["    e.npkts += 1", f"    e.nbytes += len(S[{PKT}])"]
         if dm is not None:
             slot, w, _s, hd, _f = self._field(dm["result_target"], where + ".direct_meter")
-            amount = f"S[{self.std['packet_length']}]" if dm.get("type") == "bytes" else "1"
+            amount = f"len(S[{PKT}])" if dm.get("type") == "bytes" else "1"
             lines += ["    if e.meter is not None:",
                       f"        S[{slot}] = e.meter.execute({amount}, _now_us())",
                       "    else:", f"        S[{slot}] = 0"]

@@ -280,7 +280,7 @@ class FusedCodegen:
             return f"S_{std[name]}"
         lines = ["def fused(pkt, port, now_us, tm_ports):",
                  f"    S_{PKT} = pkt", f"    {v('ingress_port')} = port",
-                 f"    {v('packet_length')} = len(pkt)",
+                 f"    {v('packet_length')} = S_{self.len_reg} = len(pkt)",
                  f"    {v('ingress_global_timestamp')} = now_us"]
         lines += _indent(parse)
         lines += _indent(["for _ in _ONCE:"] + _indent(ib or ["pass"]))
@@ -293,7 +293,8 @@ class FusedCodegen:
                   f"    {v('enq_timestamp')} = {v('egress_global_timestamp')} = now_us",
                   f"    {v('enq_qdepth')} = {v('deq_qdepth')} = {v('deq_timedelta')} = 0",
                   f"    {v('egress_port')} = spec",
-                  f"    {v('egress_spec')} = {DROP_PORT + 1}"]
+                  f"    {v('egress_spec')} = {DROP_PORT + 1}",
+                  f"    {v('packet_length')} = S_{self.len_reg}"]
         lines += _indent(["for _ in _ONCE:"] + _indent(eb or ["pass"]))
         lines += [f"    if S_{SPECIAL} or {v('egress_spec')} == {DROP_PORT}:",
                   "        return 3, @STATE@", "    out = None"]

@@ -14,6 +14,7 @@ from p4switch.program_common import (
     CLONE_FL,
     DIGESTS,
     DROP_PORT,
+    PKT,
     RECIRC,
     RESUBMIT,
     SPECIAL,
@@ -136,22 +137,41 @@ class PrimitiveCodegen:
     # -- headers and stacks -------------------------------------------------------
     def _p_validity(self, c: _Call) -> list[str]:
         """add_header (bmv2 zeroes the fields of a header that becomes valid) and
-        remove_header."""
+        remove_header. As simple_switch's primitives, each changes the packet length
+        register by the header's size when it changes the header's validity."""
         c.need(1)
+        lr = self.len_reg
         if c.params[0].get("type") == "header":
             hd = self._hdr(c.params[0]["value"], c.where)
+            size = self._header_bytes(hd)
             if c.op == "remove_header":
-                return [f"S[{hd.valid}] = 0"]
+                return [f"if S[{hd.valid}]:", f"    S[{hd.valid}] = 0", f"    S[{lr}] -= {size}"]
             return [f"if not S[{hd.valid}]:",
                     *[f"    S[{k}] = 0" for k in hd.slots.values()],
                     f"    S[{hd.valid}] = 1", f"    S[{hd.raw}] = -1",
-                    f"    S[{hd.dirty}] = 1",
+                    f"    S[{hd.dirty}] = 1", f"    S[{lr}] += {size}",
                     *_indent(self._invalidate_siblings(hd))]
         d = self._dyn_header(c.params[0], c.where, c.pre)
+        size = self._header_bytes(self._dyn_header_type(c.params[0], c.where))
         if c.op == "remove_header":
-            return c.pre + [f"S[{d}[0]] = 0"]
+            return c.pre + [f"if S[{d}[0]]:", f"    S[{d}[0]] = 0", f"    S[{lr}] -= {size}"]
         return c.pre + [f"if not S[{d}[0]]:", f"    for _d in {d}[2]:", "        S[_d] = 0",
-                        f"    S[{d}[0]] = 1", f"    S[{d}[1]] = -1"]
+                        f"    S[{d}[0]] = 1", f"    S[{d}[1]] = -1", f"    S[{lr}] += {size}"]
+
+    def _header_bytes(self, hd) -> str:
+        """Code for the header's size in bytes (bmv2's get_nbytes_packet)."""
+        if hd.var_field is None:
+            return str(hd.fixed_bytes)
+        return f"({hd.fixed_bytes} + S[{hd.var_width}] // 8)"
+
+    def _dyn_header_type(self, node, where: str):
+        """A header of the type `_dyn_header` reaches (a stack's first element)."""
+        e = node.get("value")
+        while node.get("type") == "expression" and isinstance(e, dict) and "op" not in e:
+            node, e = e, e.get("value")
+        if node.get("type") == "header":
+            return self._hdr(node["value"], where)
+        return self.stacks[self._stack_name(e["left"], where)][0]
 
     def _p_push_pop(self, c: _Call) -> list[str]:
         c.need(2)
@@ -185,7 +205,7 @@ class PrimitiveCodegen:
         cb = self._name("CB", ctr.nbytes)
         cp = self._name("CP", ctr.npkts)
         idx = c.ex(1)
-        body = [f"{cp}[i] += 1", f"{cb}[i] += S[{self.std['packet_length']}]"]
+        body = [f"{cp}[i] += 1", f"{cb}[i] += len(S[{PKT}])"]
         return c.pre + [f"i = {idx}"] + self._guard_index("i", idx, ctr.size, body)
 
     def _p_register_read(self, c: _Call) -> list[str]:
@@ -219,7 +239,7 @@ class PrimitiveCodegen:
         if m is None:
             raise ProgramError(f"{c.where}: unknown meter_array {name!r}")
         mn = self._name("M", m.meters)
-        amount = f"S[{self.std['packet_length']}]" if m.count_bytes else "1"
+        amount = f"len(S[{PKT}])" if m.count_bytes else "1"
         idx = c.ex(1)
         color = f"{mn}[{{}}].execute({amount}, _now_us())"
         if self._index_fits(idx, m.size):

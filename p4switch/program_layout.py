@@ -26,6 +26,10 @@ class LayoutMixin:
         self._layout_stacks()
         self._layout_unions()
         self._layout_standard_metadata()
+        # bmv2's packet length register (simple_switch's PACKET_LENGTH_REG_IDX): the
+        # length the packet came in with, plus the headers add_header made valid, less
+        # those remove_header made invalid; egress starts with packet_length set from it
+        self.len_reg = self._slot()
         self.nslots = len(self.template)
         # Slots a new packet instance keeps from its parent (E2E clone): headers.
         self.header_slots = [PKT, PAYLOAD]

@@ -232,7 +232,7 @@ class Switch(FastPaths, DataplaneApi):
         S = prog.template.copy()
         S[0] = frame
         S[self._s_inport] = port
-        S[self._s_plen] = len(frame)
+        S[self._s_plen] = S[prog.len_reg] = len(frame)
         S[self._s_igts] = int((now - self.t0) * 1e6)
         return S
 
@@ -242,7 +242,7 @@ class Switch(FastPaths, DataplaneApi):
         ingress_global_timestamp are 0 unless the field list keeps them."""
         S = prog.template.copy()
         S[0] = frame
-        S[self._s_plen] = len(frame)
+        S[self._s_plen] = S[prog.len_reg] = len(frame)
         for k in prog.field_lists.get(fl, ()):
             S[k] = parent[k]
         S[self._s_itype] = itype
@@ -325,7 +325,7 @@ class Switch(FastPaths, DataplaneApi):
         c = prog.template.copy()
         for k in prog.header_slots:
             c[k] = parsed[k]
-        c[self._s_plen] = parsed[self._s_plen]
+        c[self._s_plen] = c[prog.len_reg] = parsed[prog.len_reg]
         for k in prog.field_lists.get(fl, ()):
             c[k] = S[k]
         c[self._s_itype] = P.INSTANCE_INGRESS_CLONE
@@ -359,6 +359,7 @@ class Switch(FastPaths, DataplaneApi):
         """Egress + deparser; returns the frame to transmit, or None."""
         S[self._s_eport] = port
         S[self._s_espec] = P.DROP_PORT + 1
+        S[self._s_plen] = S[prog.len_reg]
         trace = self._trace
         if trace:
             trace("Pipeline 'egress': start")
@@ -410,7 +411,7 @@ class Switch(FastPaths, DataplaneApi):
             c[k] = S[k]
         for k in prog.field_lists.get(fl, ()):
             c[k] = S[k]
-        c[self._s_plen] = S[self._s_plen]  # metadata is reset (ingress_port too), as bmv2
+        c[prog.len_reg] = S[prog.len_reg]  # metadata is reset (ingress_port too), as bmv2
         c[self._s_itype] = P.INSTANCE_EGRESS_CLONE
         replicas, cos, trunc = session
         self._send_clone(c, replicas, cos, trunc, now)

@@ -106,6 +106,7 @@ class FastPaths:
         s_espec, s_eport, s_itype, s_mcast = std["egress_spec"], std["egress_port"], \
             std["instance_type"], std["mcast_grp"]
         s_prio = std["priority"]
+        s_len = prog.len_reg
         s_enq_ts, s_enq_qd, s_deq_td, s_deq_qd, s_eg_ts = (
             std["enq_timestamp"], std["enq_qdepth"], std["deq_timedelta"], std["deq_qdepth"],
             std["egress_global_timestamp"])
@@ -122,7 +123,7 @@ class FastPaths:
             S = tpl_copy()
             S[0] = frame
             S[s_inport] = port
-            S[s_plen] = len(frame)
+            S[s_plen] = S[s_len] = len(frame)
             S[s_igts] = now_us
             if general:
                 ingress_tail(prog, S, now)
@@ -149,6 +150,7 @@ class FastPaths:
             S[s_enq_qd] = S[s_deq_qd] = S[s_deq_td] = 0
             S[s_eport] = spec
             S[s_espec] = DROP + 1
+            S[s_plen] = S[s_len]
             try:
                 egress(S)
                 if S[SPECIAL] or S[s_espec] == DROP:

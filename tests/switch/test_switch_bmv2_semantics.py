@@ -77,3 +77,11 @@ def test_truncate_to_zero_sends_an_empty_packet(mode: str):
     and the later call won: 4 bytes out)."""
     stf = Path(__file__).resolve().parent / "data" / "truncate_zero.stf"
     run_stf_in_process(stf, mode, skip_if_refused=False)
+
+
+@pytest.mark.parametrize("mode", ["process", "fast"])
+def test_a_meter_of_bytes_meters_the_ingress_length(mode: str):
+    """As simple_switch, not standard_metadata.packet_length, which the program wrote
+    (100 bytes before: RED at once)."""
+    stf = Path(__file__).resolve().parent / "data" / "meter_bytes_ingress_length.stf"
+    run_stf_in_process(stf, mode, skip_if_refused=False)
