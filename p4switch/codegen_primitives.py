@@ -204,7 +204,7 @@ class PrimitiveCodegen:
         ctr = self._counter(c.params[0], c.where)
         cb = self._name("CB", ctr.nbytes)
         cp = self._name("CP", ctr.npkts)
-        idx = c.ex(1)
+        idx = self._index32(c.ex(1))
         body = [f"{cp}[i] += 1", f"{cb}[i] += len(S[{PKT}])"]
         return c.pre + [f"i = {idx}"] + self._guard_index("i", idx, ctr.size, body)
 
@@ -212,7 +212,7 @@ class PrimitiveCodegen:
         c.need(3)
         r = self._register(c.params[1], c.where)
         cells = self._name("R", r.cells)
-        idx = c.ex(2)
+        idx = self._index32(c.ex(2))
         if self._index_fits(idx, r.size):
             return c.pre + c.store(0, self._known(f"{cells}[{idx}]", r.width))
         # an index past the end leaves the destination as it was, as simple_switch
@@ -225,7 +225,7 @@ class PrimitiveCodegen:
         c.need(3)
         r = self._register(c.params[0], c.where)
         cells = self._name("R", r.cells)
-        idx = c.ex(1)
+        idx = self._index32(c.ex(1))
         v = c.ex(2)
         vw = self._width_of(v)
         val = v if vw is not None and vw <= r.width else f"({v}) & {(1 << r.width) - 1}"
@@ -240,7 +240,7 @@ class PrimitiveCodegen:
             raise ProgramError(f"{c.where}: unknown meter_array {name!r}")
         mn = self._name("M", m.meters)
         amount = f"len(S[{PKT}])" if m.count_bytes else "1"
-        idx = c.ex(1)
+        idx = self._index32(c.ex(1))
         color = f"{mn}[{{}}].execute({amount}, _now_us())"
         if self._index_fits(idx, m.size):
             return c.pre + c.store(2, color.format(idx))
@@ -249,6 +249,12 @@ class PrimitiveCodegen:
         i = self._tmp()
         store = c.store(2, color.format(i))
         return c.pre + [f"{i} = {idx}", f"if 0 <= {i} < {m.size}:", *_indent(store)]
+
+    def _index32(self, idx: str) -> str:
+        """An extern's index as simple_switch reads it (Data::get_uint(), an unsigned
+        int): its low 32 bits, so 2^32 + 1 is index 1."""
+        w = self._width_of(idx)
+        return idx if w is not None and w <= 32 else f"(({idx}) & 0xFFFFFFFF)"
 
     def _index_fits(self, idx: str, size: int) -> bool:
         w = self._width_of(idx)
