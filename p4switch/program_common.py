@@ -39,6 +39,9 @@ RECIRC = 5     # field list id + 1, 0: not requested
 DIGESTS = 6    # None or list of learn list ids
 TRUNC = 7      # truncate to this many bytes + 1 (0: no)
 SPECIAL = 8    # 1 once any of CLONE, RESUBMIT, RECIRC, DIGESTS was requested
+# simple_switch keeps a clone's session id in 15 bits (the 16th marks a clone requested,
+# so that session 0 works): clone(I2E, 0x10005) goes to session 5 (register_access.h)
+CLONE_SESSION_MASK = 0x7FFF
 FIXED_SLOTS = 9
 
 BYTE_ALIGNED_READERS = {8: "{p}[{o}]", 16: "({p}[{o}] << 8 | {p}[{o}+1])"}

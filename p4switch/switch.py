@@ -309,7 +309,7 @@ class Switch(FastPaths, DataplaneApi):
     def _clone_i2e(self, prog: Program, S: list, now: float) -> None:
         sid, fl = S[P.CLONE], S[P.CLONE_FL]
         S[P.CLONE] = -1
-        session = self.clone_sessions.get(sid)
+        session = self.clone_sessions.get(sid & P.CLONE_SESSION_MASK)
         if session is None:
             return
         replicas, cos, trunc = session
@@ -403,7 +403,7 @@ class Switch(FastPaths, DataplaneApi):
     def _clone_e2e(self, prog: Program, S: list, now: float) -> None:
         sid, fl = S[P.CLONE], S[P.CLONE_FL]
         S[P.CLONE] = -1
-        session = self.clone_sessions.get(sid)
+        session = self.clone_sessions.get(sid & P.CLONE_SESSION_MASK)
         if session is None:
             return
         c = prog.template.copy()
