@@ -72,11 +72,12 @@ class ParserCodegen:
         lines += _indent(graph)
         verify = self._gen_checksums(verify=True)
         if verify:
-            # Checksums are verified after a successful parse, as in bmv2.
+            # Checksums are verified once the parser has stopped, with an error too,
+            # as bmv2's Parser::parse does (a header the parser did not reach is
+            # invalid, and a checksum field in it is not verified)
             lines = [ln.replace("def parse(", "def _parse_states(") for ln in lines[:1]] + lines[1:]
-            lines += ["def parse(S, pkt):", "    _parse_states(S, pkt)",
-                      f"    if S[{self.std['parser_error']}] == 0:"]
-            lines += _indent(verify, 2)
+            lines += ["def parse(S, pkt):", "    _parse_states(S, pkt)"]
+            lines += _indent(verify)
         return lines
 
     def _parser_op(self, op, where, fail) -> list[str]:
