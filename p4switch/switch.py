@@ -381,6 +381,10 @@ class Switch(FastPaths, DataplaneApi):
                 if trace:
                     trace("Dropping packet at the end of egress")
                 return None
+            if S[P.RECIRC]:
+                # bmv2 truncates a packet when it is transmitted: the recirculated
+                # packet is the whole deparsed one, and its new pass forgets the length
+                S[P.TRUNC] = 0
             if trace:
                 trace("Deparser 'deparser': start")
             frame = prog.deparse(S)
