@@ -280,7 +280,7 @@ class FusedCodegen:
             return f"S_{std[name]}"
         lines = ["def fused(pkt, port, now_us, tm_ports):",
                  f"    S_{PKT} = pkt", f"    {v('ingress_port')} = port",
-                 f"    {v('packet_length')} = S_{self.len_reg} = len(pkt)",
+                 f"    {v('packet_length')} = S_{self.len_reg} = _ilen = len(pkt)",
                  f"    {v('ingress_global_timestamp')} = now_us"]
         lines += _indent(parse)
         lines += _indent(["for _ in _ONCE:"] + _indent(ib or ["pass"]))
@@ -309,6 +309,10 @@ class FusedCodegen:
         from the template in its prologue, with the globals it needs."""
         n = self.nslots
         src = "\n".join(ln.replace("@STATE@", state) for ln in lines) + "\n"
+        # counters and byte meters count the ingress length, len(S[PKT]) in the general
+        # code: the frame is `pkt` throughout this function, measured once
+        head, body = src.split("\n", 1)
+        src = head + "\n" + body.replace(f"len(S_{PKT})", "_ilen")
         src, dropped = fold(src, self.template)
         template = list(self.template)
         for k, value in dropped.items():  # assigned before every hand-back: from here
