@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from fabriclab import scenario as scenarios
+from fabriclab.results import ResultsError, check_results_root
 from fabriclab.status import StatusLine
 from fabriclab.view import ViewPortError
 from topologies.generators import TopologyError
@@ -54,6 +55,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 f"{', '.join(m.value for m in IMPLEMENTED_FLOW_CONTROL)}")
     if args.web is not None:
         check_port(args.web)  # before anything starts
+    if not Path(args.program).is_file():
+        raise scenarios.ScenarioError(f"--program {args.program}: no such file")
+    check_results_root(Path(args.results))
     target = resolve(args.target, args.compiler, args.switch)
     first = points[0][1]
     print(f"fabriclab: scenario {first.name} on {first.topology}, "
@@ -96,6 +100,7 @@ def _cmd_bringup(args: argparse.Namespace) -> int:
     fabric = build(args.topo)  # a bad topology or fault fails here, before anything starts
     for text in settings.faults:
         bringup_fault(text, fabric)
+    check_results_root(Path(args.results))
     target = resolve(args.target, None, None)
     print(f"fabriclab: bring-up of {args.topo}, target {target.label}"
           + (f", faults {', '.join(settings.faults)}" if settings.faults else ""))
@@ -290,7 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         return args.func(args)
-    except (scenarios.ScenarioError, TopologyError, TargetError, ViewPortError) as exc:
+    except (scenarios.ScenarioError, TopologyError, TargetError, ViewPortError,
+            ResultsError) as exc:
         print(f"fabriclab: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -20,6 +20,22 @@ from topologies.targets import Target
 ROOT = Path(__file__).resolve().parent.parent
 
 
+class ResultsError(ValueError):
+    """A results folder no run can write into."""
+
+
+def check_results_root(results_root: Path) -> None:
+    """The folder runs are written under exists (it is made) and takes new folders;
+    checked before anything starts, so a run never ends for want of a place to write."""
+    try:
+        Path(results_root).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ResultsError(f"--results {results_root}: cannot be made: "
+                           f"{exc.strerror or exc}") from None
+    if not os.access(results_root, os.W_OK | os.X_OK):
+        raise ResultsError(f"--results {results_root}: not writable")
+
+
 def new_run_dir(results_root: Path, name: str) -> Path:
     """results_root/<time>-<name>, with -2, -3 ... when a run of the same second exists."""
     run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{name}"
