@@ -1,5 +1,6 @@
-"""`fabriclab run --topo/--fc` on a scenario that sweeps that very field is refused before
-anything starts: every point would run on the one value while its label says another."""
+"""Command-line options refused before anything starts: `--topo/--fc` on a scenario that
+sweeps that very field (every point would run on the one value while its label says
+another), a `--results` folder that cannot be made, a `--program` that does not exist."""
 
 from __future__ import annotations
 
