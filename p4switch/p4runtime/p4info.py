@@ -63,6 +63,7 @@ class TableInfo:
     is_const: bool
     size: int
     needs_priority: bool
+    supports_idle_timeout: bool = False
 
 
 @dataclass(frozen=True)
@@ -245,6 +246,7 @@ class PipelineInfo:
             is_const=t.is_const_table,
             size=t.size,
             needs_priority=any(f.kind in PRIORITY_KINDS for f in fields),
+            supports_idle_timeout=t.idle_timeout_behavior != p4info_pb2.Table.NO_TIMEOUT,
         )
 
     def _index_value_set(self, vs) -> None:

@@ -92,6 +92,10 @@ class TableWrites:
         if kind == INSERT and not t.match_fields:
             raise invalid(f"{what} has no key: only its default entry can be written")
         match, key = self._entry_key(t, te)
+        if te.idle_timeout_ns and not t.supports_idle_timeout and kind != DELETE:
+            # PI's words; the spec's INVALID_ARGUMENT for a field the table cannot honour
+            raise invalid(f"{what}: idle_timeout_ns must be set to 0 for tables which do "
+                          "not support idle timeout")
         state = self.tables[t.id]
         rec = state.entries.get(key)
         if kind == INSERT:

@@ -129,6 +129,17 @@ def test_malformed_entries_are_invalid_argument(sw, mutate):
     assert error_code(c, update("INSERT", table_entry=te)) == code_pb2.INVALID_ARGUMENT
 
 
+def test_idle_timeout_on_a_table_without_idle_timeout_is_invalid_argument(sw):
+    """As on simple_switch_grpc (PI: 'idle_timeout_ns must be set to 0 for tables which do
+    not support idle timeout'); the embedded switch used to store it and never age it."""
+    c, dp = sw
+    te = route_entry(idle_timeout_ns=1_000_000)
+    assert error_code(c, update("INSERT", table_entry=te)) == code_pb2.INVALID_ARGUMENT
+    assert dp.tables.get("FabricIngress.dlid_route", {}) == {}
+    c.write(update("INSERT", table_entry=route_entry()))
+    assert error_code(c, update("MODIFY", table_entry=te)) == code_pb2.INVALID_ARGUMENT
+
+
 def test_ternary_range_optional_entries(sw):
     c, dp = sw
     te = acl_entry(priority=10, mac=(b"\x0a", b"\xff"), slid=(b"\x01", b"\x10"), sl=b"\x02")
