@@ -97,8 +97,8 @@ class Reads:
         return not wanted or wanted == profile_id
 
     def _selected_tables(self, table_id: int) -> list[TableInfo]:
-        if table_id == 0:
-            return [self.info.tables[i] for i in sorted(self.info.tables)]
+        if table_id == 0:  # in the P4Info's order, as simple_switch_grpc reads them
+            return list(self.info.tables.values())
         return [self._table(table_id)]
 
     def _read_table_entries(self, q: p4runtime_pb2.TableEntry) -> Iterator[p4runtime_pb2.TableEntry]:

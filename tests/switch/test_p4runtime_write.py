@@ -10,6 +10,7 @@ from test_p4runtime_support import (
     IDS,
     Client,
     acl_entry,
+    p4info,
     route_entry,
     start_server,
     update,
@@ -584,6 +585,23 @@ def test_wildcard_read_of_all_tables(sw):
         [IDS["dlid_route"]] * 2 + [IDS["acl"], IDS["kind_class"]])
     [one] = read_tables(c, table_id=IDS["dlid_route"], match=route_entry(b"\x02").match)
     assert one.match[0].exact.value == b"\x02"
+
+
+def test_a_read_of_all_tables_goes_in_the_p4info_s_order_as_on_simple_switch_grpc(sw):
+    """simple_switch_grpc answers a table_id 0 read table by table in the P4Info's order
+    (the embedded switch went by table id)."""
+    c, _ = sw
+    info = p4info()
+    tables = list(info.tables)[::-1]
+    del info.tables[:]
+    info.tables.extend(tables)
+    c.set_pipeline(info=info)
+    c.write(update("INSERT", table_entry=route_entry(b"\x01")),
+            update("INSERT", table_entry=acl_entry()))
+    assert [e.table_id for e in read_tables(c)] == [
+        IDS["kind_class"], IDS["acl"], IDS["dlid_route"]]
+    defaults = read_tables(c, is_default_action=True)
+    assert [e.table_id for e in defaults] == [t.preamble.id for t in tables]
 
 
 def test_reconcile_and_commit_keeps_the_entries(sw):
