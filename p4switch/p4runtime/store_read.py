@@ -168,6 +168,9 @@ class Reads:
                 yield p4runtime_pb2.Entity(counter_entry=out)
 
     def _read_direct(self, q, counter: bool) -> Iterator[p4runtime_pb2.Entity]:
+        kind = "DirectCounterEntry" if counter else "DirectMeterEntry"
+        if not q.HasField("table_entry"):
+            raise invalid(f"Missing table_entry field in {kind}")  # simple_switch_grpc's words
         te = q.table_entry
         attr = "direct_counter_id" if counter else "direct_meter_id"
         for t in self._selected_tables(te.table_id):
@@ -177,21 +180,29 @@ class Reads:
                 continue
             sub = p4runtime_pb2.TableEntry(table_id=t.id, priority=te.priority)
             sub.match.extend(te.match)
-            for rec in self._records(t, sub):
+            records = self._records(t, sub)
+            if len(te.match) and not records:
+                # as simple_switch_grpc: a key that names no entry is an error, not an empty read
+                raise invalid(f"{kind}: table '{t.name}' has no entry with this key")
+            for rec in records:
                 if rec.handle is None:
                     continue
-                if counter:
-                    out = p4runtime_pb2.DirectCounterEntry()
-                    out.table_entry.CopyFrom(rec.entry)
-                    b, p = self.dp.direct_counter_read(t.name, rec.handle)
-                    self._fill_counter(out.data, self.info.direct_counters[t.direct_counter_id].unit, b, p)
-                    yield p4runtime_pb2.Entity(direct_counter_entry=out)
-                else:
-                    out = p4runtime_pb2.DirectMeterEntry()
-                    out.table_entry.CopyFrom(rec.entry)
-                    if rec.meter_config is not None:
-                        out.config.CopyFrom(rec.meter_config)
-                    yield p4runtime_pb2.Entity(direct_meter_entry=out)
+                yield self._direct_entity(t, rec, counter)
+
+    def _direct_entity(self, t: TableInfo, rec: TableRecord, counter: bool) -> p4runtime_pb2.Entity:
+        """The entry's direct counter or meter, with the entry's key only (not its action),
+        as simple_switch_grpc answers."""
+        key = p4runtime_pb2.TableEntry(table_id=t.id, priority=rec.entry.priority)
+        key.match.extend(rec.entry.match)
+        if counter:
+            out = p4runtime_pb2.DirectCounterEntry(table_entry=key)
+            b, p = self.dp.direct_counter_read(t.name, rec.handle)
+            self._fill_counter(out.data, self.info.direct_counters[t.direct_counter_id].unit, b, p)
+            return p4runtime_pb2.Entity(direct_counter_entry=out)
+        out = p4runtime_pb2.DirectMeterEntry(table_entry=key)
+        if rec.meter_config is not None:
+            out.config.CopyFrom(rec.meter_config)
+        return p4runtime_pb2.Entity(direct_meter_entry=out)
 
     def _records(self, t: TableInfo, q: p4runtime_pb2.TableEntry) -> list[TableRecord]:
         state = self.tables[t.id]

@@ -469,6 +469,32 @@ def test_direct_counter_in_table_entry_and_as_entity(sw):
     assert error_code(c, update("MODIFY", direct_counter_entry=missing)) == code_pb2.NOT_FOUND
 
 
+def test_direct_reads_answer_with_the_entry_s_key_only_as_on_simple_switch_grpc(sw):
+    """simple_switch_grpc: the table_entry of a direct counter or meter read holds the
+    key (table id, match, priority), not the action; a read without table_entry is
+    INVALID_ARGUMENT, and so is one whose key names no entry."""
+    c, _ = sw
+    c.write(update("INSERT", table_entry=route_entry(b"\x03")))
+    te = acl_entry()
+    te.meter_config.cir, te.meter_config.pir = 10, 20
+    c.write(update("INSERT", table_entry=te))
+    [d] = c.read(Entity(direct_counter_entry=p4runtime_pb2.DirectCounterEntry(
+        table_entry=TE(table_id=IDS["dlid_route"]))))
+    assert d.direct_counter_entry.table_entry == route_entry(b"\x03", action=None)
+    [m] = c.read(Entity(direct_meter_entry=p4runtime_pb2.DirectMeterEntry(
+        table_entry=TE(table_id=IDS["acl"]))))
+    key = acl_entry()
+    key.ClearField("action")
+    assert m.direct_meter_entry.table_entry == key and m.direct_meter_entry.config.pir == 20
+    for query in (Entity(direct_counter_entry=p4runtime_pb2.DirectCounterEntry()),
+                  Entity(direct_meter_entry=p4runtime_pb2.DirectMeterEntry()),
+                  Entity(direct_counter_entry=p4runtime_pb2.DirectCounterEntry(
+                      table_entry=route_entry(b"\x09", action=None)))):
+        with pytest.raises(grpc.RpcError) as err:
+            c.read(query)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
 def test_meters(sw):
     c, dp = sw
     me = p4runtime_pb2.MeterEntry(meter_id=IDS["port_meter"])
