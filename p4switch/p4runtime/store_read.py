@@ -60,23 +60,7 @@ class Reads:
         elif which == "register_entry":
             yield from self._read_registers(entity.register_entry)
         elif which == "packet_replication_engine_entry":
-            pre = entity.packet_replication_engine_entry
-            if pre.HasField("multicast_group_entry"):
-                gid = pre.multicast_group_entry.multicast_group_id
-                for k in sorted(self.mc_groups):
-                    if not gid or gid == k:
-                        yield p4runtime_pb2.Entity(
-                            packet_replication_engine_entry=p4runtime_pb2.PacketReplicationEngineEntry(
-                                multicast_group_entry=self.mc_groups[k]))
-            elif pre.HasField("clone_session_entry"):
-                sid = pre.clone_session_entry.session_id
-                for k in sorted(self.clone_sessions):
-                    if not sid or sid == k:
-                        yield p4runtime_pb2.Entity(
-                            packet_replication_engine_entry=p4runtime_pb2.PacketReplicationEngineEntry(
-                                clone_session_entry=self.clone_sessions[k]))
-            else:
-                raise invalid("empty PacketReplicationEngineEntry")
+            yield from self._read_pre(entity.packet_replication_engine_entry)
         elif which == "digest_entry":
             did = entity.digest_entry.digest_id
             if did and did not in self.info.digests:
@@ -90,6 +74,26 @@ class Reads:
             raise invalid("read of an empty entity")
         else:
             raise unimplemented(f"{which} is not supported")
+
+    def _read_pre(self, pre: p4runtime_pb2.PacketReplicationEngineEntry) -> Iterator[p4runtime_pb2.Entity]:
+        """Multicast groups or clone sessions, all (id 0) or one: as on simple_switch_grpc,
+        an id that names none is NOT_FOUND, in its words."""
+        if pre.HasField("multicast_group_entry"):
+            wanted, stored, field = (pre.multicast_group_entry.multicast_group_id, self.mc_groups,
+                                     "multicast_group_entry")
+            missing = "Multicast group does not exist"
+        elif pre.HasField("clone_session_entry"):
+            wanted, stored, field = (pre.clone_session_entry.session_id, self.clone_sessions,
+                                     "clone_session_entry")
+            missing = "Clone session id does not exist"
+        else:
+            raise invalid("empty PacketReplicationEngineEntry")
+        if wanted and wanted not in stored:
+            raise not_found(missing)
+        for k in sorted(stored):
+            if not wanted or wanted == k:
+                yield p4runtime_pb2.Entity(packet_replication_engine_entry=(
+                    p4runtime_pb2.PacketReplicationEngineEntry(**{field: stored[k]})))
 
     def _profile_match(self, wanted: int, profile_id: int) -> bool:
         if wanted and wanted not in self.info.action_profiles:

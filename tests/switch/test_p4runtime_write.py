@@ -587,6 +587,21 @@ def test_clone_sessions(sw):
     assert dp.clone_sessions == {}
 
 
+def test_reading_a_missing_multicast_group_or_clone_session_is_not_found(sw):
+    """As on simple_switch_grpc ('Multicast group does not exist', 'Clone session id does
+    not exist'); the embedded switch answered with nothing."""
+    c, _ = sw
+    c.write(update("INSERT", packet_replication_engine_entry=mc_group(5, 1)))
+    missing_session = p4runtime_pb2.PacketReplicationEngineEntry()
+    missing_session.clone_session_entry.session_id = 66
+    for pre in (mc_group(66), missing_session):
+        with pytest.raises(grpc.RpcError) as err:
+            c.read(Entity(packet_replication_engine_entry=pre))
+        assert err.value.code() == grpc.StatusCode.NOT_FOUND
+    [got] = c.read(Entity(packet_replication_engine_entry=mc_group(5)))
+    assert got.packet_replication_engine_entry == mc_group(5, 1)
+
+
 def test_digest_entries(sw):
     c, _ = sw
     d = p4runtime_pb2.DigestEntry(digest_id=IDS["learn_t"])
