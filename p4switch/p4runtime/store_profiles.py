@@ -34,7 +34,7 @@ class ProfileWrites:
     def _profile(self, profile_id: int):
         prof = self.info.action_profiles.get(profile_id)
         if prof is None:
-            raise not_found(f"unknown action profile id {profile_id}")
+            raise invalid(f"unknown action profile id {profile_id}")
         return prof
 
     def _profile_actions(self, prof) -> dict[int, int]:

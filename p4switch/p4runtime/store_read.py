@@ -37,6 +37,7 @@ class Reads:
                 yield p4runtime_pb2.Entity(table_entry=te)
         elif which == "action_profile_member":
             m = entity.action_profile_member
+            self._check_profile_id(m.action_profile_id)
             for key, stored in sorted(self.members.items()):
                 if self._profile_match(m.action_profile_id, key[0]) and (
                     not m.member_id or m.member_id == key[1]
@@ -44,6 +45,7 @@ class Reads:
                     yield p4runtime_pb2.Entity(action_profile_member=stored)
         elif which == "action_profile_group":
             g = entity.action_profile_group
+            self._check_profile_id(g.action_profile_id)
             for key, stored in sorted(self.groups.items()):
                 if self._profile_match(g.action_profile_id, key[0]) and (
                     not g.group_id or g.group_id == key[1]
@@ -95,9 +97,12 @@ class Reads:
                 yield p4runtime_pb2.Entity(packet_replication_engine_entry=(
                     p4runtime_pb2.PacketReplicationEngineEntry(**{field: stored[k]})))
 
-    def _profile_match(self, wanted: int, profile_id: int) -> bool:
+    def _check_profile_id(self, wanted: int) -> None:
         if wanted and wanted not in self.info.action_profiles:
-            raise not_found(f"unknown action profile id {wanted}")
+            raise invalid(f"unknown action profile id {wanted}")
+
+    @staticmethod
+    def _profile_match(wanted: int, profile_id: int) -> bool:
         return not wanted or wanted == profile_id
 
     def _selected_tables(self, table_id: int) -> list[TableInfo]:
@@ -159,7 +164,7 @@ class Reads:
 
     def _read_counters(self, q: p4runtime_pb2.CounterEntry) -> Iterator[p4runtime_pb2.Entity]:
         if q.counter_id and q.counter_id not in self.info.counters:
-            raise not_found(f"unknown counter id {q.counter_id}")
+            raise invalid(f"unknown counter id {q.counter_id}")
         for cid in sorted(self.info.counters):
             if q.counter_id and cid != q.counter_id:
                 continue
@@ -218,7 +223,7 @@ class Reads:
 
     def _read_meters(self, q: p4runtime_pb2.MeterEntry) -> Iterator[p4runtime_pb2.Entity]:
         if q.meter_id and q.meter_id not in self.info.meters:
-            raise not_found(f"unknown meter id {q.meter_id}")
+            raise invalid(f"unknown meter id {q.meter_id}")
         for mid in sorted(self.info.meters):
             if q.meter_id and mid != q.meter_id:
                 continue
@@ -233,7 +238,7 @@ class Reads:
 
     def _read_registers(self, q: p4runtime_pb2.RegisterEntry) -> Iterator[p4runtime_pb2.Entity]:
         if q.register_id and q.register_id not in self.info.registers:
-            raise not_found(f"unknown register id {q.register_id}")
+            raise invalid(f"unknown register id {q.register_id}")
         for rid in sorted(self.info.registers):
             if q.register_id and rid != q.register_id:
                 continue

@@ -43,7 +43,7 @@ class ResourceWrites:
     def _write_counter(self, kind: int, c: p4runtime_pb2.CounterEntry) -> Undo:
         info = self.info.counters.get(c.counter_id)
         if info is None:
-            raise not_found(f"unknown counter id {c.counter_id}")
+            raise invalid(f"unknown counter id {c.counter_id}")
         if kind != MODIFY:
             raise invalid(f"counter '{info.name}': only MODIFY is allowed")
         indices = self._indices(info, c, "counter")
@@ -82,7 +82,7 @@ class ResourceWrites:
     def _write_meter(self, kind: int, m: p4runtime_pb2.MeterEntry) -> Undo:
         info = self.info.meters.get(m.meter_id)
         if info is None:
-            raise not_found(f"unknown meter id {m.meter_id}")
+            raise invalid(f"unknown meter id {m.meter_id}")
         if kind != MODIFY:
             raise invalid(f"meter '{info.name}': only MODIFY is allowed")
         indices = self._indices(info, m, "meter")

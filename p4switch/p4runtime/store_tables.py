@@ -43,7 +43,7 @@ class TableWrites:
     def _table(self, table_id: int) -> TableInfo:
         t = self.info.tables.get(table_id)
         if t is None:
-            raise not_found(f"unknown table id {table_id}")
+            raise invalid(f"unknown table id {table_id}")
         return t
 
     def _entry_key(self, t: TableInfo, te: p4runtime_pb2.TableEntry):

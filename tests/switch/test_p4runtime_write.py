@@ -104,11 +104,28 @@ def test_modify_and_delete(sw):
     assert read_tables(c, table_id=IDS["dlid_route"]) == []
 
 
-def test_unknown_table_id_is_not_found(sw):
+def test_unknown_p4_ids_are_invalid_argument_as_on_simple_switch_grpc(sw):
+    """simple_switch_grpc (PI) answers 'Invalid P4 id' with INVALID_ARGUMENT for a table,
+    counter, meter or action profile id the P4Info lacks, in writes and reads; the
+    embedded switch answered NOT_FOUND. Digest ids stay NOT_FOUND, as there."""
     c, _ = sw
     te = route_entry()
     te.table_id = 12345
-    assert error_code(c, update("INSERT", table_entry=te)) == code_pb2.NOT_FOUND
+    assert error_code(c, update("INSERT", table_entry=te)) == code_pb2.INVALID_ARGUMENT
+    assert error_code(c, update("DELETE", table_entry=te)) == code_pb2.INVALID_ARGUMENT
+    ce = p4runtime_pb2.CounterEntry(counter_id=12345, index=p4runtime_pb2.Index(index=1))
+    assert error_code(c, update("MODIFY", counter_entry=ce)) == code_pb2.INVALID_ARGUMENT
+    me = p4runtime_pb2.MeterEntry(meter_id=12345, index=p4runtime_pb2.Index(index=1))
+    assert error_code(c, update("MODIFY", meter_entry=me)) == code_pb2.INVALID_ARGUMENT
+    for query in (Entity(table_entry=TE(table_id=12345)), Entity(counter_entry=ce),
+                  Entity(meter_entry=me),
+                  Entity(action_profile_member=p4runtime_pb2.ActionProfileMember(
+                      action_profile_id=12345)),
+                  Entity(direct_counter_entry=p4runtime_pb2.DirectCounterEntry(
+                      table_entry=TE(table_id=12345)))):
+        with pytest.raises(grpc.RpcError) as err:
+            c.read(query)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, query
 
 
 @pytest.mark.parametrize("mutate", [
@@ -410,7 +427,7 @@ def test_action_profile_errors(sw):
         == code_pb2.RESOURCE_EXHAUSTED
     bad = member(3)
     bad.action_profile_id = 4242
-    assert error_code(c, update("INSERT", action_profile_member=bad)) == code_pb2.NOT_FOUND
+    assert error_code(c, update("INSERT", action_profile_member=bad)) == code_pb2.INVALID_ARGUMENT
     te = TE(table_id=IDS["ecmp"])
     te.match.add(field_id=1).exact.value = b"\x05"
     te.action.action_profile_member_id = 77
@@ -443,7 +460,7 @@ def test_counters_read_write_and_wildcards(sw):
         == code_pb2.OUT_OF_RANGE
     with pytest.raises(grpc.RpcError) as err:
         c.read(Entity(counter_entry=p4runtime_pb2.CounterEntry(counter_id=1)))
-    assert err.value.code() == grpc.StatusCode.NOT_FOUND
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
 def test_direct_counter_in_table_entry_and_as_entity(sw):
