@@ -99,14 +99,16 @@ class TableWrites:
         state = self.tables[t.id]
         rec = state.entries.get(key)
         if kind == INSERT:
-            if rec is not None:
-                raise already_exists(f"{what}: entry already exists")
+            # the whole entry is checked before the table is, as simple_switch_grpc does:
+            # a malformed INSERT of an existing key is INVALID_ARGUMENT, not ALREADY_EXISTS
             if not te.HasField("action"):
                 raise invalid(f"{what}: INSERT needs an action")
-            if t.size and len(state.entries) >= t.size:
-                raise resource_exhausted(f"{what} is full ({t.size} entries)")
             action, target = self._table_target(t, te.action, what)
             self._check_direct_resources(t, te)
+            if rec is not None:
+                raise already_exists(f"{what}: entry already exists")
+            if t.size and len(state.entries) >= t.size:
+                raise resource_exhausted(f"{what} is full ({t.size} entries)")
             handle = dp_call(self.dp.table_add, t.name, dataplane_key(t, match), target, te.priority)
             entry = self._stored_entry(te, match, action)
             new = TableRecord(entry, handle)
@@ -114,6 +116,8 @@ class TableWrites:
             self._ref_action(t, action, +1)
             self._apply_direct_resources(t, new, te, inserting=True)
             return lambda: self._remove_entry(t, key)
+        if kind == MODIFY and te.HasField("action"):
+            self._table_target(t, te.action, what)  # INVALID_ARGUMENT before NOT_FOUND, as INSERT
         if rec is None:
             raise not_found(f"{what}: no such entry")
         if rec.handle is None:

@@ -85,6 +85,18 @@ def test_duplicate_insert_is_already_exists(sw):
     assert error_code(c, update("INSERT", table_entry=route_entry())) == code_pb2.ALREADY_EXISTS
 
 
+def test_a_bad_action_is_invalid_argument_before_the_key_is_looked_up(sw):
+    """As on simple_switch_grpc, which checks the whole entry before the table: an
+    INSERT of an existing key or a MODIFY of a missing one with an action the table does
+    not have is INVALID_ARGUMENT (the embedded switch said ALREADY_EXISTS / NOT_FOUND)."""
+    c, _ = sw
+    c.write(update("INSERT", table_entry=route_entry()))
+    bad = route_entry(action="drop", port=None)
+    assert error_code(c, update("INSERT", table_entry=bad)) == code_pb2.INVALID_ARGUMENT
+    missing = route_entry(b"\x09", action="drop", port=None)
+    assert error_code(c, update("MODIFY", table_entry=missing)) == code_pb2.INVALID_ARGUMENT
+
+
 def test_modify_and_delete_of_a_missing_entry_are_not_found(sw):
     c, _ = sw
     assert error_code(c, update("MODIFY", table_entry=route_entry())) == code_pb2.NOT_FOUND
