@@ -1,0 +1,276 @@
+"""The embedded switch's P4Runtime server against simple_switch_grpc's: the same requests,
+the same answers (status codes, each update's code, what a Read returns, in its order).
+
+Both hold data/p4rt_fidelity.p4 (p4rt_differential.py). The differences that stay, where
+simple_switch_grpc departs from the P4Runtime spec, are listed in DEVELOPERS.md ("What
+differs on real bmv2") and checked in `test_the_documented_differences_remain`."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.bmv2
+pytest.importorskip("p4.v1.p4runtime_pb2")
+
+from p4.v1 import p4runtime_pb2  # noqa: E402
+from p4rt_differential import (  # noqa: E402
+    Requests,
+    Target,
+    clone_session,
+    compare,
+    compile_program,
+    mc_group,
+    outcome,
+    read,
+    write,
+)
+from test_p4runtime_support import update  # noqa: E402
+
+TE = p4runtime_pb2.TableEntry
+DCE = p4runtime_pb2.DirectCounterEntry
+
+
+@pytest.fixture(scope="module")
+def program():
+    return compile_program()
+
+
+@pytest.fixture(scope="module")
+def targets(program):
+    started = []
+    try:
+        started.append(Target.embedded())
+        started.append(Target.bmv2())
+        yield started
+    finally:
+        for t in started:
+            t.close()
+
+
+@pytest.fixture
+def rig(targets, program):
+    """(targets with the program freshly pushed, Requests)."""
+    config, info = program
+    for t in targets:
+        t.push(config, info)
+    return targets, Requests(info)
+
+
+def ins(te):
+    return update("INSERT", table_entry=te)
+
+
+def with_counter(te):
+    te.counter_data.packet_count, te.counter_data.byte_count = 5, 7
+    return te
+
+
+def with_meter(te):
+    cfg = te.meter_config
+    cfg.cir, cfg.cburst, cfg.pir, cfg.pburst = 10, 1, 20, 2
+    return te
+
+
+def table_writes(r: Requests):
+    return [
+        write(ins(r.exact())), write(ins(r.exact())),                       # ALREADY_EXISTS
+        write(update("MODIFY", table_entry=r.exact(b"\x00\x09"))),
+        write(update("DELETE", table_entry=r.exact(b"\x00\x09"))),
+        write(ins(r.exact(b"\x00\x01")), ins(r.exact(b"\x00\x01")),         # per-update codes
+              ins(r.exact(b"\x00\x02")), update("MODIFY", table_entry=r.exact(b"\x00\x0a"))),
+        write(ins(r.exact()), election_id=5), write(ins(r.exact()), election_id=0),
+        write(ins(r.exact(b"\x00\x00\x07"))), write(ins(r.exact(b"\x01\x00\x07"))),
+        write(ins(r.exact(b"\x09", params=(b"\x00\x00\x02",)))),
+        write(ins(r.exact(b"\x0a", params=(b"\x02\x00",)))),
+        write(ins(r.exact(action="forward"))),                              # not the table's
+        write(update("MODIFY", table_entry=r.exact(b"\x00\x0b", action="forward"))),
+        write(update("MODIFY", table_entry=r.exact(action="forward"))),
+        write(ins(with_meter(r.exact()))),
+        write(ins(r.exact(b"\x00\x06", idle_timeout_ns=1_000_000))),
+        write(ins(r.exact(priority=3))),
+        read(table_entry=TE(table_id=r.ids["exact_t"])),
+    ]
+
+
+def match_kinds(r: Requests):
+    return [
+        write(ins(r.ternary(b"\x01", b"\xff", priority=0))),
+        write(ins(r.ternary(b"\x00", b"\x00"))), write(ins(r.ternary(b"\x03", b"\x01"))),
+        write(ins(r.ternary(b"\x01", b"\x01"))), write(ins(r.ternary(b"\x01", b"\x01", 11))),
+        write(ins(r.lpm(b"\x0a\x00\x00\x00", 33))), write(ins(r.lpm(b"\x0a\x01\x00\x00", 8))),
+        write(ins(r.lpm(b"\x00", 0))), write(ins(r.lpm(b"\x0a\x00\x00\x00", 8, priority=5))),
+        write(ins(r.lpm(b"\x0a\x00\x00\x00", 8))),
+        write(ins(r.range(b"\x00\x09", b"\x00\x05"))), write(ins(r.range(b"\x00\x00", b"\xff\xff"))),
+        write(ins(r.range(b"\x00\x01", b"\x00\x05", priority=0))),
+        write(ins(r.range(b"\x00\x01", b"\x00\x05"))), write(ins(r.range(None, None, b"\x01"))),
+        read(table_entry=TE()),
+    ]
+
+
+def default_entries(r: Requests):
+    return [
+        read(table_entry=r.default("exact_t")), read(table_entry=r.default("lpm_t")),
+        write(update("MODIFY", table_entry=r.default("exact_t", "drop"))),
+        read(table_entry=r.default("exact_t")),
+        write(update("MODIFY", table_entry=r.default("exact_t"))),
+        write(update("DELETE", table_entry=r.default("exact_t"))),
+        write(ins(r.default("exact_t", "drop"))),
+        write(update("MODIFY", table_entry=r.default("const_default_t", "NoAction"))),
+        write(update("MODIFY", table_entry=r.default("exact_t", "forward_counted", (b"\x01",)))),
+        write(update("MODIFY", table_entry=r.default("ternary_t", "drop"))),
+        read(table_entry=TE(is_default_action=True)),
+    ]
+
+
+def wildcard_reads(r: Requests):
+    return [
+        write(ins(r.exact(b"\x00\x02")), ins(r.exact(b"\x00\x01")),
+              ins(r.lpm(b"\x0a\x00\x00\x00", 8)), ins(r.ternary(b"\x01", b"\xff"))),
+        read(table_entry=TE()), read(table_entry=r.exact(b"\x00\x01", action=None)),
+        read(table_entry=r.exact(b"\x00\x44", action=None)),
+        read(table_entry=TE(table_id=r.ids["ternary_t"], priority=10)),
+        read(table_entry=TE(table_id=4242)),
+    ]
+
+
+def direct_resources(r: Requests):
+    return [
+        write(ins(with_counter(r.exact(b"\x00\x03")))),
+        read(table_entry=TE(table_id=r.ids["exact_t"], counter_data=p4runtime_pb2.CounterData())),
+        write(ins(with_counter(r.lpm(b"\x0a\x00\x00\x00", 8)))),
+        write(ins(with_meter(r.ternary(b"\x05", b"\xff")))),
+        write(ins(with_meter(r.exact(b"\x00\x04")))),
+        read(table_entry=TE(table_id=r.ids["ternary_t"], meter_config=p4runtime_pb2.MeterConfig())),
+        read(direct_counter_entry=DCE(table_entry=TE(table_id=r.ids["exact_t"]))),
+        read(direct_counter_entry=DCE()),
+        read(direct_counter_entry=DCE(table_entry=r.exact(b"\x00\x44", action=None))),
+        read(direct_counter_entry=DCE(table_entry=TE(table_id=r.ids["lpm_t"]))),
+        read(direct_meter_entry=p4runtime_pb2.DirectMeterEntry(
+            table_entry=TE(table_id=r.ids["ternary_t"]))),
+    ]
+
+
+def counters_and_meters(r: Requests):
+    return [
+        read(counter_entry=r.counter("port_counter", 3)), read(counter_entry=r.counter("port_counter")),
+        read(counter_entry=r.counter()),
+        write(update("INSERT", counter_entry=r.counter("port_counter", 1))),
+        write(update("MODIFY", counter_entry=r.counter("port_counter", 1))),
+        read(counter_entry=p4runtime_pb2.CounterEntry(counter_id=4242)),
+        read(meter_entry=r.meter("port_meter", 1)), read(meter_entry=r.meter()),
+        write(update("MODIFY", meter_entry=r.meter("port_meter", 1, (100, 10, 200, 20)))),
+        read(meter_entry=r.meter("port_meter", 1)),
+        write(update("INSERT", meter_entry=r.meter("port_meter", 1, (100, 10, 200, 20)))),
+        write(update("MODIFY", meter_entry=r.meter("port_meter", 1))),
+        read(meter_entry=p4runtime_pb2.MeterEntry(meter_id=4242)),
+    ]
+
+
+def replication(_r: Requests):
+    pre = "packet_replication_engine_entry"
+    return [
+        write(update("INSERT", **{pre: mc_group(5, (1, 0), (2, 0))})),
+        write(update("INSERT", **{pre: mc_group(5, (1, 0))})),
+        write(update("MODIFY", **{pre: mc_group(6, (1, 0))})),
+        write(update("DELETE", **{pre: mc_group(6)})),
+        write(update("INSERT", **{pre: mc_group(7, (1, 0), (1, 0))})),
+        write(update("INSERT", **{pre: mc_group(0, (1, 0))})),
+        read(**{pre: mc_group(5)}), read(**{pre: mc_group(66)}),
+        write(update("MODIFY", **{pre: mc_group(5, (3, 1))})), read(**{pre: mc_group(5)}),
+        write(update("DELETE", **{pre: mc_group(5)})),
+        write(update("INSERT", **{pre: clone_session(100, (1, 1))})),
+        write(update("INSERT", **{pre: clone_session(100, (1, 1))})),
+        write(update("MODIFY", **{pre: clone_session(101, (1, 1))})),
+        write(update("INSERT", **{pre: clone_session(102, (1, 1), (1, 1))})),
+        write(update("INSERT", **{pre: clone_session(0, (1, 1))})),
+        read(**{pre: clone_session(100)}), read(**{pre: clone_session(66)}),
+        write(update("DELETE", **{pre: clone_session(100)})),
+        write(update("DELETE", **{pre: clone_session(102)})),
+    ]
+
+
+def pipeline_config(_r: Requests):
+    get = p4runtime_pb2.GetForwardingPipelineConfigRequest
+
+    def get_config(response_type):
+        def step(c):
+            got = c.stub.GetForwardingPipelineConfig(get(device_id=c.device_id,
+                                                         response_type=response_type))
+            return [got.config.cookie, got.config.p4info.pkg_info,
+                    p4runtime_pb2.Entity() if got.config.p4_device_config else TE()]
+        return step
+
+    def capabilities(c):
+        c.stub.Capabilities(p4runtime_pb2.CapabilitiesRequest())
+        return []
+    return [get_config(t) for t in range(4)] + [capabilities]
+
+
+CASES = [table_writes, match_kinds, default_entries, wildcard_reads, direct_resources,
+         counters_and_meters, replication, pipeline_config]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda f: f.__name__)
+def test_the_embedded_switch_answers_as_simple_switch_grpc(rig, case):
+    targets, requests = rig
+    assert compare(targets, case(requests)) == []
+
+
+def documented_differences(r: Requests):
+    """(request, the embedded switch's answer, simple_switch_grpc's): DEVELOPERS.md."""
+    pre = "packet_replication_engine_entry"
+    reg = p4runtime_pb2.RegisterEntry(register_id=r.ids["reg"], index=p4runtime_pb2.Index(index=1))
+    return [
+        (write(ins(r.exact()), device_id=99), ("NOT_FOUND",), ("PERMISSION_DENIED",)),
+        (lambda c: c.read(p4runtime_pb2.Entity(table_entry=TE()), device_id=99),
+         ("NOT_FOUND",), ("FAILED_PRECONDITION",)),
+        (write(ins(r.exact(b""))), ("UNKNOWN", ("INVALID_ARGUMENT",)), ("OK",)),
+        (write(ins(r.ternary(b"\x02", b"\xff", priority=-1))),
+         ("UNKNOWN", ("INVALID_ARGUMENT",)), ("UNKNOWN", ("UNKNOWN",))),
+        (read(counter_entry=r.counter("port_counter", 8)), ("OUT_OF_RANGE",), ("UNKNOWN", ())),
+        (write(update("MODIFY", counter_entry=r.counter("port_counter", 8))),
+         ("UNKNOWN", ("OUT_OF_RANGE",)), ("UNKNOWN", ("UNKNOWN",))),
+        (write(update("MODIFY", meter_entry=r.meter("port_meter", 1, (300, 10, 200, 20)))),
+         ("UNKNOWN", ("INVALID_ARGUMENT",)), ("UNKNOWN", ("UNKNOWN",))),
+        (write(update("MODIFY", counter_entry=r.counter("port_counter"))),
+         ("OK",), ("UNKNOWN", ("UNIMPLEMENTED",))),
+        (read(direct_counter_entry=DCE(table_entry=TE())), ("OK", ()), ("UNIMPLEMENTED",)),
+        (read(register_entry=reg), ("OK", (
+            f"register_entry {{ register_id: {r.ids['reg']} index {{ index: 1 }} "
+            'data { bitstring: "\\000" } }',)), ("UNIMPLEMENTED",)),
+        (write(update("INSERT", **{pre: clone_session(103, (1, 1), class_of_service=3,
+                                                      packet_length_bytes=64)})),
+         ("OK",), ("UNKNOWN", ("UNIMPLEMENTED",))),
+    ]
+
+
+def test_the_documented_differences_remain(rig):
+    targets, requests = rig
+    by_name = {t.name: t for t in targets}
+    changed = []
+    for i, (step, embedded, bmv2) in enumerate(documented_differences(requests)):
+        got = {name: outcome(lambda t=t, step=step: step(t.client))
+               for name, t in by_name.items()}
+        if got != {"embedded": embedded, "bmv2": bmv2}:
+            changed.append((i, got))
+    assert changed == []
+
+
+def test_pipeline_actions_differ_only_as_documented(targets, program):
+    """COMMIT without a saved config and RECONCILE_AND_COMMIT: simple_switch_grpc answers
+    UNKNOWN with no message; the embedded switch FAILED_PRECONDITION, and it reconciles.
+    VERIFY of a JSON bmv2 cannot load: bmv2 says OK (PI verifies the P4Info only)."""
+    config, info = program
+    action = p4runtime_pb2.SetForwardingPipelineConfigRequest
+    answers = {}
+    for t in targets:
+        t.push(config, info)
+        c = t.client
+        answers[t.name] = [
+            outcome(lambda c=c: c.set_pipeline(action.COMMIT, with_config=False)),
+            outcome(lambda c=c: c.set_pipeline(action.RECONCILE_AND_COMMIT, info=info,
+                                               config=config)),
+            outcome(lambda c=c: c.set_pipeline(action.VERIFY, info=info, config=b"{")),
+        ]
+    assert answers == {"embedded": [("FAILED_PRECONDITION",), ("OK",), ("INVALID_ARGUMENT",)],
+                       "bmv2": [("UNKNOWN", ()), ("UNKNOWN", ()), ("OK",)]}
