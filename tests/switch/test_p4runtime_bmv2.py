@@ -235,6 +235,13 @@ def documented_differences(r: Requests):
         (write(update("MODIFY", counter_entry=r.counter("port_counter"))),
          ("OK",), ("UNKNOWN", ("UNIMPLEMENTED",))),
         (read(direct_counter_entry=DCE(table_entry=TE())), ("OK", ()), ("UNIMPLEMENTED",)),
+        (write(ins(r.exact(b"\x00\x01")), ins(r.exact(b"\x00\x01")),
+               atomicity=p4runtime_pb2.WriteRequest.ROLLBACK_ON_ERROR),
+         ("UNKNOWN", ("ABORTED", "ALREADY_EXISTS")), ("UNIMPLEMENTED",)),
+        (write(update("INSERT")), ("UNKNOWN", ("INVALID_ARGUMENT",)), ("UNKNOWN", ("UNKNOWN",))),
+        (lambda c: c.read(p4runtime_pb2.Entity()), ("INVALID_ARGUMENT",), ("UNKNOWN", ())),
+        (write(*[ins(r.lpm(bytes([10, i, 0, 0]), 16)) for i in range(65)]),  # lpm_t holds 64
+         ("UNKNOWN", ("OK",) * 64 + ("RESOURCE_EXHAUSTED",)), ("UNKNOWN", ("OK",) * 64 + ("UNKNOWN",))),
         (read(register_entry=reg), ("OK", (
             f"register_entry {{ register_id: {r.ids['reg']} index {{ index: 1 }} "
             'data { bitstring: "\\000" } }',)), ("UNIMPLEMENTED",)),
@@ -254,6 +261,19 @@ def test_the_documented_differences_remain(rig):
         if got != {"embedded": embedded, "bmv2": bmv2}:
             changed.append((i, got))
     assert changed == []
+
+
+def test_a_read_filters_by_action_where_bmv2_ignores_the_action(rig):
+    """A table read whose entry names an action: the embedded switch returns the entries
+    with that action only; simple_switch_grpc ignores the action and returns them all."""
+    targets, r = rig
+    answers = {}
+    for t in targets:
+        t.client.write(ins(r.exact()))
+        query = TE(table_id=r.ids["exact_t"])
+        query.action.action.action_id = r.ids["drop"]
+        answers[t.name] = len(t.client.read(p4runtime_pb2.Entity(table_entry=query)))
+    assert answers == {"embedded": 0, "bmv2": 1}
 
 
 def test_pipeline_actions_differ_only_as_documented(targets, program):
