@@ -131,9 +131,10 @@ class ProfileWrites:
             seen.add(mem.member_id)
             if (prof.id, mem.member_id) not in self.members:
                 raise not_found(f"{what}: member {mem.member_id} does not exist")
-            if mem.weight < 0:
-                raise invalid(f"{what}: member {mem.member_id} has negative weight")
-            member_ids.extend([mem.member_id] * max(1, mem.weight))
+            if mem.weight <= 0:  # simple_switch_grpc's words
+                raise invalid(f"{what}: member {mem.member_id}: Member weight must be a "
+                              "positive integer value")
+            member_ids.extend([mem.member_id] * mem.weight)
         max_size = g.max_size if kind == INSERT else old.max_size
         if prof.max_group_size and max_size > prof.max_group_size:
             raise resource_exhausted(

@@ -67,14 +67,16 @@ class TableWrites:
         if which == "action_profile_member_id":
             mid = action.action_profile_member_id
             if (prof.id, mid) not in self.members:
-                raise not_found(f"{what}: member {mid} not in action profile '{prof.name}'")
+                raise invalid(f"{what}: Invalid member / group id: member {mid} not in action "
+                              f"profile '{prof.name}'")
             return p4runtime_pb2.TableAction(action_profile_member_id=mid), IndirectTarget(member=mid)
         if which == "action_profile_group_id":
             if not prof.with_selector:
                 raise invalid(f"{what}: action profile '{prof.name}' has no selector, no groups")
             gid = action.action_profile_group_id
             if (prof.id, gid) not in self.groups:
-                raise not_found(f"{what}: group {gid} not in action profile '{prof.name}'")
+                raise invalid(f"{what}: Invalid member / group id: group {gid} not in action "
+                              f"profile '{prof.name}'")
             return p4runtime_pb2.TableAction(action_profile_group_id=gid), IndirectTarget(group=gid)
         if which == "action_profile_action_set":
             raise unimplemented(f"{what}: one-shot action selector programming is not supported")
@@ -222,11 +224,11 @@ class TableWrites:
             raise invalid(f"{what}: only MODIFY is allowed on a default entry")
         if t.const_default_action_id:
             raise permission_denied(f"{what} is const")
+        if t.implementation_id:  # INVALID_ARGUMENT and these words: simple_switch_grpc's
+            raise invalid(f"Cannot set / reset default action for indirect table {t.id}")
         state = self.tables[t.id]
         old_action, old_extra = state.default_action, state.default_entry_extra
         if te.HasField("action"):
-            if t.implementation_id:
-                raise permission_denied(f"{what}: an indirect table's default entry is fixed")
             proto, call = canonical_action(
                 self.info, te.action.action, what, t.action_scopes, as_default=True
             )

@@ -442,8 +442,37 @@ def test_action_profile_errors(sw):
     assert error_code(c, update("INSERT", action_profile_member=bad)) == code_pb2.INVALID_ARGUMENT
     te = TE(table_id=IDS["ecmp"])
     te.match.add(field_id=1).exact.value = b"\x05"
-    te.action.action_profile_member_id = 77
-    assert error_code(c, update("INSERT", table_entry=te)) == code_pb2.NOT_FOUND
+    te.action.action_profile_member_id = 77  # simple_switch_grpc: 'Invalid member / group id'
+    assert error_code(c, update("INSERT", table_entry=te)) == code_pb2.INVALID_ARGUMENT
+    te.action.action_profile_group_id = 77
+    assert error_code(c, update("INSERT", table_entry=te)) == code_pb2.INVALID_ARGUMENT
+
+
+def test_a_group_member_of_weight_0_is_invalid_argument_as_on_simple_switch_grpc(sw):
+    """simple_switch_grpc: 'Member weight must be a positive integer value'; the embedded
+    switch took a weight of 0 as 1."""
+    c, dp = sw
+    c.write(update("INSERT", action_profile_member=member(1)))
+    g = group(10, 1)
+    g.members[0].weight = 0
+    assert error_code(c, update("INSERT", action_profile_group=g)) == code_pb2.INVALID_ARGUMENT
+    assert ("FabricIngress.ecmp_selector", 10) not in dp.groups
+
+
+def test_the_default_entry_of_an_indirect_table_cannot_be_set_or_reset(sw):
+    """simple_switch_grpc refuses both with INVALID_ARGUMENT ('Cannot set / reset default
+    action for indirect table'); the embedded switch refused a set with
+    PERMISSION_DENIED and took a reset. (A const default action is PERMISSION_DENIED
+    first, as there.)"""
+    c, _ = sw
+    info = p4info()
+    [ecmp] = [t for t in info.tables if t.preamble.id == IDS["ecmp"]]
+    ecmp.const_default_action_id = 0
+    c.set_pipeline(info=info)
+    d = TE(table_id=IDS["ecmp"], is_default_action=True)
+    assert error_code(c, update("MODIFY", table_entry=d)) == code_pb2.INVALID_ARGUMENT
+    d.action.action.action_id = IDS["NoAction"]
+    assert error_code(c, update("MODIFY", table_entry=d)) == code_pb2.INVALID_ARGUMENT
 
 
 # ---- counters, meters, registers -----------------------------------------------------------------
