@@ -37,12 +37,15 @@ def compile_program() -> tuple[bytes, p4info_pb2.P4Info]:
 
 
 def ids(info: p4info_pb2.P4Info) -> dict[str, int]:
-    """Short name (after the last dot) -> id of every table, action and extern."""
+    """Short name (after the last dot) -> id of every table, action and extern; an action
+    profile, which p4c names after its table, as "profile:<name>"."""
     out = {}
     for kind in ("tables", "actions", "counters", "direct_counters", "meters",
-                 "direct_meters", "registers", "action_profiles"):
+                 "direct_meters", "registers"):
         for obj in getattr(info, kind):
             out[obj.preamble.name.rsplit(".", 1)[-1]] = obj.preamble.id
+    for obj in info.action_profiles:  # named after their table: "profile:<table>"
+        out["profile:" + obj.preamble.name.rsplit(".", 1)[-1]] = obj.preamble.id
     return out
 
 
@@ -200,6 +203,23 @@ class Requests:
         if config:
             me.config.cir, me.config.cburst, me.config.pir, me.config.pburst = config
         return me
+
+
+    def member(self, profile: str, member_id: int, action="forward", params=(b"\x01",)):
+        m = p4runtime_pb2.ActionProfileMember(action_profile_id=self.ids["profile:" + profile],
+                                              member_id=member_id)
+        if action:
+            m.action.action_id = self.ids[action]
+            for i, value in enumerate(params, 1):
+                m.action.params.add(param_id=i, value=value)
+        return m
+
+    def group(self, profile: str, group_id: int, *members: int, max_size=0, weight=1):
+        g = p4runtime_pb2.ActionProfileGroup(action_profile_id=self.ids["profile:" + profile],
+                                             group_id=group_id, max_size=max_size)
+        for m in members:
+            g.members.add(member_id=m, weight=weight)
+        return g
 
 
 def mc_group(group_id: int, *replicas: tuple[int, int]) -> p4runtime_pb2.PacketReplicationEngineEntry:

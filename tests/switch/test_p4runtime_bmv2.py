@@ -189,6 +189,57 @@ def replication(_r: Requests):
     ]
 
 
+def indirect(r: Requests, table: str, key: bytes, member=None, group=None) -> TE:
+    te = TE(table_id=r.ids[table])
+    te.match.add(field_id=1).exact.value = key
+    if member is not None:
+        te.action.action_profile_member_id = member
+    if group is not None:
+        te.action.action_profile_group_id = group
+    return te
+
+
+def action_profiles(r: Requests):
+    """Members read before any group has them, and one profile at a time: see
+    `test_bmv2_repeats_weighted_members_and_keeps_failed_groups`."""
+    def upd(kind, **entity):
+        return write(update(kind, **entity))
+    mem, grp = "action_profile_member", "action_profile_group"
+    profile = r.ids["profile:ecmp_t"]
+    weight_0 = r.group("ecmp_t", 14, 1)
+    weight_0.members[0].weight = 0
+    return [
+        upd("INSERT", **{mem: r.member("ecmp_t", 1)}), upd("INSERT", **{mem: r.member("ecmp_t", 1)}),
+        upd("MODIFY", **{mem: r.member("ecmp_t", 9)}), upd("DELETE", **{mem: r.member("ecmp_t", 9)}),
+        upd("INSERT", **{mem: r.member("ecmp_t", 2, action="drop", params=())}),
+        upd("INSERT", **{mem: r.member("ecmp_t", 3, action="NoAction", params=())}),
+        upd("INSERT", **{mem: r.member("ecmp_t", 4, params=())}),
+        upd("INSERT", **{mem: r.member("ecmp_t", 6, action=None)}),
+        read(**{mem: p4runtime_pb2.ActionProfileMember(action_profile_id=profile)}),
+        upd("INSERT", **{grp: r.group("ecmp_t", 10, 1)}), upd("INSERT", **{grp: r.group("ecmp_t", 10, 1)}),
+        upd("INSERT", **{grp: r.group("ecmp_t", 11, 9)}),
+        upd("INSERT", **{grp: r.group("ecmp_t", 12, 1, max_size=100)}),
+        upd("INSERT", **{grp: r.group("ecmp_t", 13, 1, 1)}), upd("INSERT", **{grp: weight_0}),
+        upd("INSERT", **{grp: r.group("ecmp_t", 15, 1, weight=3)}),
+        upd("MODIFY", **{grp: r.group("ecmp_t", 99, 1)}),
+        read(**{mem: p4runtime_pb2.ActionProfileMember(action_profile_id=profile, member_id=77)}),
+        read(**{grp: p4runtime_pb2.ActionProfileGroup(action_profile_id=profile, group_id=10)}),
+        read(**{grp: p4runtime_pb2.ActionProfileGroup(action_profile_id=profile, group_id=77)}),
+        read(**{mem: p4runtime_pb2.ActionProfileMember(action_profile_id=4242)}),
+        write(ins(indirect(r, "ecmp_t", b"\x01", member=1))),
+        write(ins(indirect(r, "ecmp_t", b"\x02", group=10))),
+        write(ins(indirect(r, "ecmp_t", b"\x03", member=77))),
+        write(ins(indirect(r, "ecmp_t", b"\x04", group=77))),
+        upd("INSERT", **{mem: r.member("profile_t", 1)}),
+        write(ins(indirect(r, "profile_t", b"\x05", member=1))),
+        read(table_entry=TE(table_id=r.ids["ecmp_t"])),
+        upd("DELETE", **{mem: r.member("ecmp_t", 1)}), upd("DELETE", **{grp: r.group("ecmp_t", 10)}),
+        upd("MODIFY", table_entry=r.default("ecmp_t", "NoAction")),
+        upd("MODIFY", table_entry=r.default("ecmp_t")),
+        read(table_entry=r.default("ecmp_t")), read(table_entry=r.default("profile_t")),
+    ]
+
+
 def pipeline_config(_r: Requests):
     get = p4runtime_pb2.GetForwardingPipelineConfigRequest
 
@@ -207,7 +258,7 @@ def pipeline_config(_r: Requests):
 
 
 CASES = [table_writes, match_kinds, default_entries, wildcard_reads, direct_resources,
-         counters_and_meters, replication, pipeline_config]
+         counters_and_meters, replication, action_profiles, pipeline_config]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda f: f.__name__)
@@ -274,6 +325,30 @@ def test_a_read_filters_by_action_where_bmv2_ignores_the_action(rig):
         query.action.action.action_id = r.ids["drop"]
         answers[t.name] = len(t.client.read(p4runtime_pb2.Entity(table_entry=query)))
     assert answers == {"embedded": 0, "bmv2": 1}
+
+
+def test_bmv2_repeats_weighted_members_and_keeps_failed_groups(rig):
+    """simple_switch_grpc lists a member of weight 3 in a group three times in a read of
+    the profile's members (PI makes the copies the weight asks for and reads them back),
+    and a group INSERT that fails (a missing member here) still leaves the group, empty;
+    the embedded switch lists each member once and has no such group."""
+    targets, r = rig
+    answers = {}
+    for t in targets:
+        c = t.client
+        c.write(update("INSERT", action_profile_member=r.member("ecmp_t", 1)))
+        c.write(update("INSERT", action_profile_group=r.group("ecmp_t", 10, 1)),
+                update("INSERT", action_profile_group=r.group("ecmp_t", 12, 1, weight=3)))
+        failed = outcome(lambda c=c: c.write(update(
+            "INSERT", action_profile_group=r.group("ecmp_t", 11, 9))))
+        profile = r.ids["profile:ecmp_t"]
+        members = c.read(p4runtime_pb2.Entity(action_profile_member=p4runtime_pb2.ActionProfileMember(
+            action_profile_id=profile)))
+        groups = c.read(p4runtime_pb2.Entity(action_profile_group=p4runtime_pb2.ActionProfileGroup(
+            action_profile_id=profile)))
+        answers[t.name] = (failed, len(members), [g.action_profile_group.group_id for g in groups])
+    assert answers == {"embedded": (("UNKNOWN", ("NOT_FOUND",)), 1, [10, 12]),
+                       "bmv2": (("UNKNOWN", ("NOT_FOUND",)), 3, [10, 12, 11])}
 
 
 def test_pipeline_actions_differ_only_as_documented(targets, program):

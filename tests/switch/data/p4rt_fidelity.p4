@@ -66,6 +66,19 @@ control MyIngress(inout headers hdr, inout metadata meta,
         default_action = NoAction();
         size = 64;
     }
+    table ecmp_t {
+        key = { hdr.ethernet.dstAddr: exact; }
+        actions = { forward; @defaultonly NoAction; }
+        implementation = action_selector(HashAlgorithm.crc16, 16, 32w10);
+        default_action = NoAction();
+        size = 16;
+    }
+    table profile_t {
+        key = { hdr.ethernet.srcAddr: exact; }
+        actions = { forward; drop; }
+        implementation = action_profile(8);
+        size = 16;
+    }
     table const_default_t {
         key = { meta.cls: exact; }
         actions = { set_cls; NoAction; }
@@ -79,6 +92,8 @@ control MyIngress(inout headers hdr, inout metadata meta,
         ternary_t.apply();
         lpm_t.apply();
         range_t.apply();
+        ecmp_t.apply();
+        profile_t.apply();
         const_default_t.apply();
         port_counter.count((bit<32>)standard_metadata.ingress_port);
         port_meter.execute_meter((bit<32>)standard_metadata.ingress_port, meta.cls);
