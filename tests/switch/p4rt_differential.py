@@ -54,6 +54,7 @@ class Target:
     """One running P4Runtime server holding the program, and a primary client on it."""
 
     name: str
+    address: str
     client: Client
     _stop: object
 
@@ -92,7 +93,7 @@ class Target:
     def _connect(cls, name: str, address: str, stop) -> Target:
         client = Client(address)
         client.primary()
-        return cls(name, client, stop)
+        return cls(name, address, client, stop)
 
     def push(self, config: bytes, info: p4info_pb2.P4Info) -> None:
         self.client.set_pipeline(info=info, config=config)

@@ -351,6 +351,33 @@ def test_bmv2_repeats_weighted_members_and_keeps_failed_groups(rig):
                        "bmv2": (("UNKNOWN", ("NOT_FOUND",)), 3, [10, 12, 11])}
 
 
+def test_arbitration_differs_only_as_documented(rig):
+    """Streams without election id: the embedded switch takes each as a backup;
+    simple_switch_grpc takes one and ends the next with INVALID_ARGUMENT (it counts them
+    as election id 0, a duplicate). A stream for another device: NOT_FOUND here, while
+    simple_switch_grpc makes a device of it and answers OK."""
+    from google.rpc import code_pb2
+    from test_p4runtime_support import Client
+
+    targets, _ = rig
+    answers = {}
+    for t in targets:
+        other = Client(t.address)
+        try:
+            got = []
+            for device_id in (other.device_id, other.device_id, 99):
+                stream = other.stream()
+                stream.arbitrate(device_id, election_id=None)
+                msg = stream.next(timeout=3)
+                got.append(code_pb2.Code.Name(msg.arbitration.status.code) if msg is not None
+                           else stream.error.code().name)
+            answers[t.name] = got
+        finally:
+            other.close()
+    assert answers == {"embedded": ["ALREADY_EXISTS", "ALREADY_EXISTS", "NOT_FOUND"],
+                       "bmv2": ["ALREADY_EXISTS", "INVALID_ARGUMENT", "OK"]}
+
+
 def test_pipeline_actions_differ_only_as_documented(targets, program):
     """COMMIT without a saved config and RECONCILE_AND_COMMIT: simple_switch_grpc answers
     UNKNOWN with no message; the embedded switch FAILED_PRECONDITION, and it reconciles.
