@@ -165,7 +165,7 @@ class Reads:
     def _read_counters(self, q: p4runtime_pb2.CounterEntry) -> Iterator[p4runtime_pb2.Entity]:
         if q.counter_id and q.counter_id not in self.info.counters:
             raise invalid(f"unknown counter id {q.counter_id}")
-        for cid in sorted(self.info.counters):
+        for cid in self.info.counters:  # in the P4Info's order, as simple_switch_grpc
             if q.counter_id and cid != q.counter_id:
                 continue
             info = self.info.counters[cid]
@@ -224,7 +224,7 @@ class Reads:
     def _read_meters(self, q: p4runtime_pb2.MeterEntry) -> Iterator[p4runtime_pb2.Entity]:
         if q.meter_id and q.meter_id not in self.info.meters:
             raise invalid(f"unknown meter id {q.meter_id}")
-        for mid in sorted(self.info.meters):
+        for mid in self.info.meters:  # in the P4Info's order, as simple_switch_grpc
             if q.meter_id and mid != q.meter_id:
                 continue
             info = self.info.meters[mid]
@@ -239,7 +239,7 @@ class Reads:
     def _read_registers(self, q: p4runtime_pb2.RegisterEntry) -> Iterator[p4runtime_pb2.Entity]:
         if q.register_id and q.register_id not in self.info.registers:
             raise invalid(f"unknown register id {q.register_id}")
-        for rid in sorted(self.info.registers):
+        for rid in self.info.registers:  # in the P4Info's order
             if q.register_id and rid != q.register_id:
                 continue
             info = self.info.registers[rid]

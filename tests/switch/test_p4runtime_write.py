@@ -504,6 +504,19 @@ def test_counters_read_write_and_wildcards(sw):
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
+def test_a_read_of_all_counters_goes_in_the_p4info_s_order_as_on_simple_switch_grpc(sw):
+    """simple_switch_grpc answers counter_id 0 counter by counter in the P4Info's order
+    (the embedded switch went by counter id); meters and registers likewise."""
+    c, _ = sw
+    info = p4info()
+    counters = list(info.counters)[::-1]
+    del info.counters[:]
+    info.counters.extend(counters)
+    c.set_pipeline(info=info)
+    got = [e.counter_entry.counter_id for e in c.read(Entity(counter_entry=p4runtime_pb2.CounterEntry()))]
+    assert got == [IDS["drop_counter"]] * 16 + [IDS["rx_port_counter"]] * 8
+
+
 def test_direct_counter_in_table_entry_and_as_entity(sw):
     c, dp = sw
     te = route_entry()

@@ -23,6 +23,9 @@ control MyVerifyChecksum(inout headers hdr, inout metadata meta) { apply { } }
 control MyIngress(inout headers hdr, inout metadata meta,
                   inout standard_metadata_t standard_metadata) {
     counter(8, CounterType.packets_and_bytes) port_counter;
+    counter(2, CounterType.packets) b_counter;
+    counter(2, CounterType.bytes) z_counter;
+    meter(2, MeterType.packets) z_meter;
     meter(4, MeterType.bytes) port_meter;
     register<bit<32>>(8) reg;
     direct_counter(CounterType.packets_and_bytes) exact_hits;
@@ -98,6 +101,9 @@ control MyIngress(inout headers hdr, inout metadata meta,
         port_counter.count((bit<32>)standard_metadata.ingress_port);
         port_meter.execute_meter((bit<32>)standard_metadata.ingress_port, meta.cls);
         reg.write(0, (bit<32>)meta.cls);
+        b_counter.count(0);
+        z_counter.count(1);
+        z_meter.execute_meter(0, meta.cls);
     }
 }
 
