@@ -118,8 +118,10 @@ class TableWrites:
             self._ref_action(t, action, +1)
             self._apply_direct_resources(t, new, te, inserting=True)
             return lambda: self._remove_entry(t, key)
-        if kind == MODIFY and te.HasField("action"):
-            self._table_target(t, te.action, what)  # INVALID_ARGUMENT before NOT_FOUND, as INSERT
+        if kind == MODIFY:  # the entry is checked before the key is looked up, as for INSERT
+            if not te.HasField("action"):  # simple_switch_grpc's words
+                raise invalid(f"{what}: 'action' field must be set for non-default entries")
+            self._table_target(t, te.action, what)
         if rec is None:
             raise not_found(f"{what}: no such entry")
         if rec.handle is None:
@@ -131,15 +133,11 @@ class TableWrites:
             return lambda: self._restore_entry(t, key, rec)
         # MODIFY
         old = TableRecord(copy_msg(rec.entry), rec.handle, rec.meter_config)
-        if te.HasField("action"):
-            action, target = self._table_target(t, te.action, what)
-            self._check_direct_resources(t, te)
-            dp_call(self.dp.table_modify, t.name, rec.handle, target)
-            self._ref_action(t, rec.entry.action, -1)
-            self._ref_action(t, action, +1)
-        else:
-            self._check_direct_resources(t, te)
-            action = rec.entry.action
+        action, target = self._table_target(t, te.action, what)
+        self._check_direct_resources(t, te)
+        dp_call(self.dp.table_modify, t.name, rec.handle, target)
+        self._ref_action(t, rec.entry.action, -1)
+        self._ref_action(t, action, +1)
         rec.entry = self._stored_entry(te, match, action)
         self._apply_direct_resources(t, rec, te, inserting=False)
 

@@ -257,8 +257,43 @@ def pipeline_config(_r: Requests):
     return [get_config(t) for t in range(4)] + [capabilities]
 
 
+def direct_writes(r: Requests):
+    def without_action(te):
+        te.ClearField("action")
+        return te
+
+    def dce(te, nbytes, packets):
+        e = DCE(table_entry=te)
+        e.data.byte_count, e.data.packet_count = nbytes, packets
+        return e
+    dme = p4runtime_pb2.DirectMeterEntry
+    configured = dme(table_entry=without_action(r.ternary(b"\x05", b"\xff")))
+    cfg = configured.config
+    cfg.cir, cfg.cburst, cfg.pir, cfg.pburst = 10, 1, 20, 2
+    return [
+        write(ins(r.exact())),
+        write(update("MODIFY", table_entry=without_action(r.exact()))),
+        write(update("MODIFY", table_entry=without_action(r.exact(b"\x00\x33")))),
+        write(update("MODIFY", direct_counter_entry=dce(without_action(r.exact()), 3, 4))),
+        read(direct_counter_entry=DCE(table_entry=TE(table_id=r.ids["exact_t"]))),
+        write(update("INSERT", direct_counter_entry=dce(without_action(r.exact()), 3, 4))),
+        write(update("MODIFY", direct_counter_entry=dce(TE(table_id=r.ids["exact_t"]), 3, 4))),
+        write(ins(r.ternary(b"\x05", b"\xff"))),
+        write(update("MODIFY", direct_meter_entry=configured)),
+        read(direct_meter_entry=dme(table_entry=TE(table_id=r.ids["ternary_t"]))),
+        write(update("MODIFY", direct_meter_entry=dme(
+            table_entry=without_action(r.ternary(b"\x05", b"\xff"))))),
+        read(direct_meter_entry=dme(table_entry=TE(table_id=r.ids["ternary_t"]))),
+        write(update("MODIFY", counter_entry=r.counter("b_counter", 1))),
+        read(counter_entry=r.counter("b_counter", 1)),
+        write(update("DELETE", table_entry=r.ternary(b"\x05", b"\xff", priority=11))),
+        write(update("DELETE", table_entry=without_action(r.exact()))),
+        read(direct_counter_entry=DCE(table_entry=TE(table_id=r.ids["exact_t"]))),
+    ]
+
+
 CASES = [table_writes, match_kinds, default_entries, wildcard_reads, direct_resources,
-         counters_and_meters, replication, action_profiles, pipeline_config]
+         counters_and_meters, direct_writes, replication, action_profiles, pipeline_config]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda f: f.__name__)
@@ -286,6 +321,11 @@ def documented_differences(r: Requests):
         (write(update("MODIFY", counter_entry=r.counter("port_counter"))),
          ("OK",), ("UNKNOWN", ("UNIMPLEMENTED",))),
         (read(direct_counter_entry=DCE(table_entry=TE())), ("OK", ()), ("UNIMPLEMENTED",)),
+        (write(update("MODIFY", direct_counter_entry=DCE(table_entry=r.exact(b"\x00\x33",
+                                                                             action=None)))),
+         ("UNKNOWN", ("NOT_FOUND",)), ("UNKNOWN", ("INVALID_ARGUMENT",))),
+        (write(update("MODIFY", meter_entry=r.meter("port_meter", 1, (100, 10, 0, 0)))),
+         ("UNKNOWN", ("INVALID_ARGUMENT",)), ("UNKNOWN", ("UNKNOWN",))),
         (write(ins(r.exact(b"\x00\x01")), ins(r.exact(b"\x00\x01")),
                atomicity=p4runtime_pb2.WriteRequest.ROLLBACK_ON_ERROR),
          ("UNKNOWN", ("ABORTED", "ALREADY_EXISTS")), ("UNIMPLEMENTED",)),

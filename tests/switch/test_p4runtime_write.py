@@ -97,6 +97,20 @@ def test_a_bad_action_is_invalid_argument_before_the_key_is_looked_up(sw):
     assert error_code(c, update("MODIFY", table_entry=missing)) == code_pb2.INVALID_ARGUMENT
 
 
+def test_a_modify_without_action_is_invalid_argument_as_on_simple_switch_grpc(sw):
+    """simple_switch_grpc: "'action' field must be set for non-default entries", for an
+    entry that exists or not; the embedded switch kept the entry's action (or said
+    NOT_FOUND)."""
+    c, dp = sw
+    c.write(update("INSERT", table_entry=route_entry()))
+    for dlid in (b"\x02", b"\x09"):
+        te = route_entry(dlid, action=None)
+        te.counter_data.packet_count = 3
+        assert error_code(c, update("MODIFY", table_entry=te)) == code_pb2.INVALID_ARGUMENT
+    [h] = dp.tables["FabricIngress.dlid_route"]
+    assert dp.direct_counters.get(("FabricIngress.dlid_route", h), (0, 0)) == (0, 0)
+
+
 def test_modify_and_delete_of_a_missing_entry_are_not_found(sw):
     c, _ = sw
     assert error_code(c, update("MODIFY", table_entry=route_entry())) == code_pb2.NOT_FOUND
