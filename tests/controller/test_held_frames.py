@@ -32,8 +32,8 @@ def _read_back(switches, name: str) -> tuple[str, list[int] | None]:
     address, device_id = switches[name]
     with SwitchConnection(name, address, device_id, observe_only=True) as obs:
         obs.fetch_pipeline()
-        query = p4runtime_pb2.Entity()
-        query.packet_replication_engine_entry.clone_session_entry.session_id = 99
+        query = p4runtime_pb2.Entity()  # every session: a missing one is NOT_FOUND if named
+        query.packet_replication_engine_entry.clone_session_entry.SetInParent()
         sessions = [e.packet_replication_engine_entry.clone_session_entry
                     for e in obs.read([query])]
         ports = next(([r.egress_port for r in s.replicas] for s in sessions

@@ -8,6 +8,7 @@ Read returned, or the gRPC code plus each update's canonical code for a failed W
 
 from __future__ import annotations
 
+import json
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,8 +27,6 @@ TE = p4runtime_pb2.TableEntry
 
 def compile_program() -> tuple[bytes, p4info_pb2.P4Info]:
     """(bmv2 JSON, P4Info) of data/p4rt_fidelity.p4."""
-    import json
-
     from p4compiler.compiler import compile_file
 
     result = compile_file(str(PROGRAM))
