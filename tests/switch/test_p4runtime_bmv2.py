@@ -418,6 +418,25 @@ def test_arbitration_differs_only_as_documented(rig):
                        "bmv2": ["ALREADY_EXISTS", "INVALID_ARGUMENT", "OK"]}
 
 
+def test_a_pipeline_push_clears_multicast_groups_and_clone_sessions_on_both(rig, program):
+    """VERIFY_AND_COMMIT clears the forwarding state (spec), groups and sessions with it,
+    on simple_switch_grpc as here (checked: a same-program push)."""
+    targets, _ = rig
+    config, info = program
+    pre = "packet_replication_engine_entry"
+    answers = {}
+    for t in targets:
+        t.client.write(update("INSERT", **{pre: mc_group(40, (1, 0))}),
+                       update("INSERT", **{pre: clone_session(140, (1, 1))}))
+        t.push(config, info)
+        kept = [outcome(lambda t=t, q=q: t.client.read(p4runtime_pb2.Entity(**{pre: q})))[0]
+                for q in (mc_group(40), clone_session(140))]
+        for q in (mc_group(40), clone_session(140)):  # the next test starts without them
+            outcome(lambda t=t, q=q: t.client.write(update("DELETE", **{pre: q})))
+        answers[t.name] = kept
+    assert answers == {"embedded": ["NOT_FOUND", "NOT_FOUND"], "bmv2": ["NOT_FOUND", "NOT_FOUND"]}
+
+
 def test_pipeline_actions_differ_only_as_documented(targets, program):
     """COMMIT without a saved config and RECONCILE_AND_COMMIT: simple_switch_grpc answers
     UNKNOWN with no message; the embedded switch FAILED_PRECONDITION, and it reconciles.
