@@ -602,6 +602,14 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                 prims.append(self.prim("assign", [{"type": "field", "value": tmp},
                                                   self.operand(x, env)], x.loc))
                 out.append(tmp)
+            elif isinstance(ft, ir.StructLike) and ft.kind == "header" \
+                    and _reads_overlapping(x, lhs):  # `h = {a = h.b, b = h.a}`, a header swap
+                tmp_h = self.unique_name("tmp_hdr")
+                self.add_header(tmp_h, self.add_header_type(ft), False)
+                prims.append(self.prim("assign_header", [
+                    {"type": "header", "value": tmp_h},
+                    {"type": "header", "value": self.header_name(x, env)}], x.loc))
+                out.append(ir.Name(tmp_h, x.loc, ft, self._var_by_unique(tmp_h, ft)))
             else:
                 out.append(x)
         return out
