@@ -9,6 +9,7 @@ inside actions, and `__meta__` version [2, 23].
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from .bmv2_common import (
     expr_param,
     hexstr,
     mask,
+    tuple_struct,
 )
 from .bmv2_control import ControlConverter
 from .bmv2_expr import ExpressionConverter
@@ -240,6 +242,8 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                 self.layout_union(ft, name)
             elif isinstance(ft, ir.StructLike):
                 self.layout_struct(ft, name, metadata)
+            elif isinstance(ft, ir.TupleT):
+                self.layout_struct(tuple_struct(ft), name, metadata)
             elif isinstance(ft, ir.Stack):
                 self.layout_stack(ft, name)
             elif isinstance(ft, ir.Varbit) and metadata:
@@ -372,6 +376,8 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
             assert isinstance(t, ir.StructLike)
             order.extend(f"{v}.{f.name}" for f in t.fields)
         elif kind in ("struct", "scalar_struct"):
+            if isinstance(t, ir.TupleT):
+                t = tuple_struct(t)
             assert isinstance(t, ir.StructLike)
             for f in t.fields:
                 self.emit_order(ir.Member(e, f.name, e.loc, f.type), env,  # type: ignore
@@ -568,6 +574,13 @@ class Bmv2Backend(ExpressionConverter, ParserConverter, ControlConverter, Extern
                 idx = ir.Lit(i, s.loc, ir.Bits(32))
                 self.assign(ir.Assign(ir.Index(lhs, idx, s.loc, lt.elem),
                                       ir.Index(rhs, idx, s.loc, lt.elem), s.loc), env, prims)
+            return
+        if isinstance(lt, ir.TupleT):  # a tuple-typed struct field: the struct it is laid out as
+            st = tuple_struct(lt)
+            rhs = ir.StructExpr(tuple(zip((f.name for f in st.fields), rhs.items,
+                                          strict=True)), rhs.loc, st) \
+                if isinstance(rhs, ir.ListExpr) else dataclasses.replace(rhs, type=st)
+            self.assign(ir.Assign(dataclasses.replace(lhs, type=st), rhs, s.loc), env, prims)
             return
         if isinstance(lt, ir.StructLike):
             if isinstance(rhs, ir.StructExpr):

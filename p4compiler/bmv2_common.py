@@ -135,6 +135,13 @@ def _split_parser_ifs(states: list[ir.ParserState]) -> list[ir.ParserState]:
     return out
 
 
+def tuple_struct(t: ir.TupleT) -> ir.StructLike:
+    """The struct a tuple-typed struct field is laid out as, its elements the fields
+    `f0`, `f1`, ... (p4c's EliminateTuples), so that `m.t[1]` is `m.t.f1`."""
+    fields = tuple(ir.StructField(f"f{i}", et) for i, et in enumerate(t.items))
+    return ir.StructLike("struct", str(t), fields)
+
+
 def _flat_fields(t: ir.StructLike, prefix: str = "") -> list[ir.StructField]:
     """Header fields with struct-typed fields flattened (`row0_alt0_valid`)."""
     out = []

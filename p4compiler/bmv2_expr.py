@@ -14,6 +14,7 @@ from .bmv2_common import (
     expr_param,
     hexstr,
     mask,
+    tuple_struct,
 )
 from .errors import Location, Unsupported
 from .typecheck import (
@@ -146,6 +147,11 @@ class ExpressionConverter:
 
     def _index_path(self, e: ir.Index, env: _Env) -> tuple[str, Any]:
         kind, base = self.path(e.expr, env)
+        tt = ir.unwrap(e.expr.type)  # type: ignore[arg-type]
+        if isinstance(tt, ir.TupleT) and isinstance(e.index, ir.Lit):
+            # an element of a tuple-typed struct field: the field `f<i>` it is laid out as
+            f = tuple_struct(tt).fields[e.index.value]
+            return self._member_path(ir.Member(e.expr, f.name, e.loc, f.type), env)
         if kind != "stack":
             raise Unsupported(e.loc, "only header stacks can be indexed")
         st = ir.unwrap(e.expr.type)  # type: ignore[arg-type]
@@ -537,7 +543,7 @@ def _scalar_place(t: ir.Type, name: str, layout: str) -> tuple[str, Any]:
     `layout`), else a field of `scalars`."""
     if isinstance(t, ir.StructLike) and t.kind == "header":
         return ("header", name)
-    if isinstance(t, ir.StructLike):
+    if isinstance(t, (ir.StructLike, ir.TupleT)):
         return ("scalar_struct", name)
     if isinstance(t, ir.Stack):
         return ("stack", name)
