@@ -3,6 +3,7 @@ primitives) and transitions (select keys, value sets, masks)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from . import ir
@@ -230,6 +231,7 @@ class ParserConverter:
         if t.state is not None:
             return [], [{"type": "default", "value": None, "mask": None,
                          "next_state": nxt(t.state)}]
+        t = _flatten_select(t)
         key: list[Any] = []
         widths: list[int] = []
         for k in t.select:
@@ -335,6 +337,31 @@ class ParserConverter:
                                  for (_, m), w in zip(alt, widths, strict=True))
             out.append((value, msk if masked else None))
         return out
+
+
+def _flatten_select(t: ir.Transition) -> ir.Transition:
+    """A list among the select keys (`select(a, {b, c})`, P4_16 12.6.1: a key may be any
+    tuple) becomes its elements, and so does the keyset at its place in each case: a list
+    its elements, `default` or `_` one `default` per element (p4c's SimplifySelectList)."""
+    def leaves(e: ir.Expr) -> list[ir.Expr]:
+        return [x for i in e.items for x in leaves(i)] if isinstance(e, ir.ListExpr) else [e]
+
+    if not any(isinstance(k, ir.ListExpr) for k in t.select):
+        return t
+    counts = [len(leaves(k)) for k in t.select]
+
+    def case_keys(c: ir.SelectCase) -> tuple[ir.Expr, ...]:
+        if len(c.keys) != len(counts):   # `default` alone, a value set
+            return c.keys
+        out: list[ir.Expr] = []
+        for k, n in zip(c.keys, counts, strict=True):
+            out.extend(leaves(k) if isinstance(k, ir.ListExpr)
+                       else [k] * n if isinstance(k, ir.DefaultKey) else [k])
+        return tuple(out)
+
+    select = tuple(x for k in t.select for x in leaves(k))
+    cases = tuple(dataclasses.replace(c, keys=case_keys(c)) for c in t.cases)
+    return dataclasses.replace(t, select=select, cases=cases)
 
 
 def _check_varbit_extract(call: ir.Call, arg: ir.Expr) -> None:
