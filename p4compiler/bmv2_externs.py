@@ -16,6 +16,7 @@ from .bmv2_common import (
     _width,
     expr_param,
     hexstr,
+    tuple_struct,
 )
 from .errors import CompileError, Location, Unsupported
 from .typecheck import (
@@ -114,6 +115,8 @@ class ExternConverter:
         out: list[dict[str, Any]] = []
         for x in items:
             t = ir.unwrap(x.type)  # type: ignore[arg-type]
+            if isinstance(t, ir.TupleT):   # a tuple-typed struct field: its elements
+                t = tuple_struct(t)
             if isinstance(t, ir.StructLike):
                 for f in t.fields:
                     out.extend(self.field_list_elements(
@@ -346,6 +349,8 @@ class ExternConverter:
                 ann = ir.annotation(f.annotations, "field_list")
                 here = listed or bool(ann and n in [self.annotation_int(a) for a in ann.args])
                 t = ir.unwrap(f.type)
+                if isinstance(t, ir.TupleT):
+                    t = tuple_struct(t)
                 if isinstance(t, ir.StructLike) and t.kind == "struct":
                     collect(t.fields, f"{path}.{f.name}", here)
                 elif here:
