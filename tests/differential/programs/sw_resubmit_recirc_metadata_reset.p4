@@ -21,7 +21,9 @@ control VC(inout headers hdr, inout metadata meta) { apply { } }
 
 control Ig(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
     apply {
-        sm.egress_spec = 1;
+        // a port per case (g + 1): on simple_switch a recirculated packet may come out
+        // after the packet sent next
+        sm.egress_spec = (bit<9>) hdr.h.g + 1;
         hdr.h.a = meta.kept;
         hdr.h.b = meta.lost;
         hdr.h.c = (bit<8>) sm.ingress_port;

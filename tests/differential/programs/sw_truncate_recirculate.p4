@@ -13,7 +13,7 @@ parser p(packet_in pk, out H hdr, inout M m, inout standard_metadata_t sm) {
 }
 control ingress(inout H h, inout M m, inout standard_metadata_t sm) {
     apply {
-        sm.egress_spec = 1;
+        sm.egress_spec = (bit<9>) h.h.sel;  // a port per case: bmv2 may reorder them
         h.h.inst_in = (bit<8>) sm.instance_type;
         h.h.plen = (bit<8>) sm.packet_length;
         if (h.h.sel == 2 && sm.instance_type == 0) { truncate(15); resubmit_preserving_field_list(0); }
